@@ -1,0 +1,27 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { AppConfig } from './config/app-config';
+import { createValidationPipe } from './common/validation.pipe';
+
+/** Builds the configured app without listening; main.ts and the e2e tests share it. */
+export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.http.bodyLimitBytes,
+    // On close, drop idle keep-alive sockets so shutdown waits only for in-flight requests.
+    forceCloseConnections: 'idle',
+    trustProxy: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { bufferLogs: true, abortOnError: false });
+  app.useLogger(app.get(Logger));
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder().setTitle('Flash-sale API').setDescription('Storefront, orders and admin seeding').addBearerAuth().build(),
+  );
+  SwaggerModule.setup('docs', app, document);
+  return app;
+}

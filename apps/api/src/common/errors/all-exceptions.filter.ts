@@ -1,0 +1,40 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { ErrorCode, STATUS_OF } from './error-code';
+import { ErrorAnswer, fromFrameworkError, fromHttpException } from './error-body';
+import { isDatabaseUnavailable, isRedisUnavailable } from './dependency-errors';
+
+/**
+ * Gives every error the contract's `{statusCode, code, message}` shape. Client mistakes become
+ * 4xx with their code; dependency failures become 503 with Retry-After; anything else is a 500
+ * whose details go to the log, never to the client.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const result = this.toAnswer(exception);
+    if (result.retryAfterS !== undefined) void reply.header('Retry-After', String(result.retryAfterS));
+    void reply.status(result.body.statusCode).send(result.body);
+  }
+
+  toAnswer(exception: unknown): ErrorAnswer {
+    if (exception instanceof HttpException) return fromHttpException(exception);
+    const name = (exception as { name?: string } | null)?.name;
+    if (name === 'LockTimeoutError' || name === 'LockLostError') {
+      return { body: this.body(ErrorCode.LockTimeout, 'the product is busy, retry shortly'), retryAfterS: 1 };
+    }
+    if (isRedisUnavailable(exception)) return { body: this.body(ErrorCode.DependencyUnavailable, 'redis is unavailable, retry later'), retryAfterS: 1 };
+    if (isDatabaseUnavailable(exception)) return { body: this.body(ErrorCode.DependencyUnavailable, 'the database is unavailable, retry later'), retryAfterS: 2 };
+    const framework = fromFrameworkError((exception ?? {}) as { statusCode?: number; code?: string; message?: string });
+    if (framework) return framework;
+    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    return { body: this.body(ErrorCode.Internal, 'internal error') };
+  }
+
+  private body(code: ErrorCode, message: string) {
+    return { statusCode: STATUS_OF[code], code, message };
+  }
+}

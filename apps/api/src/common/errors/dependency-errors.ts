@@ -1,0 +1,43 @@
+/** Recognises failures of Postgres or Redis that mean "unreachable", not "bad request". */
+
+const PG_UNAVAILABLE_SQLSTATE = /^(08|53|57P0[1-4]|58)/; // connection, resources, shutdown, system errors
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const PG_UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Connection terminated unexpectedly',
+  'canceling statement due to statement timeout',
+  'terminating connection',
+  'the database system is',
+];
+const REDIS_UNAVAILABLE_MESSAGES = ['Connection is closed', "Stream isn't writeable", 'Command timed out', 'Reached the max retries', 'connect ECONNREFUSED'];
+
+interface MaybeDriverError {
+  code?: unknown;
+  message?: unknown;
+  driverError?: MaybeDriverError;
+  name?: unknown;
+}
+
+function messageOf(error: MaybeDriverError): string {
+  return typeof error.message === 'string' ? error.message : '';
+}
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const candidate = error as MaybeDriverError;
+  const inner = candidate.driverError ?? candidate;
+  const code = typeof inner.code === 'string' ? inner.code : '';
+  if (NETWORK_CODES.has(code) || PG_UNAVAILABLE_SQLSTATE.test(code) || code === '57014') return true;
+  const message = messageOf(inner) || messageOf(candidate);
+  return PG_UNAVAILABLE_MESSAGES.some((m) => message.includes(m)) || candidate.name === 'CannotConnectError';
+}
+
+export function isRedisUnavailable(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const candidate = error as MaybeDriverError;
+  if (candidate.name === 'MaxRetriesPerRequestError' || candidate.name === 'LockUnavailableError') return true;
+  const message = messageOf(candidate);
+  return REDIS_UNAVAILABLE_MESSAGES.some((m) => message.includes(m));
+}

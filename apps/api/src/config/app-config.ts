@@ -1,0 +1,57 @@
+import { bool, ConfigError, Env, integer, oneOf, url, urlList } from './env.schema';
+
+export type LockFallback = 'db' | 'reject';
+
+export interface AppConfig {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  logLevel: string;
+  jwtSecret: string;
+  database: { url: string; migrate: boolean; poolSize: number; statementTimeoutMs: number };
+  redis: { url: string; redlockUrls: string[]; keyPrefix: string; commandTimeoutMs: number };
+  lock: { ttlMs: number; waitMs: number; fallback: LockFallback };
+  orders: { paymentTtlS: number; expiryBatchSize: number };
+  http: { bodyLimitBytes: number; rateLimitPerSecond: number };
+}
+
+const DEV_JWT_SECRET = 'dev-only-secret-change-me';
+
+/** Reads and validates the environment; throws ConfigError with one line naming the variable. */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const nodeEnv = oneOf('development', ['development', 'production', 'test'] as const)(env.NODE_ENV, 'NODE_ENV');
+  const jwtSecret = env.JWT_SECRET ?? (nodeEnv === 'production' ? undefined : DEV_JWT_SECRET);
+  if (!jwtSecret) throw new ConfigError('Invalid configuration: JWT_SECRET is required when NODE_ENV=production');
+  if (jwtSecret.length < 16) throw new ConfigError('Invalid configuration: JWT_SECRET must be at least 16 characters');
+  const lockTtlMs = integer(5000, 100, 600_000)(env.LOCK_TTL_MS, 'LOCK_TTL_MS');
+  return {
+    nodeEnv,
+    port: integer(3000, 0, 65535)(env.PORT, 'PORT'),
+    logLevel: oneOf('info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const)(env.LOG_LEVEL, 'LOG_LEVEL'),
+    jwtSecret,
+    database: {
+      url: url('postgres://postgres:postgres@127.0.0.1:5432/flashsale', ['postgres:', 'postgresql:'])(env.DATABASE_URL, 'DATABASE_URL'),
+      migrate: bool(true)(env.DB_MIGRATE, 'DB_MIGRATE'),
+      poolSize: integer(10, 1, 200)(env.DB_POOL_SIZE, 'DB_POOL_SIZE'),
+      statementTimeoutMs: integer(5000, 100, 600_000)(env.DB_STATEMENT_TIMEOUT_MS, 'DB_STATEMENT_TIMEOUT_MS'),
+    },
+    redis: {
+      url: url('redis://127.0.0.1:6379', ['redis:', 'rediss:'])(env.REDIS_URL, 'REDIS_URL'),
+      redlockUrls: urlList(['redis:', 'rediss:'], 3)(env.REDLOCK_URLS, 'REDLOCK_URLS'),
+      keyPrefix: env.REDIS_KEY_PREFIX ?? 'fs:',
+      commandTimeoutMs: integer(1000, 50, 60_000)(env.REDIS_COMMAND_TIMEOUT_MS, 'REDIS_COMMAND_TIMEOUT_MS'),
+    },
+    lock: {
+      ttlMs: lockTtlMs,
+      waitMs: integer(3000, 0, 600_000)(env.LOCK_WAIT_MS, 'LOCK_WAIT_MS'),
+      fallback: oneOf<LockFallback>('db', ['db', 'reject'])(env.LOCK_FALLBACK, 'LOCK_FALLBACK'),
+    },
+    orders: {
+      paymentTtlS: integer(900, 1, 30 * 24 * 3600)(env.ORDER_PAYMENT_TTL_S, 'ORDER_PAYMENT_TTL_S'),
+      expiryBatchSize: integer(200, 1, 10_000)(env.ORDER_EXPIRY_BATCH, 'ORDER_EXPIRY_BATCH'),
+    },
+    http: {
+      bodyLimitBytes: integer(64 * 1024, 1024, 10 * 1024 * 1024)(env.HTTP_BODY_LIMIT_BYTES, 'HTTP_BODY_LIMIT_BYTES'),
+      rateLimitPerSecond: integer(20, 1, 1_000_000)(env.RATE_LIMIT_PER_SECOND, 'RATE_LIMIT_PER_SECOND'),
+    },
+  };
+}

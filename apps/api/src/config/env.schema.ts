@@ -1,0 +1,62 @@
+/**
+ * The environment the API reads, validated at start-up. Each rule returns a message naming what
+ * is wrong so a bad deployment stops with one clear line instead of failing later.
+ */
+export type Env = Record<string, string | undefined>;
+
+type Rule<T> = (raw: string | undefined, name: string) => T;
+
+export class ConfigError extends Error {}
+
+const fail = (name: string, expectation: string, raw: string | undefined): never => {
+  throw new ConfigError(`Invalid configuration: ${name} ${expectation} (got ${raw === undefined ? 'nothing' : JSON.stringify(raw)})`);
+};
+
+export const integer =
+  (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): Rule<number> =>
+  (raw, name) => {
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) fail(name, `must be an integer from ${min} to ${max}`, raw);
+    return value;
+  };
+
+export const oneOf =
+  <T extends string>(fallback: T, allowed: readonly T[]): Rule<T> =>
+  (raw, name) => {
+    if (raw === undefined || raw === '') return fallback;
+    if (!allowed.includes(raw as T)) fail(name, `must be one of ${allowed.join(', ')}`, raw);
+    return raw as T;
+  };
+
+export const bool =
+  (fallback: boolean): Rule<boolean> =>
+  (raw, name) => {
+    if (raw === undefined || raw === '') return fallback;
+    if (!['true', 'false', '1', '0'].includes(raw)) fail(name, 'must be true or false', raw);
+    return raw === 'true' || raw === '1';
+  };
+
+export const url =
+  (fallback: string | undefined, protocols: string[]): Rule<string> =>
+  (raw, name) => {
+    const value = raw === undefined || raw === '' ? fallback : raw;
+    if (value === undefined) return fail(name, 'is required', raw);
+    let parsed: URL;
+    try {
+      parsed = new URL(value);
+    } catch {
+      return fail(name, `must be a URL (${protocols.join(' or ')})`, raw);
+    }
+    if (!protocols.includes(parsed.protocol)) fail(name, `must use ${protocols.join(' or ')}`, raw);
+    return value;
+  };
+
+export const urlList =
+  (protocols: string[], minimum: number): Rule<string[]> =>
+  (raw, name) => {
+    if (raw === undefined || raw.trim() === '') return [];
+    const urls = raw.split(',').map((part) => url(undefined, protocols)(part.trim(), name));
+    if (urls.length < minimum) fail(name, `needs at least ${minimum} comma-separated URLs`, raw);
+    return urls;
+  };

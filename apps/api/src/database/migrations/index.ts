@@ -1,0 +1,4 @@
+import { InitialSchema1763700000000 } from './1763700000000-initial-schema';
+
+/** Listed explicitly (not globbed) so the bundled app and the CLI run the same migrations. */
+export const MIGRATIONS = [InitialSchema1763700000000];

@@ -1,0 +1,79 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { freePort } from '../../test/support/free-port';
+import { postgresAnswers, waitFor } from './probe';
+import { RunningService } from './redis';
+import { hasCommand, installPackages, isRoot, postgresBinDir } from './system-packages';
+
+const DEFAULT_SERVER_URL = 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
+
+/** The same server, another database. */
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+/**
+ * Finds a Postgres to use: the server of DATABASE_URL (or the default local one) when it answers;
+ * else the machine's own cluster, started; else a private server in .infra/postgres.
+ * Returns a URL of the server's `postgres` database, for creating the databases we use.
+ */
+export async function ensurePostgres(databaseUrl = process.env.DATABASE_URL): Promise<RunningService> {
+  const serverUrl = databaseUrl ? withDatabase(databaseUrl, 'postgres') : DEFAULT_SERVER_URL;
+  if (await postgresAnswers(serverUrl)) return { url: serverUrl, private: false, stop: async () => undefined };
+  if (!databaseUrl && startSystemCluster() && (await answersSoon(serverUrl))) {
+    return { url: serverUrl, private: false, stop: async () => undefined };
+  }
+  return startPrivatePostgres();
+}
+
+function startSystemCluster(): boolean {
+  if (!isRoot() || !hasCommand('pg_ctlcluster') || !existsSync('/etc/postgresql')) return false;
+  for (const version of readdirSync('/etc/postgresql')) {
+    spawnSync('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'start'], { stdio: 'ignore' });
+  }
+  return true;
+}
+
+async function answersSoon(url: string): Promise<boolean> {
+  try {
+    await waitFor(() => postgresAnswers(url), 15_000, 'postgres');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function startPrivatePostgres(): Promise<RunningService> {
+  if (!postgresBinDir()) installPackages(['postgresql'], 'PostgreSQL binaries are missing');
+  const bin = postgresBinDir();
+  if (!bin) throw new Error('PostgreSQL binaries not found under /usr/lib/postgresql after install');
+  const dataDir = resolve('.infra/postgres');
+  const port = await freePort();
+  // initdb refuses to run as root: run the server as the postgres system user in that case.
+  const asUser = (cmd: string, args: string[]): void => {
+    if (isRoot()) execFileSync('runuser', ['-u', 'postgres', '--', cmd, ...args], { stdio: 'ignore' });
+    else execFileSync(cmd, args, { stdio: 'ignore' });
+  };
+  if (!existsSync(`${dataDir}/PG_VERSION`)) {
+    mkdirSync(dataDir, { recursive: true });
+    if (isRoot()) prepareForPostgresUser(dataDir);
+    asUser(`${bin}/initdb`, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
+  }
+  const socketDir = isRoot() ? '/tmp' : dataDir;
+  asUser(`${bin}/pg_ctl`, ['-D', dataDir, '-l', `${dataDir}/server.log`, '-w', '-o', `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1`, 'start']);
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  await waitFor(() => postgresAnswers(url), 20_000, `private postgres on port ${port}`);
+  console.log(`[infra] started a private PostgreSQL at ${url}`);
+  return { url, private: true, stop: async () => asUser(`${bin}/pg_ctl`, ['-D', dataDir, '-m', 'fast', 'stop']) };
+}
+
+function prepareForPostgresUser(dataDir: string): void {
+  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+  chownSync(dataDir, uid, gid);
+  chmodSync(dataDir, 0o700);
+  for (let dir = resolve(dataDir, '..'); dir !== '/'; dir = resolve(dir, '..')) chmodSync(dir, 0o755);
+}
