@@ -1,12 +1,19 @@
 // One jest config, three projects: unit specs beside the code, e2e and chaos under test/.
-const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] };
+const transform = {
+  '^.+\\.ts$': ['ts-jest', { isolatedModules: true }],
+  // A few dependencies of @fastify/static ship ESM only; Node 20 requires them natively, jest needs them transpiled.
+  '^.+\\.js$': ['ts-jest', { isolatedModules: true, tsconfig: { allowJs: true } }],
+};
+const transformIgnorePatterns = ['/node_modules/(?!(content-disposition)/)'];
 const moduleNameMapper = { '^@app/distributed-lock(|/.*)$': '<rootDir>/libs/distributed-lock/src$1' };
-const base = { rootDir: __dirname, testEnvironment: 'node', transform, moduleNameMapper, moduleFileExtensions: ['ts', 'js', 'json'] };
+const base = { rootDir: __dirname, transformIgnorePatterns, testEnvironment: 'node', transform, moduleNameMapper, moduleFileExtensions: ['ts', 'js', 'json'] };
 
 module.exports = {
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
   projects: [
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
-    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
-    { ...base, displayName: 'chaos', testMatch: ['<rootDir>/test/chaos/**/*.chaos-spec.ts'] },
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,scripts,bench}/**/*.spec.ts'] },
+    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'], },
+    { ...base, displayName: 'chaos', testMatch: ['<rootDir>/test/chaos/**/*.chaos-spec.ts'], },
   ],
 };

@@ -1,0 +1,42 @@
+import { loadConfig } from './app-config';
+import { ConfigError } from './env.schema';
+
+describe('loadConfig', () => {
+  it('applies the contract defaults to an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      database: { url: 'postgres://postgres:postgres@127.0.0.1:5432/flashsale', migrate: true },
+      redis: { url: 'redis://127.0.0.1:6379', redlockUrls: [] },
+      lock: { ttlMs: 5000, waitMs: 3000, fallback: 'db' },
+      orders: { paymentTtlS: 900 },
+    });
+  });
+
+  it.each([
+    ['PORT', 'eighty', /PORT must be an integer/],
+    ['PORT', '70000', /PORT must be an integer from 0 to 65535/],
+    ['LOCK_TTL_MS', '1.5', /LOCK_TTL_MS must be an integer/],
+    ['LOCK_WAIT_MS', '-1', /LOCK_WAIT_MS must be an integer/],
+    ['ORDER_PAYMENT_TTL_S', '0', /ORDER_PAYMENT_TTL_S/],
+    ['LOCK_FALLBACK', 'maybe', /LOCK_FALLBACK must be one of db, reject/],
+    ['DATABASE_URL', 'not a url', /DATABASE_URL must be a URL/],
+    ['DATABASE_URL', 'mysql://localhost/x', /DATABASE_URL must use postgres:/],
+    ['REDIS_URL', 'http://x', /REDIS_URL must use redis:/],
+    ['REDLOCK_URLS', 'redis://a:1,redis://b:2', /REDLOCK_URLS needs at least 3/],
+    ['DB_MIGRATE', 'yes', /DB_MIGRATE must be true or false/],
+  ])('refuses %s=%s with one line naming it', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it('requires JWT_SECRET in production but has a dev default otherwise', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET is required/);
+    expect(loadConfig({ NODE_ENV: 'development' }).jwtSecret).toBeTruthy();
+  });
+
+  it('parses three Redlock nodes', () => {
+    const urls = 'redis://a:1, redis://b:2,redis://c:3';
+    expect(loadConfig({ REDLOCK_URLS: urls }).redis.redlockUrls).toEqual(['redis://a:1', 'redis://b:2', 'redis://c:3']);
+  });
+});

@@ -1,0 +1,77 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export interface ApiProcessOptions {
+  port: number;
+  env: Record<string, string>;
+  /** Where its stdout/stderr go; nothing is kept when omitted. */
+  logFile?: string;
+}
+
+/** One built API instance (`dist/apps/api/main.js`) as a child process. */
+export class ApiProcess {
+  private child?: ChildProcess;
+
+  constructor(readonly options: ApiProcessOptions) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.options.port}`;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get running(): boolean {
+    return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  async start(readyTimeoutMs = 30_000): Promise<void> {
+    const entry = resolve('dist/apps/api/main.js');
+    if (!existsSync(entry)) throw new Error('dist/apps/api/main.js is missing: run `npm run build` first');
+    const env = { ...process.env, ...this.options.env, PORT: String(this.options.port) };
+    this.child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (this.options.logFile) {
+      mkdirSync(resolve(this.options.logFile, '..'), { recursive: true });
+      const log = createWriteStream(this.options.logFile, { flags: 'a' });
+      this.child.stdout?.pipe(log);
+      this.child.stderr?.pipe(log);
+    } else {
+      this.child.stdout?.resume();
+      this.child.stderr?.resume();
+    }
+    await this.waitUntilListening(readyTimeoutMs);
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    this.child?.kill(signal);
+  }
+
+  /** SIGTERM (graceful drain) or SIGKILL; resolves when the process is gone. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 15_000): Promise<void> {
+    const child = this.child;
+    if (!child || !this.running) return;
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    child.kill('SIGCONT');
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  private async waitUntilListening(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (!this.running) throw new Error(`api on port ${this.options.port} exited during start-up (code ${this.child?.exitCode})`);
+      try {
+        const res = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(1000) });
+        if (res.status === 200 || res.status === 503) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`api on port ${this.options.port} did not answer /health within ${timeoutMs} ms`);
+  }
+}

@@ -1,0 +1,55 @@
+import { freePort } from '../../test/support/free-port';
+import { ApiProcess } from './api-process';
+import { createDatabase } from './databases';
+import { ensurePostgres } from './postgres';
+import { ensureRedis, RunningService } from './redis';
+
+export interface Stack {
+  databaseUrl: string;
+  redisUrl: string;
+  apis: ApiProcess[];
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  database: string;
+  instances: number;
+  env?: Record<string, string>;
+  logDir?: string;
+}
+
+/**
+ * Brings up what a run needs: Postgres and Redis (existing or private), a fresh database, and
+ * N API instances. stop() undoes exactly what was started, in reverse.
+ */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const started: RunningService[] = [];
+  const postgres = await ensurePostgres();
+  started.push(postgres);
+  const redis = await ensureRedis();
+  started.push(redis);
+  const databaseUrl = await createDatabase(postgres.url, options.database, true);
+  const apis: ApiProcess[] = [];
+  const stop = async () => {
+    await Promise.all(apis.map((api) => api.stop()));
+    for (const service of started.reverse()) await service.stop();
+  };
+  try {
+    for (let i = 0; i < options.instances; i++) {
+      const port = await freePort();
+      const api = new ApiProcess({
+        port,
+        env: { DATABASE_URL: databaseUrl, REDIS_URL: redis.url, REDIS_KEY_PREFIX: `${options.database}:`, LOG_LEVEL: 'warn', ...options.env },
+        logFile: options.logDir ? `${options.logDir}/api-${i + 1}.log` : undefined,
+      });
+      apis.push(api);
+      // The first instance migrates; the rest start in parallel once the schema exists.
+      if (i === 0) await api.start();
+    }
+    await Promise.all(apis.slice(1).map((api) => api.start()));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { databaseUrl, redisUrl: redis.url, apis, stop };
+}

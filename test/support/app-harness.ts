@@ -1,0 +1,45 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createApp } from '../../apps/api/src/bootstrap';
+import { loadConfig } from '../../apps/api/src/config/app-config';
+import { RedisServerProcess } from './redis-server';
+import { createTestDatabase, TestDatabase } from './test-database';
+
+export const TEST_JWT_SECRET = 'test-secret-at-least-16-chars';
+
+export interface AppHarness {
+  app: NestFastifyApplication;
+  redis: RedisServerProcess;
+  database: TestDatabase;
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** Boots the real app in this process against its own database and redis-server. */
+export async function startApp(extraEnv: Record<string, string> = {}): Promise<AppHarness> {
+  const [redis, database] = await Promise.all([RedisServerProcess.start(), createTestDatabase()]);
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: database.url,
+    REDIS_URL: redis.url,
+    JWT_SECRET: TEST_JWT_SECRET,
+    ...extraEnv,
+  };
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  const app = await createApp(loadConfig(process.env));
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  process.env = saved;
+  return {
+    app,
+    redis,
+    database,
+    env,
+    close: async () => {
+      await app.close();
+      await redis.stop();
+      await database.drop();
+    },
+  };
+}
