@@ -1,0 +1,84 @@
+/** The few contract calls the tool makes outside the load itself: product set-up and the final audit. */
+
+export interface ContractProduct {
+  id: string;
+  sku: string;
+  stock: number;
+  perUserLimit: number;
+}
+
+export interface ContractOrder {
+  id: string;
+  productId: string;
+  userId: string;
+  quantity: number;
+  status: 'PENDING_PAYMENT' | 'PAID' | 'CANCELLED' | 'EXPIRED';
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const MAX_ORDER_PAGES = 10_000;
+
+export class ApiClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly adminToken: string,
+    private readonly timeoutMs = 15_000,
+  ) {}
+
+  createProduct(body: { sku: string; name: string; priceCents: number; stock: number; perUserLimit: number }): Promise<ContractProduct> {
+    return this.call<ContractProduct>('POST', '/admin/products', body);
+  }
+
+  getProduct(id: string): Promise<ContractProduct> {
+    return this.call<ContractProduct>('GET', `/products/${encodeURIComponent(id)}`);
+  }
+
+  /** Every order of the product, following `nextCursor` (admin sees all users' orders). */
+  async listOrders(productId: string): Promise<ContractOrder[]> {
+    const orders: ContractOrder[] = [];
+    const seenCursors = new Set<string>();
+    let cursor: string | null = null;
+    for (let page = 0; page < MAX_ORDER_PAGES; page++) {
+      const query = new URLSearchParams({ productId, limit: '500' });
+      if (cursor) query.set('cursor', cursor);
+      const body = await this.call<{ items: ContractOrder[]; nextCursor: string | null }>('GET', `/orders?${query}`);
+      orders.push(...body.items);
+      cursor = body.nextCursor ?? null;
+      if (!cursor || body.items.length === 0) return orders;
+      if (seenCursors.has(cursor)) throw new Error(`GET /orders returned the cursor ${cursor} twice; pagination would loop`);
+      seenCursors.add(cursor);
+    }
+    throw new Error(`GET /orders: more than ${MAX_ORDER_PAGES} pages`);
+  }
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (!response.ok) {
+      const error = (parsed ?? {}) as { code?: string; message?: string };
+      throw new ApiError(response.status, error.code ?? 'UNKNOWN', `${method} ${path} → ${response.status} ${error.code ?? ''} ${error.message ?? text.slice(0, 200)}`.trim());
+    }
+    if (parsed === undefined) throw new ApiError(response.status, 'NOT_JSON', `${method} ${path} → ${response.status} with a body that is not JSON`);
+    return parsed as T;
+  }
+}

@@ -1,0 +1,89 @@
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { runLoadTest } from './run-load-test';
+import { terminalProgress } from './progress';
+import { formatSummary } from './summary-table';
+import { LoadTestOptions } from './types';
+
+/** The API's own development default (apps/api config), so a local run needs no flag. */
+const DEV_JWT_SECRET = 'dev-only-secret-change-me';
+
+const USAGE = `usage: npm run loadtest -- --url http://host:port [--url ...] (--product ID | --stock N)
+  --users U --connections C (--duration S | --requests R) [--quantity Q] [--token-secret S]
+  [--per-user-limit L] [--report-dir reports | --no-report] [--max-retries 3] [--max-retry-delay-ms 2000]
+  [--timeout-ms 10000]
+exit codes: 0 invariants hold, 1 an invariant failed, 2 bad usage or the run could not be set up`;
+
+function number(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed)) throw new Error(`--${flag} must be a number, got "${value}"`);
+  return parsed;
+}
+
+export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): LoadTestOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      url: { type: 'string', multiple: true },
+      product: { type: 'string' },
+      stock: { type: 'string' },
+      users: { type: 'string' },
+      connections: { type: 'string' },
+      duration: { type: 'string' },
+      requests: { type: 'string' },
+      quantity: { type: 'string' },
+      'token-secret': { type: 'string' },
+      'per-user-limit': { type: 'string' },
+      'report-dir': { type: 'string' },
+      'no-report': { type: 'boolean' },
+      'max-retries': { type: 'string' },
+      'max-retry-delay-ms': { type: 'string' },
+      'timeout-ms': { type: 'string' },
+    },
+  });
+  return {
+    urls: (values.url ?? []).flatMap((url) => url.split(',')).filter(Boolean),
+    productId: values.product,
+    stock: number('stock', values.stock),
+    users: number('users', values.users) ?? NaN,
+    connections: number('connections', values.connections) ?? NaN,
+    durationS: number('duration', values.duration),
+    requests: number('requests', values.requests),
+    quantity: number('quantity', values.quantity),
+    perUserLimit: number('per-user-limit', values['per-user-limit']),
+    maxRetries: number('max-retries', values['max-retries']),
+    maxRetryDelayMs: number('max-retry-delay-ms', values['max-retry-delay-ms']),
+    requestTimeoutMs: number('timeout-ms', values['timeout-ms']),
+    tokenSecret: values['token-secret'] ?? env.JWT_SECRET ?? DEV_JWT_SECRET,
+    reportDir: values['no-report'] ? null : (values['report-dir'] ?? 'reports'),
+  };
+}
+
+async function main(): Promise<number> {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  let options: LoadTestOptions;
+  try {
+    options = parseCliArgs(process.argv.slice(2));
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const progress = terminalProgress(process.stderr);
+  try {
+    const result = await runLoadTest({ ...options, onProgress: progress.onProgress });
+    progress.done();
+    console.log(formatSummary(result));
+    return result.ok ? 0 : 1;
+  } catch (error) {
+    progress.done();
+    console.error(`load test failed: ${(error as Error).message}`);
+    if (/required|must be|is not an http/.test((error as Error).message)) console.error(USAGE);
+    return 2;
+  }
+}
+
+if (require.main === module) {
+  main().then((code) => process.exit(code));
+}

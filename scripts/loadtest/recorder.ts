@@ -1,0 +1,84 @@
+import { increment, perSecond } from './stats';
+import { ProgressSnapshot, SecondBucket } from './types';
+
+/** What one HTTP request came back with; `status` 0 and `error` set for transport failures. */
+export interface RequestSample {
+  status: number;
+  code?: string;
+  error?: string;
+  latencyMs: number;
+  finishedAt: number;
+}
+
+/** Collects every response of the run: counts, latencies and per-second buckets. */
+export class Recorder {
+  readonly latencies: number[] = [];
+  readonly byStatus: Record<string, number> = {};
+  readonly byCode: Record<string, number> = {};
+  readonly errors: Record<string, number> = {};
+  readonly attemptOutcomes: Record<string, number> = {};
+  /** Order ids of the 201s, deduplicated (an idempotent replay returns the same order). */
+  readonly createdOrderIds = new Set<string>();
+  readonly createdByUser = new Map<string, number>();
+  requests = 0;
+  retries = 0;
+  attempts = 0;
+  private readonly seconds: SecondBucket[] = [];
+  private lastProgressRequests = 0;
+  private lastProgressAt: number;
+
+  constructor(readonly startedAt: number) {
+    this.lastProgressAt = startedAt;
+  }
+
+  record(sample: RequestSample): void {
+    this.requests++;
+    const statusKey = sample.error ? 'error' : String(sample.status);
+    increment(this.byStatus, statusKey);
+    increment(this.byCode, outcomeKey(sample));
+    if (sample.error) increment(this.errors, sample.error);
+    else this.latencies.push(sample.latencyMs);
+    const second = Math.max(0, Math.floor((sample.finishedAt - this.startedAt) / 1000));
+    while (this.seconds.length <= second) this.seconds.push({ second: this.seconds.length, total: 0, byStatus: {} });
+    this.seconds[second].total++;
+    increment(this.seconds[second].byStatus, statusKey);
+  }
+
+  recordCreated(orderId: string, userId: string): void {
+    if (this.createdOrderIds.has(orderId)) return;
+    this.createdOrderIds.add(orderId);
+    this.createdByUser.set(userId, (this.createdByUser.get(userId) ?? 0) + 1);
+  }
+
+  recordAttemptOutcome(last: RequestSample): void {
+    increment(this.attemptOutcomes, outcomeKey(last));
+  }
+
+  timeline(): SecondBucket[] {
+    return this.seconds.map((bucket) => ({ ...bucket, byStatus: { ...bucket.byStatus } }));
+  }
+
+  progress(now: number): ProgressSnapshot {
+    const snapshot: ProgressSnapshot = {
+      elapsedS: (now - this.startedAt) / 1000,
+      requests: this.requests,
+      created: this.byStatus['201'] ?? 0,
+      conflicts: this.byStatus['409'] ?? 0,
+      unavailable: this.byStatus['503'] ?? 0,
+      rps: perSecond(this.requests - this.lastProgressRequests, (now - this.lastProgressAt) / 1000),
+    };
+    this.lastProgressRequests = this.requests;
+    this.lastProgressAt = now;
+    return snapshot;
+  }
+
+  purchasesPerSecond(elapsedS: number): number {
+    return perSecond(this.createdOrderIds.size, elapsedS);
+  }
+}
+
+/** "201", "409 SOLD_OUT", "error ECONNREFUSED": the key outcomes are grouped by. */
+export function outcomeKey(sample: RequestSample): string {
+  if (sample.error) return `error ${sample.error}`;
+  return sample.code ? `${sample.status} ${sample.code}` : String(sample.status);
+}

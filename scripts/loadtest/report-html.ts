@@ -1,0 +1,108 @@
+import { barList, columnChart, escapeHtml, Series } from './svg-charts';
+import { LoadTestResult } from './types';
+
+const STATUS_SERIES: (Series & { match: (status: string) => boolean })[] = [
+  { name: '201 created', color: '#2e9e5b', match: (s) => s === '201' },
+  { name: '409 conflict', color: '#e0a526', match: (s) => s === '409' },
+  { name: '429 rate limited', color: '#8e6bbf', match: (s) => s === '429' },
+  { name: '503 unavailable', color: '#d64545', match: (s) => s === '503' },
+  { name: 'transport error', color: '#333333', match: (s) => s === 'error' },
+  { name: 'other', color: '#8a97a8', match: () => true },
+];
+
+const colorOf = (key: string): string => STATUS_SERIES.find((s) => s.match(key.split(' ')[0]))?.color ?? '#8a97a8';
+
+function throughputChart(r: LoadTestResult): string {
+  const columns = r.timeline.map((bucket) => {
+    const values = STATUS_SERIES.map(() => 0);
+    for (const [status, count] of Object.entries(bucket.byStatus)) values[STATUS_SERIES.findIndex((s) => s.match(status))] += count;
+    return { label: `${bucket.second}s`, values };
+  });
+  const used = STATUS_SERIES.map((_, i) => columns.some((c) => c.values[i] > 0));
+  const series = STATUS_SERIES.filter((_, i) => used[i]);
+  const trimmed = columns.map((c) => ({ label: c.label, values: c.values.filter((_, i) => used[i]) }));
+  return columnChart('Throughput: responses per second, by status', series, trimmed, 'responses / s');
+}
+
+function latencyCharts(r: LoadTestResult): string {
+  const l = r.latency;
+  const percentiles = columnChart(
+    'Latency percentiles (ms)',
+    [{ name: 'latency', color: '#3b6fb6' }],
+    [
+      { label: `p50 ${l.p50.toFixed(1)}`, values: [l.p50] },
+      { label: `p90 ${l.p90.toFixed(1)}`, values: [l.p90] },
+      { label: `p99 ${l.p99.toFixed(1)}`, values: [l.p99] },
+      { label: `max ${l.max.toFixed(1)}`, values: [l.max] },
+    ],
+    'ms',
+  );
+  const histogram = columnChart(
+    'Latency histogram (responses per bucket, ms)',
+    [{ name: 'responses', color: '#3b6fb6' }],
+    r.histogram.map((b) => ({ label: `<${Number.isFinite(b.toMs) ? b.toMs : '∞'}`, values: [b.count] })),
+    'responses',
+  );
+  return percentiles + histogram;
+}
+
+function invariantTable(r: LoadTestResult): string {
+  const rows = r.invariants.map((i) => {
+    const verdict = i.ok ? 'PASS' : i.severity === 'error' ? 'FAIL' : 'WARN';
+    return `<tr class="${verdict.toLowerCase()}"><td>${verdict}</td><td>${escapeHtml(i.name)}</td><td>${escapeHtml(i.detail)}</td></tr>`;
+  });
+  return `<table class="invariants"><thead><tr><th>verdict</th><th>invariant</th><th>detail</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function facts(r: LoadTestResult): string {
+  const rows: [string, string][] = [
+    ['product', `${r.product.id} (${r.product.createdByRun ? 'created by this run' : 'existing'}), per-user limit ${r.product.perUserLimit}`],
+    ['stock', `${r.product.initialStock} → ${r.product.finalStock}`],
+    ['load', `${r.config.users} users, ${r.config.connections} connections, ${r.config.durationS !== undefined ? `${r.config.durationS} s` : `${r.config.requests} attempts`}, quantity ${r.config.quantity}, up to ${r.config.maxRetries} retries`],
+    ['targets', r.urls.join(', ')],
+    ['duration', `${r.elapsedS.toFixed(1)} s (${r.startedAt} → ${r.finishedAt})`],
+    ['attempts / requests', `${r.attempts} / ${r.requests} (${r.retries} retries), ${r.requestsPerSecond.toFixed(0)} req/s`],
+    ['purchases', `${r.purchases} (${r.purchasesPerSecond.toFixed(1)}/s)`],
+    ['latency', `p50 ${r.latency.p50.toFixed(1)} · p90 ${r.latency.p90.toFixed(1)} · p99 ${r.latency.p99.toFixed(1)} · max ${r.latency.max.toFixed(1)} ms (${r.latency.count} responses)`],
+    ['transport errors', Object.entries(r.errors).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'],
+  ];
+  return `<table class="facts">${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`;
+}
+
+const STYLE = `
+body{font:14px/1.45 system-ui,sans-serif;color:#1d2733;margin:24px auto;max-width:800px;padding:0 16px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
+.verdict{padding:10px 14px;border-radius:6px;font-weight:600;margin:12px 0}
+.verdict.ok{background:#e3f4ea;color:#1d6b3e}.verdict.bad{background:#fbe4e4;color:#9b1c1c}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #e3e7ed;vertical-align:top}
+.facts th{width:160px;color:#5a6675;font-weight:500}
+tr.pass td:first-child{color:#1d6b3e;font-weight:600}tr.fail td:first-child{color:#9b1c1c;font-weight:700}tr.warn td:first-child{color:#9a6a00;font-weight:700}
+figure.chart{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}svg{max-width:100%;height:auto;background:#fbfcfd;border:1px solid #e3e7ed}
+.grid{stroke:#e3e7ed}.tick{font-size:11px;fill:#5a6675}.axis{font-size:12px;fill:#5a6675}.value{font-size:11px;fill:#1d2733}
+.legend{margin-top:4px}.key{margin-right:14px;font-size:12px}.key i{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:-1px}
+footer{margin-top:32px;color:#5a6675;font-size:12px}`;
+
+/** The report as one self-contained page: inline CSS and SVG, no scripts, nothing fetched. */
+export function renderReportHtml(r: LoadTestResult): string {
+  const outcomeBars = Object.entries(r.byCode)
+    .sort((a, b) => b[1] - a[1])
+    .map(([label, value]) => ({ label, value, color: colorOf(label) }));
+  const attemptBars = Object.entries(r.attemptOutcomes)
+    .sort((a, b) => b[1] - a[1])
+    .map(([label, value]) => ({ label, value, color: colorOf(label) }));
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Load test ${escapeHtml(r.runId)}</title><style>${STYLE}</style></head>
+<body>
+<h1>Flash-sale load test ${escapeHtml(r.runId)}</h1>
+<div>${escapeHtml(r.startedAt)}</div>
+<div class="verdict ${r.ok ? 'ok' : 'bad'}" id="verdict">${r.ok ? 'All invariants hold' : 'INVARIANT VIOLATED'}${r.invariants.some((i) => !i.ok && i.severity === 'warning') ? ' (with warnings)' : ''}</div>
+<h2>Invariants</h2>${invariantTable(r)}
+<h2>Run</h2>${facts(r)}
+<h2>Throughput</h2>${throughputChart(r)}
+<h2>Latency</h2>${latencyCharts(r)}
+<h2>Outcomes</h2>${barList('Every response, by status and contract code', outcomeBars)}${barList('Each attempt, by its final outcome (after retries)', attemptBars)}
+<footer>Latency is measured by the client per HTTP request, from sending it to reading the whole body; transport failures are counted but not timed. Retries re-send the attempt's Idempotency-Key. The invariants are read from the admin API after the run.</footer>
+</body></html>
+`;
+}

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiClient } from './api-client';
+import { readSnapshot } from './audit';
+import { drive } from './driver';
+import { checkInvariants, InvariantInput } from './invariants';
+import { mintToken } from './jwt';
+import { Recorder } from './recorder';
+import { writeReport } from './report-writer';
+import { latencyHistogram, perSecond, summarizeLatency } from './stats';
+import { LoadTestOptions, LoadTestResult } from './types';
+
+const DEFAULTS = { perUserLimit: 1, quantity: 1, maxRetries: 3, maxRetryDelayMs: 2000, requestTimeoutMs: 10_000, reportDir: 'reports' };
+/** Re-audits when a check fails, for answers served from a cache that has not caught up yet. */
+const AUDIT_SETTLE_TRIES = 3;
+
+export function validateOptions(o: LoadTestOptions): void {
+  const problems: string[] = [];
+  if (!o.urls.length) problems.push('at least one --url is required');
+  for (const url of o.urls) if (!/^https?:\/\/[^/]+/.test(url)) problems.push(`--url ${url} is not an http(s) URL`);
+  if ((o.productId === undefined) === (o.stock === undefined)) problems.push('exactly one of --product and --stock is required');
+  if ((o.durationS === undefined) === (o.requests === undefined)) problems.push('exactly one of --duration and --requests is required');
+  const positive: [string, number | undefined][] = [
+    ['--users', o.users],
+    ['--connections', o.connections],
+    ['--duration', o.durationS],
+    ['--requests', o.requests],
+    ['--quantity', o.quantity],
+    ['--per-user-limit', o.perUserLimit],
+  ];
+  for (const [flag, value] of positive) if (value !== undefined && !(Number.isFinite(value) && value > 0)) problems.push(`${flag} must be a positive number`);
+  if (o.stock !== undefined && !(Number.isInteger(o.stock) && o.stock >= 0)) problems.push('--stock must be an integer >= 0');
+  if (o.maxRetries !== undefined && !(Number.isInteger(o.maxRetries) && o.maxRetries >= 0)) problems.push('--max-retries must be an integer >= 0');
+  if (!o.tokenSecret) problems.push('a token secret is required');
+  if (problems.length) throw new Error(problems.join('; '));
+}
+
+/** Drives purchases against a deployment, audits the contract's invariants, and writes the report. */
+export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestResult> {
+  validateOptions(options);
+  const o = { ...DEFAULTS, ...stripUndefined(options) };
+  const urls = o.urls.map((url) => url.replace(/\/+$/, ''));
+  const runId = o.runId ?? `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+  const api = new ApiClient(urls[0], mintToken(o.tokenSecret, `lt-admin-${runId}`, 'admin'));
+
+  let start: InvariantInput['start'];
+  let product;
+  if (o.stock !== undefined) {
+    product = await api.createProduct({ sku: `LT-${runId}`, name: `Load test ${runId}`, priceCents: 100, stock: o.stock, perUserLimit: o.perUserLimit });
+    start = { stock: product.stock, orders: [] };
+  } else {
+    const snapshot = await readSnapshot(api, o.productId as string);
+    product = snapshot.product;
+    start = { stock: snapshot.stock, orders: snapshot.orders };
+  }
+
+  const userPrefix = `lt-${runId}-`;
+  const users = Array.from({ length: o.users }, (_, n) => ({ id: `${userPrefix}${n}`, token: mintToken(o.tokenSecret, `${userPrefix}${n}`, 'user') }));
+  const startedAt = Date.now();
+  const recorder = new Recorder(startedAt);
+  const ticker = o.onProgress ? setInterval(() => o.onProgress?.(recorder.progress(Date.now())), 1000) : undefined;
+  try {
+    await drive({ ...o, urls, productId: product.id, users, recorder, runId });
+  } finally {
+    if (ticker) clearInterval(ticker);
+  }
+  const finishedAt = Date.now();
+  o.onProgress?.(recorder.progress(finishedAt));
+
+  const unresolved = Object.entries(recorder.attemptOutcomes)
+    .filter(([key]) => /^(error|503|429)\b/.test(key))
+    .reduce((sum, [, count]) => sum + count, 0);
+  let invariants;
+  let end;
+  for (let i = 0; ; i++) {
+    end = await readSnapshot(api, product.id);
+    invariants = checkInvariants({
+      start,
+      end,
+      perUserLimit: product.perUserLimit,
+      userPrefix,
+      createdOrderIds: recorder.createdOrderIds,
+      unresolvedAttempts: unresolved,
+      attempts: recorder.attempts,
+      retries: recorder.retries,
+      users: o.users,
+      quantity: o.quantity,
+    });
+    if (invariants.every((r) => r.ok || r.severity === 'warning') || i + 1 >= AUDIT_SETTLE_TRIES) break;
+    await sleep(1000);
+  }
+
+  const elapsedS = (finishedAt - startedAt) / 1000;
+  const result: LoadTestResult = {
+    runId,
+    startedAt: new Date(startedAt).toISOString(),
+    finishedAt: new Date(finishedAt).toISOString(),
+    urls,
+    product: {
+      id: product.id,
+      stock: end.stock,
+      perUserLimit: product.perUserLimit,
+      createdByRun: o.stock !== undefined,
+      initialStock: start.stock,
+      finalStock: end.stock,
+    },
+    config: { users: o.users, connections: o.connections, durationS: o.durationS, requests: o.requests, quantity: o.quantity, maxRetries: o.maxRetries },
+    elapsedS,
+    attempts: recorder.attempts,
+    requests: recorder.requests,
+    retries: recorder.retries,
+    purchases: recorder.createdOrderIds.size,
+    purchasesPerSecond: recorder.purchasesPerSecond(elapsedS),
+    requestsPerSecond: perSecond(recorder.requests, elapsedS),
+    byStatus: recorder.byStatus,
+    byCode: recorder.byCode,
+    attemptOutcomes: recorder.attemptOutcomes,
+    errors: recorder.errors,
+    latency: summarizeLatency(recorder.latencies),
+    histogram: latencyHistogram(recorder.latencies),
+    timeline: recorder.timeline(),
+    invariants,
+    ok: invariants.every((r) => r.ok || r.severity === 'warning'),
+  };
+  if (o.reportDir !== null) result.reportPaths = writeReport(result, o.reportDir);
+  return result;
+}
+
+function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,40 @@
+import { LoadTestResult } from './types';
+
+const table = (rows: [string, string][]): string => {
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`).join('\n');
+};
+
+const ms = (value: number): string => `${value.toFixed(1)} ms`;
+const sorted = (counts: Record<string, number>): [string, string][] =>
+  Object.entries(counts)
+    .sort((a, b) => b[1] - a[1])
+    .map(([key, count]) => [key, String(count)]);
+
+/** The end-of-run text: what was sent, what came back, how fast, and the invariant verdict. */
+export function formatSummary(r: LoadTestResult): string {
+  const sections = [
+    `Load test ${r.runId}: product ${r.product.id} (${r.product.createdByRun ? 'created' : 'existing'}), ${r.urls.length} URL(s), ${r.config.users} users, ${r.config.connections} connections`,
+    table([
+      ['duration', `${r.elapsedS.toFixed(1)} s`],
+      ['attempts', String(r.attempts)],
+      ['requests', `${r.requests} (${r.retries} retries), ${r.requestsPerSecond.toFixed(0)} req/s`],
+      ['purchases', `${r.purchases} (${r.purchasesPerSecond.toFixed(1)}/s)`],
+      ['stock', `${r.product.initialStock} → ${r.product.finalStock}`],
+      ['latency', `p50 ${ms(r.latency.p50)}  p90 ${ms(r.latency.p90)}  p99 ${ms(r.latency.p99)}  max ${ms(r.latency.max)}`],
+    ]),
+    'Responses by status:',
+    table(sorted(r.byStatus)),
+    'Responses by code:',
+    table(sorted(r.byCode)),
+    'Attempts by final outcome:',
+    table(sorted(r.attemptOutcomes)),
+    'Transport errors:',
+    Object.keys(r.errors).length ? table(sorted(r.errors)) : '  none',
+    'Invariants:',
+    table(r.invariants.map((i) => [i.name, `${i.ok ? 'PASS' : i.severity === 'error' ? 'FAIL' : 'WARN'}  ${i.detail}`])),
+    r.ok ? 'VERDICT: all invariants hold' : 'VERDICT: INVARIANT VIOLATED',
+  ];
+  if (r.reportPaths) sections.push(`Report: ${r.reportPaths.html}`);
+  return sections.join('\n');
+}

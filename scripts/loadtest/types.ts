@@ -1,0 +1,117 @@
+/** Public shapes of the load-test tool: what `runLoadTest` takes and what it gives back. */
+
+export interface LoadTestOptions {
+  /** Base URLs of the deployment's instances; requests go round-robin over them. */
+  urls: string[];
+  /** Use an existing product... */
+  productId?: string;
+  /** ...or create one with this stock through the admin API (exactly one of the two). */
+  stock?: number;
+  /** perUserLimit of the created product (ignored with productId). Default 1. */
+  perUserLimit?: number;
+  /** How many distinct users the attempts are spread over (round-robin). */
+  users: number;
+  /** Attempts in flight at once (one keep-alive connection each, at most, per URL). */
+  connections: number;
+  /** Stop starting attempts after this many seconds... */
+  durationS?: number;
+  /** ...or after this many attempts (exactly one of the two). */
+  requests?: number;
+  /** Units per purchase. Default 1. */
+  quantity?: number;
+  /** HS256 secret the deployment verifies tokens with. */
+  tokenSecret: string;
+  /** Retries of one attempt after 503/429 (and transport errors). Default 3. */
+  maxRetries?: number;
+  /** Longest sleep honoured for one Retry-After. Default 2000 ms. */
+  maxRetryDelayMs?: number;
+  /** Per-request timeout. Default 10000 ms. */
+  requestTimeoutMs?: number;
+  /** Where `<timestamp>/report.{json,html}` go; null writes nothing. Default "reports". */
+  reportDir?: string | null;
+  /** Called about once a second while the load runs. */
+  onProgress?: (progress: ProgressSnapshot) => void;
+  /** Identifies this run in user ids (`lt-<runId>-<n>`), the sku and idempotency keys. Default random. */
+  runId?: string;
+}
+
+export interface ProgressSnapshot {
+  elapsedS: number;
+  requests: number;
+  created: number;
+  conflicts: number;
+  unavailable: number;
+  /** Requests per second over the last second. */
+  rps: number;
+}
+
+export interface LatencySummary {
+  count: number;
+  min: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+export interface HistogramBucket {
+  /** Inclusive lower and exclusive upper bound, in ms. */
+  fromMs: number;
+  toMs: number;
+  count: number;
+}
+
+/** One second of the run: requests finished in it, by HTTP status ("error" for transport failures). */
+export interface SecondBucket {
+  second: number;
+  total: number;
+  byStatus: Record<string, number>;
+}
+
+export interface InvariantResult {
+  name: string;
+  ok: boolean;
+  /** A warning does not fail the run. */
+  severity: 'error' | 'warning';
+  detail: string;
+}
+
+export interface ProductSnapshot {
+  id: string;
+  stock: number;
+  perUserLimit: number;
+}
+
+export interface LoadTestResult {
+  runId: string;
+  startedAt: string;
+  finishedAt: string;
+  urls: string[];
+  product: ProductSnapshot & { createdByRun: boolean; initialStock: number; finalStock: number };
+  config: { users: number; connections: number; durationS?: number; requests?: number; quantity: number; maxRetries: number };
+  elapsedS: number;
+  /** Logical purchase attempts started (one Idempotency-Key each). */
+  attempts: number;
+  /** HTTP requests sent, retries included. */
+  requests: number;
+  retries: number;
+  /** Distinct orders the tool saw created (201). */
+  purchases: number;
+  purchasesPerSecond: number;
+  requestsPerSecond: number;
+  /** Every response by HTTP status and by "status code" key (e.g. "409 SOLD_OUT"); transport failures under "error". */
+  byStatus: Record<string, number>;
+  byCode: Record<string, number>;
+  /** Final outcome of each attempt, same keys as byCode. */
+  attemptOutcomes: Record<string, number>;
+  /** Transport failures by kind (ECONNREFUSED, TIMEOUT...). */
+  errors: Record<string, number>;
+  latency: LatencySummary;
+  histogram: HistogramBucket[];
+  timeline: SecondBucket[];
+  invariants: InvariantResult[];
+  /** False when any invariant of severity "error" failed. */
+  ok: boolean;
+  reportPaths?: { dir: string; json: string; html: string };
+}
