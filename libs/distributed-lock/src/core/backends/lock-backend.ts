@@ -1,0 +1,44 @@
+import type { RedisClient } from '../lua-script';
+
+/** One try at taking a lock (the waiting loop around it lives in `wait-for-lock.ts`). */
+export interface AttemptRequest {
+  /** Canonical keys. */
+  keys: string[];
+  token: string;
+  ttlMs: number;
+  fair: boolean;
+  /** When > 0 and the lock is held, stay in its handoff queue for this long. */
+  queueForMs: number;
+}
+
+export type AttemptResult =
+  | { acquired: true; fence: number; validUntil: number }
+  | { acquired: false; holderTtlMs: number };
+
+export interface LeaseRef {
+  keys: string[];
+  token: string;
+}
+
+export type ExtendResult = { ok: true; validUntil: number } | { ok: false } | { ok: false; error: unknown };
+
+/**
+ * Where locks live: one Redis (or a Cluster), or a Redlock quorum of independent nodes.
+ * Methods reject with the driver's error when Redis cannot be reached; callers classify it.
+ */
+export interface LockBackend {
+  /** Whether a release hands the lock to a queued waiter (announced as `g <token> <fence>`). */
+  readonly handsOff: boolean;
+  attempt(request: AttemptRequest): Promise<AttemptResult>;
+  /** Leaves the queue; acquired if a release handed the lock over in the meantime. */
+  cancelWait(request: AttemptRequest): Promise<AttemptResult>;
+  release(lease: LeaseRef): Promise<boolean>;
+  /** Extends several leases, batched (one pipeline per node). */
+  extend(leases: LeaseRef[], ttlMs: number[]): Promise<ExtendResult[]>;
+  /** After a handoff or acquire, wait for replicas when configured; false when too few acked. */
+  confirmReplicated(lease: LeaseRef, ttlMs: number, handedOver: boolean): Promise<boolean>;
+  /** Pub/sub channel announcing releases of a key. */
+  channelOf(key: string): string;
+  /** The client whose `duplicate()` becomes the shared subscriber. */
+  readonly primary: RedisClient;
+}

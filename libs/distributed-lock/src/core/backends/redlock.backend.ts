@@ -1,0 +1,116 @@
+import type { Redis } from 'ioredis';
+import { LockUnavailableError } from '../../errors';
+import type { LockNaming } from '../lock-names';
+import type { LuaScript } from '../lua-script';
+import { withReplyTimeout } from '../redis-errors';
+import { acquireManyScript } from '../scripts/acquire-many';
+import { extendScript } from '../scripts/extend';
+import { releaseScript } from '../scripts/release';
+import { driftMs, now } from '../timing';
+import type { AttemptRequest, AttemptResult, ExtendResult, LeaseRef, LockBackend } from './lock-backend';
+
+type NodeReply<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/**
+ * Redlock over N independent masters: a lock counts when a majority took it and time is left
+ * on its lease after the round trip and the drift allowance. Waiters are not queued here (a
+ * handoff could not be made atomic across nodes); they are woken by "free" messages and poll.
+ */
+export class RedlockBackend implements LockBackend {
+  readonly handsOff = false;
+  readonly quorum: number;
+
+  constructor(
+    private readonly nodes: Redis[],
+    private readonly naming: LockNaming,
+    private readonly driftFactor: number,
+  ) {
+    this.quorum = Math.floor(nodes.length / 2) + 1;
+  }
+
+  get primary(): Redis {
+    return this.nodes[0];
+  }
+
+  channelOf(key: string): string {
+    return this.naming.namesOf(key).channel;
+  }
+
+  async attempt({ keys, token, ttlMs }: AttemptRequest): Promise<AttemptResult> {
+    const startedAt = now();
+    const lockKeys = keys.flatMap((k) => {
+      const names = this.naming.namesOf(k);
+      return [names.lock, names.fence];
+    });
+    const replies = await this.onEveryNode(acquireManyScript, lockKeys, [token, ttlMs], this.replyTimeout(ttlMs));
+    const validUntil = startedAt + ttlMs - driftMs(ttlMs, this.driftFactor);
+    const won = replies.flatMap((r) => (r.ok && r.value[0] === 1 ? [r.value[1]] : []));
+    if (won.length >= this.quorum && validUntil > now()) return { acquired: true, fence: Math.max(...won), validUntil };
+    await this.release({ keys, token }).catch(() => undefined);
+    const failed = replies.filter((r) => !r.ok);
+    if (this.nodes.length - failed.length < this.quorum) {
+      const error = failed.length > 0 ? (failed[0] as { error: unknown }).error : undefined;
+      throw new LockUnavailableError(keys.join(','), `only ${this.nodes.length - failed.length} of ${this.nodes.length} Redlock nodes answered (quorum ${this.quorum})`, error);
+    }
+    const holderTtls = replies.flatMap((r) => (r.ok && r.value[0] === 0 ? [r.value[1]] : []));
+    return { acquired: false, holderTtlMs: holderTtls.length > 0 ? Math.min(...holderTtls) : 0 };
+  }
+
+  async cancelWait(): Promise<AttemptResult> {
+    return { acquired: false, holderTtlMs: 0 };
+  }
+
+  async release({ keys, token }: LeaseRef): Promise<boolean> {
+    const names = keys.map((k) => this.naming.namesOf(k));
+    const keyList = names.flatMap((n) => [n.lock, n.fence, n.queue, n.waiters]);
+    const replies = await this.onEveryNode(releaseScript, keyList, [token, ...names.map((n) => n.channel)], 1000);
+    return replies.filter((r) => r.ok && r.value === keys.length).length >= this.quorum;
+  }
+
+  async extend(leases: LeaseRef[], ttlMs: number[]): Promise<ExtendResult[]> {
+    const startedAt = now();
+    const perNode = await Promise.all(this.nodes.map((node) => this.extendOnNode(node, leases, ttlMs)));
+    return leases.map((_, i) => {
+      const validUntil = startedAt + ttlMs[i] - driftMs(ttlMs[i], this.driftFactor);
+      const oks = perNode.filter((replies) => replies[i] === 1).length;
+      if (oks >= this.quorum && validUntil > now()) return { ok: true, validUntil };
+      const errors = perNode.filter((replies) => replies[i] instanceof Error);
+      if (this.nodes.length - errors.length < this.quorum) return { ok: false, error: errors[0][i] };
+      return { ok: false };
+    });
+  }
+
+  async confirmReplicated(): Promise<boolean> {
+    return true; // Redlock nodes are independent masters; replicas would not add to the quorum
+  }
+
+  private async extendOnNode(node: Redis, leases: LeaseRef[], ttlMs: number[]): Promise<Array<number | Error>> {
+    const pipeline = node.pipeline();
+    const calls = leases.map((lease, i) => ({ keys: lease.keys.map((k) => this.naming.namesOf(k).lock), args: [lease.token, ttlMs[i]] }));
+    calls.forEach((call) => extendScript.queue(pipeline, call.keys, call.args));
+    try {
+      const replies = (await withReplyTimeout(pipeline.exec(), this.replyTimeout(Math.min(...ttlMs)), 'Redlock node')) ?? [];
+      return await Promise.all(
+        calls.map((call, i) => extendScript.rerunIfMissing(node, replies[i] ?? [new Error('no reply'), null], call.keys, call.args).catch((e: Error) => e)),
+      );
+    } catch (error) {
+      return calls.map(() => error as Error);
+    }
+  }
+
+  private onEveryNode<T>(script: LuaScript<T>, keys: string[], args: Array<string | number>, timeoutMs: number): Promise<Array<NodeReply<T>>> {
+    return Promise.all(
+      this.nodes.map((node) =>
+        withReplyTimeout(script.run(node, keys, args), timeoutMs, 'Redlock node').then(
+          (value): NodeReply<T> => ({ ok: true, value }),
+          (error: unknown): NodeReply<T> => ({ ok: false, error }),
+        ),
+      ),
+    );
+  }
+
+  /** A node slower than this is counted as down, so one stalled node cannot eat the lease. */
+  private replyTimeout(ttlMs: number): number {
+    return Math.min(1000, Math.max(50, Math.round(ttlMs / 10)));
+  }
+}

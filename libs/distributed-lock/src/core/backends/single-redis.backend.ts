@@ -1,0 +1,152 @@
+import type { Redis } from 'ioredis';
+import type { LockNames, LockNaming } from '../lock-names';
+import type { RedisClient } from '../lua-script';
+import { acquireManyScript } from '../scripts/acquire-many';
+import { acquireScript } from '../scripts/acquire';
+import { cancelWaitScript } from '../scripts/cancel-wait';
+import { extendScript } from '../scripts/extend';
+import { raiseFenceScript } from '../scripts/raise-fence';
+import { releaseScript } from '../scripts/release';
+import { driftMs, now } from '../timing';
+import { clusterSlot } from './cluster-slot';
+import type { AttemptRequest, AttemptResult, ExtendResult, LeaseRef, LockBackend } from './lock-backend';
+
+export interface SingleRedisSettings {
+  driftFactor: number;
+  waitForReplicas?: { replicas: number; timeoutMs: number };
+}
+
+/** Locks on one Redis server or one Cluster: queue-based handoff, fences, multi-key scripts. */
+export class SingleRedisBackend implements LockBackend {
+  readonly handsOff = true;
+  private readonly isCluster: boolean;
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly naming: LockNaming,
+    private readonly settings: SingleRedisSettings,
+  ) {
+    this.isCluster = (client as { isCluster?: boolean }).isCluster === true;
+  }
+
+  get primary(): RedisClient {
+    return this.client;
+  }
+
+  channelOf(key: string): string {
+    return this.naming.namesOf(key).channel;
+  }
+
+  async attempt(request: AttemptRequest): Promise<AttemptResult> {
+    const startedAt = now();
+    const { keys, token, ttlMs } = request;
+    if (keys.length > 1 && !this.inOneScript(keys)) return this.attemptOneByOne(request, startedAt);
+    if (keys.length > 1) {
+      const reply = await acquireManyScript.run(this.client, keys.flatMap((k) => this.lockAndFence(k)), [token, ttlMs]);
+      return this.toResult(reply, startedAt, ttlMs);
+    }
+    const names = this.naming.namesOf(keys[0]);
+    const reply = await acquireScript.run(this.client, queueKeys(names), [token, ttlMs, request.fair ? 1 : 0, request.queueForMs]);
+    return this.toResult(reply, startedAt, ttlMs);
+  }
+
+  async cancelWait(request: AttemptRequest): Promise<AttemptResult> {
+    const startedAt = now();
+    const names = this.naming.namesOf(request.keys[0]);
+    const reply = await cancelWaitScript.run(this.client, queueKeys(names), [request.token, request.ttlMs]);
+    if (reply[0] === 0) return { acquired: false, holderTtlMs: 0 };
+    return this.toResult(reply, startedAt, request.ttlMs);
+  }
+
+  async release({ keys, token }: LeaseRef): Promise<boolean> {
+    if (this.inOneScript(keys)) return (await this.releaseTogether(keys, token)) === keys.length;
+    const owned = await Promise.all(keys.map((key) => this.releaseTogether([key], token)));
+    return owned.every((n) => n === 1);
+  }
+
+  async extend(leases: LeaseRef[], ttlMs: number[]): Promise<ExtendResult[]> {
+    const startedAt = now();
+    const replies = this.isCluster ? await this.extendEach(leases, ttlMs) : await this.extendPipelined(leases, ttlMs);
+    return replies.map((reply, i) => {
+      if (reply instanceof Error) return { ok: false, error: reply };
+      if (!reply) return { ok: false };
+      return { ok: true, validUntil: startedAt + ttlMs[i] - driftMs(ttlMs[i], this.settings.driftFactor) };
+    });
+  }
+
+  async confirmReplicated(lease: LeaseRef, ttlMs: number, handedOver: boolean): Promise<boolean> {
+    const wanted = this.settings.waitForReplicas;
+    if (!wanted || this.isCluster) return true;
+    // WAIT covers the writes of this connection only; a handoff was written by the releaser's.
+    if (handedOver) await extendScript.run(this.client, lease.keys.map((k) => this.naming.namesOf(k).lock), [lease.token, ttlMs]);
+    const acks = await (this.client as Redis).wait(wanted.replicas, wanted.timeoutMs);
+    return acks >= wanted.replicas;
+  }
+
+  private async attemptOneByOne(request: AttemptRequest, startedAt: number): Promise<AttemptResult> {
+    const taken: string[] = [];
+    let fence = 0;
+    for (const key of request.keys) {
+      const reply = await acquireManyScript.run(this.client, this.lockAndFence(key), [request.token, request.ttlMs]);
+      if (reply[0] === 0) {
+        await Promise.all(taken.map((k) => this.releaseTogether([k], request.token)));
+        return { acquired: false, holderTtlMs: reply[1] };
+      }
+      taken.push(key);
+      fence = Math.max(fence, reply[1]);
+    }
+    await Promise.all(request.keys.map((k) => raiseFenceScript.run(this.client, [this.naming.namesOf(k).fence], [fence])));
+    return this.toResult([1, fence, request.ttlMs], startedAt, request.ttlMs);
+  }
+
+  private releaseTogether(keys: string[], token: string): Promise<number> {
+    const names = keys.map((k) => this.naming.namesOf(k));
+    return releaseScript.run(this.client, names.flatMap(queueKeys), [token, ...names.map((n) => n.channel)]);
+  }
+
+  private async extendPipelined(leases: LeaseRef[], ttlMs: number[]): Promise<Array<number | Error>> {
+    const pipeline = this.client.pipeline();
+    const calls = leases.map((lease, i) => ({ keys: lease.keys.map((k) => this.naming.namesOf(k).lock), args: [lease.token, ttlMs[i]] }));
+    calls.forEach((call) => extendScript.queue(pipeline, call.keys, call.args));
+    const replies = (await pipeline.exec()) ?? [];
+    return Promise.all(
+      calls.map((call, i) =>
+        extendScript.rerunIfMissing(this.client, replies[i] ?? [new Error('no reply'), null], call.keys, call.args).catch((e: Error) => e),
+      ),
+    );
+  }
+
+  private extendEach(leases: LeaseRef[], ttlMs: number[]): Promise<Array<number | Error>> {
+    return Promise.all(
+      leases.map(async (lease, i) => {
+        try {
+          const perKey = await Promise.all(lease.keys.map((k) => extendScript.run(this.client, [this.naming.namesOf(k).lock], [lease.token, ttlMs[i]])));
+          return perKey.every((ok) => ok === 1) ? 1 : 0;
+        } catch (error) {
+          return error as Error;
+        }
+      }),
+    );
+  }
+
+  private toResult(reply: [1, number, number] | [0, number], startedAt: number, ttlMs: number): AttemptResult {
+    if (reply[0] === 0) return { acquired: false, holderTtlMs: reply[1] };
+    return { acquired: true, fence: reply[1], validUntil: startedAt + reply[2] - driftMs(ttlMs, this.settings.driftFactor) };
+  }
+
+  private lockAndFence(key: string): string[] {
+    const names = this.naming.namesOf(key);
+    return [names.lock, names.fence];
+  }
+
+  /** A plain server runs any keys in one script; a Cluster only keys of one slot. */
+  private inOneScript(keys: string[]): boolean {
+    if (!this.isCluster || keys.length === 1) return true;
+    const slot = clusterSlot(this.naming.namesOf(keys[0]).lock);
+    return keys.every((k) => clusterSlot(this.naming.namesOf(k).lock) === slot);
+  }
+}
+
+function queueKeys(names: LockNames): string[] {
+  return [names.lock, names.fence, names.queue, names.waiters];
+}

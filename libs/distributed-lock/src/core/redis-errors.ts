@@ -1,0 +1,25 @@
+// ioredis reports an unreachable or unusable server through these messages and codes; they
+// mean "no answer", unlike a script error, which is a bug and is rethrown as it is.
+const UNREACHABLE =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|Connection is closed|maxRetriesPerRequest|Stream isn't writeable|enableOfflineQueue|Command timed out|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|Failed to refresh slots cache|None of startup nodes is available|did not answer within/i;
+
+export function isUnreachableError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return UNREACHABLE.test(error.message) || (typeof code === 'string' && UNREACHABLE.test(code));
+}
+
+export class NoReplyError extends Error {
+  constructor(what: string, ms: number) {
+    super(`${what} did not answer within ${ms} ms`);
+  }
+}
+
+/** Rejects with NoReplyError when `promise` has not settled within `ms`. */
+export function withReplyTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new NoReplyError(what, ms)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

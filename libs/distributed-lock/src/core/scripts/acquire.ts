@@ -1,0 +1,43 @@
+import { LuaScript } from '../lua-script';
+
+// Takes a free lock (fair: only when no live waiter is ahead of us) and INCRs its fence in the
+// same step; a lock a release already handed to our token counts as ours. On failure, a waiter
+// joins the queue so that the next release hands the lock straight to the oldest one.
+const SOURCE = `
+-- KEYS: lock, fence counter, waiter queue (list), waiter deadlines (zset)
+-- ARGV: token, ttl ms, fair (1/0), stay queued for ms (0: do not queue on failure)
+local token, ttl = ARGV[1], ARGV[2]
+local entry = token .. ':' .. ttl
+local holder = redis.call('GET', KEYS[1])
+if holder == token then
+  return {1, tonumber(redis.call('GET', KEYS[2]) or '0'), redis.call('PTTL', KEYS[1])}
+end
+local time = redis.call('TIME')
+local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+if not holder then
+  local silent = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', nowMs)
+  for _, e in ipairs(silent) do redis.call('LREM', KEYS[3], 1, e) end
+  if #silent > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', nowMs) end
+  local head = redis.call('LINDEX', KEYS[3], 0)
+  if ARGV[3] ~= '1' or not head or head == entry then
+    redis.call('SET', KEYS[1], token, 'PX', ttl)
+    if head then
+      redis.call('LREM', KEYS[3], 1, entry)
+      redis.call('ZREM', KEYS[4], entry)
+    end
+    return {1, redis.call('INCR', KEYS[2]), tonumber(ttl)}
+  end
+end
+local queueFor = tonumber(ARGV[4])
+if queueFor > 0 then
+  if redis.call('ZADD', KEYS[4], nowMs + queueFor, entry) == 1 then redis.call('RPUSH', KEYS[3], entry) end
+  redis.call('PEXPIRE', KEYS[3], 60000)
+  redis.call('PEXPIRE', KEYS[4], 60000)
+end
+return {0, redis.call('PTTL', KEYS[1])}
+`;
+
+/** [1, fence, remaining ttl ms] when acquired; [0, remaining ttl of the holder's lease] when not. */
+export type AcquireReply = [1, number, number] | [0, number];
+
+export const acquireScript = new LuaScript<AcquireReply>('acquire', SOURCE);

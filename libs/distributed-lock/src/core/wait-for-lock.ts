@@ -1,0 +1,86 @@
+import type { AttemptRequest, AttemptResult, LockBackend } from './backends/lock-backend';
+import { withReplyTimeout } from './redis-errors';
+import { driftMs, jitter, now } from './timing';
+import { WakeSignal } from './wake-signal';
+import type { WakeupHub } from './wakeup-hub';
+
+export type Acquired = Extract<AttemptResult, { acquired: true }> & { handedOver: boolean };
+
+export interface WaitSettings {
+  backend: LockBackend;
+  hub: WakeupHub;
+  driftFactor: number;
+}
+
+// A queued waiter is handed the lock and told so by pub/sub; it polls only in case that
+// message is lost, so rarely. A waiter that is not queued (Redlock, multi-key) backs off
+// exponentially from a few ms. Both never sleep past the holder's lease.
+const QUEUED_POLL_MS = 400;
+const FIRST_BACKOFF_MS = 10;
+const MAX_BACKOFF_MS = 200;
+// A queue entry not refreshed for this long belongs to a dead waiter and is skipped.
+const QUEUE_WINDOW_MS = 3 * QUEUED_POLL_MS;
+// Slack beyond waitMs for Redis to answer before it counts as unreachable.
+const REPLY_GRACE_MS = 1000;
+
+/**
+ * Tries to take the lock, and while `waitMs` lasts, waits for a handoff or a release and tries
+ * again. Resolves undefined when the time is up; rejects with the driver's error when Redis
+ * does not answer.
+ */
+export async function waitForLock(settings: WaitSettings, request: Omit<AttemptRequest, 'queueForMs'>, waitMs: number): Promise<Acquired | undefined> {
+  const deadline = now() + waitMs;
+  const queued = settings.backend.handsOff && request.keys.length === 1;
+  const attemptFor = (remaining: number): AttemptRequest => ({
+    ...request,
+    queueForMs: queued && remaining > 0 ? Math.ceil(Math.min(remaining, QUEUE_WINDOW_MS)) + 50 : 0,
+  });
+
+  let sentAt = now();
+  let result = await attemptOnce(settings, attemptFor(waitMs), deadline);
+  if (result.acquired || waitMs <= 0) return result.acquired ? { ...result, handedOver: false } : undefined;
+
+  const inbox = new WakeSignal(request.token);
+  const stopWatching = request.keys.map((key) => settings.hub.watch(settings.backend.channelOf(key), inbox));
+  try {
+    let backoff = FIRST_BACKOFF_MS;
+    for (let remaining = deadline - now(); remaining > 0; remaining = deadline - now()) {
+      const pause = queued ? jitter(QUEUED_POLL_MS) : jitter(backoff);
+      const wakeup = await inbox.next(Math.min(pause, untilLeaseEnds(result), remaining));
+      if (wakeup.kind === 'handedOver') {
+        // The handoff happened after our last attempt was sent: its lease runs from no earlier.
+        const validUntil = sentAt + request.ttlMs - driftMs(request.ttlMs, settings.driftFactor);
+        if (validUntil > now()) return { acquired: true, fence: wakeup.fence, validUntil, handedOver: true };
+      }
+      if (wakeup.kind === 'timer') backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      sentAt = now();
+      result = await attemptOnce(settings, attemptFor(deadline - now()), deadline);
+      if (result.acquired) return { ...result, handedOver: false };
+    }
+    if (!queued) return undefined;
+    const last = await settings.backend.cancelWait(attemptFor(0));
+    return last.acquired && last.validUntil > now() ? { ...last, handedOver: false } : undefined;
+  } finally {
+    stopWatching.forEach((stop) => stop());
+  }
+}
+
+async function attemptOnce(settings: WaitSettings, request: AttemptRequest, deadline: number): Promise<AttemptResult> {
+  const pending = settings.backend.attempt(request);
+  const replyWithin = Math.max(0, deadline - now()) + REPLY_GRACE_MS;
+  const result = await withReplyTimeout(pending, replyWithin, 'Redis').catch((error: unknown) => {
+    // A reply that comes after we gave up may still have taken the lock: give it back.
+    pending.then((late) => late.acquired && settings.backend.release(request), () => undefined).catch(() => undefined);
+    throw error;
+  });
+  if (!result.acquired || result.validUntil > now()) return result;
+  // The reply came too late to leave any of the lease: it counts as a failed attempt.
+  await settings.backend.release(request).catch(() => undefined);
+  return { acquired: false, holderTtlMs: 0 };
+}
+
+/** Past the holder's lease the lock is free: no point sleeping longer. */
+function untilLeaseEnds(result: AttemptResult): number {
+  if (result.acquired || result.holderTtlMs < 0) return Number.POSITIVE_INFINITY;
+  return result.holderTtlMs + 2;
+}

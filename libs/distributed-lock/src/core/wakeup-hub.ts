@@ -1,0 +1,85 @@
+import type { RedisClient } from './lua-script';
+
+/** What woke a waiter: a handoff to its token, a release, or its subscription becoming live. */
+export type Wakeup = { kind: 'handedOver'; fence: number } | { kind: 'free' } | { kind: 'subscribed' } | { kind: 'timer' };
+
+export interface Watcher {
+  /** Waiters are told apart by their owner token (a handoff message names it). */
+  readonly token: string;
+  wake(wakeup: Wakeup): void;
+}
+
+/**
+ * The one subscriber connection of a `DistributedLock`, shared by all its waiters: a channel is
+ * subscribed while at least one local waiter watches it. A handoff wakes exactly the waiter it
+ * names; a plain release wakes only the oldest local waiter, so releases never cause a stampede.
+ */
+export class WakeupHub {
+  private connection?: RedisClient;
+  private readonly channels = new Map<string, Map<string, Watcher>>();
+  private readonly onMessage = (channel: string, message: string): void => this.dispatch(channel, message);
+
+  constructor(
+    private readonly createConnection: () => RedisClient,
+    private readonly ownsConnection: boolean,
+  ) {}
+
+  /** Starts delivering wakeups on `channel` to `watcher`; the returned function stops it. */
+  watch(channel: string, watcher: Watcher): () => void {
+    let watchers = this.channels.get(channel);
+    if (!watchers) {
+      watchers = new Map();
+      this.channels.set(channel, watchers);
+      this.subscribe(channel, watchers);
+    }
+    watchers.set(watcher.token, watcher);
+    const registered = watchers;
+    return () => {
+      registered.delete(watcher.token);
+      if (registered.size > 0 || this.channels.get(channel) !== registered) return;
+      this.channels.delete(channel);
+      this.subscriber().unsubscribe(channel).catch(() => undefined);
+    };
+  }
+
+  async close(): Promise<void> {
+    const connection = this.connection;
+    this.connection = undefined;
+    if (!connection) return;
+    connection.off('message', this.onMessage);
+    const channels = [...this.channels.keys()];
+    this.channels.clear();
+    if (this.ownsConnection) await connection.quit().catch(() => connection.disconnect());
+    else if (channels.length > 0) await connection.unsubscribe(...channels).catch(() => undefined);
+  }
+
+  private subscribe(channel: string, watchers: Map<string, Watcher>): void {
+    // Until SUBSCRIBE is acknowledged a release can go unheard; waiters re-check once it is.
+    this.subscriber()
+      .subscribe(channel)
+      .then(
+        () => watchers.forEach((w) => w.wake({ kind: 'subscribed' })),
+        () => undefined, // polling covers a subscriber that is down
+      );
+  }
+
+  private subscriber(): RedisClient {
+    if (!this.connection) {
+      this.connection = this.createConnection();
+      if (this.ownsConnection) this.connection.on('error', () => undefined);
+      this.connection.on('message', this.onMessage);
+    }
+    return this.connection;
+  }
+
+  private dispatch(channel: string, message: string): void {
+    const watchers = this.channels.get(channel);
+    if (!watchers) return;
+    if (message === 'f') {
+      watchers.values().next().value?.wake({ kind: 'free' });
+      return;
+    }
+    const [kind, token, fence] = message.split(' ');
+    if (kind === 'g') watchers.get(token)?.wake({ kind: 'handedOver', fence: Number(fence) });
+  }
+}

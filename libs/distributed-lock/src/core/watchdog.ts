@@ -1,0 +1,79 @@
+import type { Lease } from './lease';
+import { now } from './timing';
+
+export type RenewalOutcome = 'renewed' | 'lost' | 'retry';
+
+/**
+ * One timer for every lease of the process. It renews the leases of `using` scopes every
+ * ttl/3, in one batch per tick (leases due soon join the batch early), and declares any lease
+ * whose validity has run out lost, even when Redis does not answer.
+ */
+export class Watchdog {
+  private readonly nextRenewal = new Map<Lease, number>();
+  private readonly renewing = new Set<Lease>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly renew: (leases: Lease[]) => Promise<RenewalOutcome[]>,
+    private readonly expire: (lease: Lease) => void,
+  ) {}
+
+  track(lease: Lease): void {
+    this.nextRenewal.set(lease, now() + lease.ttlMs / 3);
+    this.reschedule();
+  }
+
+  untrack(lease: Lease): void {
+    this.nextRenewal.delete(lease);
+    this.reschedule();
+  }
+
+  /** Call after `renewers` changed. */
+  reschedule(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    let next = Number.POSITIVE_INFINITY;
+    for (const [lease, renewAt] of this.nextRenewal) {
+      next = Math.min(next, lease.validUntil, this.wantsRenewal(lease) ? renewAt : Number.POSITIVE_INFINITY);
+    }
+    if (next === Number.POSITIVE_INFINITY) return;
+    this.timer = setTimeout(() => this.tick(), Math.max(0, next - now()));
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.nextRenewal.clear();
+  }
+
+  private tick(): void {
+    const at = now();
+    for (const lease of [...this.nextRenewal.keys()]) {
+      if (lease.validUntil <= at) {
+        this.nextRenewal.delete(lease);
+        this.expire(lease);
+      }
+    }
+    const due = [...this.nextRenewal].filter(([lease, renewAt]) => this.wantsRenewal(lease) && renewAt <= at + lease.ttlMs / 12).map(([lease]) => lease);
+    due.forEach((lease) => this.nextRenewal.set(lease, at + lease.ttlMs / 3));
+    if (due.length > 0) void this.renewBatch(due);
+    this.reschedule();
+  }
+
+  private async renewBatch(leases: Lease[]): Promise<void> {
+    leases.forEach((lease) => this.renewing.add(lease));
+    const outcomes = await this.renew(leases).finally(() => leases.forEach((lease) => this.renewing.delete(lease)));
+    outcomes.forEach((outcome, i) => {
+      const lease = leases[i];
+      if (!this.nextRenewal.has(lease)) return;
+      if (outcome === 'lost') this.nextRenewal.delete(lease);
+      // A failed round trip is retried soon, while the lease still has validity left.
+      if (outcome === 'retry') this.nextRenewal.set(lease, now() + Math.min(lease.ttlMs / 6, 250));
+    });
+    this.reschedule();
+  }
+
+  private wantsRenewal(lease: Lease): boolean {
+    return lease.renewers > 0 && !this.renewing.has(lease);
+  }
+}

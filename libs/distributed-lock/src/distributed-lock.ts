@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { Cluster, Redis } from 'ioredis';
+import { LockLostError, LockTimeoutError, LockUnavailableError } from './errors';
+import type { Lock, LockEventMap } from './lock';
+import type { AcquireOptions, DistributedLockOptions } from './lock-options';
+import type { LockBackend } from './core/backends/lock-backend';
+import { RedlockBackend } from './core/backends/redlock.backend';
+import { SingleRedisBackend } from './core/backends/single-redis.backend';
+import { Lease } from './core/lease';
+import { LeaseKeeper } from './core/lease-keeper';
+import { LockContext } from './core/lock-context';
+import { LockHandle } from './core/lock-handle';
+import { canonicalKeys, displayKey, LockNaming } from './core/lock-names';
+import { isUnreachableError } from './core/redis-errors';
+import { now } from './core/timing';
+import { waitForLock, type Acquired } from './core/wait-for-lock';
+import { WakeupHub } from './core/wakeup-hub';
+
+/**
+ * Redis locks with fencing tokens, a batched watchdog, re-entry within an async call chain,
+ * pub/sub handoff to waiters, fair mode, multi-key locks and Redlock over 3+ nodes.
+ * Emits the events of `LockEventMap`.
+ */
+export class DistributedLock extends EventEmitter {
+  private readonly backend: LockBackend;
+  private readonly hub: WakeupHub;
+  private readonly keeper: LeaseKeeper;
+  private readonly context = new LockContext();
+  private readonly ttlMs: number;
+  private readonly waitMs: number;
+  private readonly driftFactor: number;
+  private closed = false;
+
+  constructor(redis: Redis | Cluster | Redis[], options: DistributedLockOptions = {}) {
+    super();
+    const naming = new LockNaming(options.prefix ?? 'lock:', options.hashTag ?? true);
+    this.ttlMs = options.defaultTtlMs ?? 5000;
+    this.waitMs = options.defaultWaitMs ?? 3000;
+    this.driftFactor = options.driftFactor ?? 0.01;
+    this.backend = createBackend(redis, naming, this.driftFactor, options);
+    const subscriber = options.subscriber;
+    this.hub = new WakeupHub(() => subscriber ?? this.backend.primary.duplicate(), subscriber === undefined);
+    this.keeper = new LeaseKeeper(this.backend, (event, payload) => this.emit(event, payload));
+  }
+
+  /** Takes the lock, waiting up to `waitMs`; throws LockTimeoutError or LockUnavailableError. */
+  async acquire(key: string | string[], opts: AcquireOptions = {}): Promise<Lock> {
+    const lock = await this.obtain(key, opts, opts.waitMs ?? this.waitMs);
+    if (lock) return lock;
+    throw new LockTimeoutError(displayKey(key), opts.waitMs ?? this.waitMs);
+  }
+
+  /** One attempt, no waiting: the lock, or null when it is held elsewhere. */
+  tryAcquire(key: string | string[], opts: AcquireOptions = {}): Promise<Lock | null> {
+    return this.obtain(key, opts, 0).then((lock) => lock ?? null);
+  }
+
+  /**
+   * Runs `fn` under the lock, renewed by the watchdog, and releases it afterwards (once any
+   * extension in flight has settled). `fn`'s error is rethrown; if `fn` returned but the
+   * lease was lost meanwhile, LockLostError is thrown.
+   */
+  async using<T>(key: string | string[], opts: AcquireOptions, fn: (signal: AbortSignal, lock: Lock) => Promise<T>): Promise<T> {
+    const lock = (await this.acquire(key, opts)) as LockHandle;
+    const lease = lock.lease;
+    this.keeper.setRenewing(lease, true);
+    let outcome: { failed: false; value: T } | { failed: true; error: unknown };
+    try {
+      outcome = { failed: false, value: await this.context.runWith(lock, lease, () => fn(lock.signal, lock)) };
+    } catch (error) {
+      outcome = { failed: true, error };
+    }
+    this.keeper.setRenewing(lease, false);
+    const lostMeanwhile = lease.lost;
+    await lock.release().catch(() => false); // an unreachable Redis: the lease expires by itself
+    if (outcome.failed) throw outcome.error;
+    if (lostMeanwhile) throw new LockLostError(lock.key);
+    return outcome.value;
+  }
+
+  /** The lock held by the current async call chain: for `key`, or the innermost one. */
+  current(key?: string): Lock | undefined {
+    return this.context.current(key);
+  }
+
+  /** Releases every held lock, stops the watchdog and closes the subscriber it created. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.keeper.releaseAll();
+    await this.hub.close();
+  }
+
+  override emit<E extends keyof LockEventMap>(event: E, payload: LockEventMap[E]): boolean {
+    return super.emit(event, payload);
+  }
+
+  private async obtain(key: string | string[], opts: AcquireOptions, waitMs: number): Promise<LockHandle | undefined> {
+    const name = displayKey(key);
+    if (this.closed) throw new LockUnavailableError(name, 'the DistributedLock was closed');
+    const keys = canonicalKeys(key);
+    const startedAt = now();
+    const reentered = this.context.leaseFor(name);
+    if (reentered) {
+      reentered.holders += 1;
+      this.emit('acquired', { key: name, waitMs: 0, fence: reentered.fence, reentrant: true });
+      return new LockHandle(reentered, this.keeper);
+    }
+    const request = { keys, token: randomBytes(16).toString('hex'), ttlMs: opts.ttlMs ?? this.ttlMs, fair: opts.fair ?? false };
+    const acquired = await this.waitFor(name, request, waitMs);
+    if (!acquired) {
+      if (waitMs > 0) this.emit('timeout', { key: name, waitMs: now() - startedAt });
+      return undefined;
+    }
+    await this.confirmReplicated(name, request, acquired);
+    const lease = this.keeper.open(new Lease(name, keys, request.token, acquired.fence, request.ttlMs, now(), acquired.validUntil));
+    this.emit('acquired', { key: name, waitMs: now() - startedAt, fence: acquired.fence, reentrant: false });
+    return new LockHandle(lease, this.keeper);
+  }
+
+  private async waitFor(name: string, request: Parameters<typeof waitForLock>[1], waitMs: number): Promise<Acquired | undefined> {
+    try {
+      return await waitForLock({ backend: this.backend, hub: this.hub, driftFactor: this.driftFactor }, request, waitMs);
+    } catch (error) {
+      if (!(error instanceof LockUnavailableError) && !isUnreachableError(error)) throw error;
+      this.emit('unavailable', { key: name, error });
+      throw error instanceof LockUnavailableError ? error : new LockUnavailableError(name, 'Redis did not answer', error);
+    }
+  }
+
+  private async confirmReplicated(name: string, request: { keys: string[]; token: string; ttlMs: number }, acquired: Acquired): Promise<void> {
+    const confirmed = await this.backend.confirmReplicated(request, request.ttlMs, acquired.handedOver).catch(() => false);
+    if (confirmed) return;
+    await this.backend.release(request).catch(() => undefined);
+    const error = new LockUnavailableError(name, 'too few replicas acknowledged the lock (WAIT)');
+    this.emit('unavailable', { key: name, error });
+    throw error;
+  }
+}
+
+function createBackend(redis: Redis | Cluster | Redis[], naming: LockNaming, driftFactor: number, options: DistributedLockOptions): LockBackend {
+  if (!Array.isArray(redis)) return new SingleRedisBackend(redis, naming, { driftFactor, waitForReplicas: options.waitForReplicas });
+  if (redis.length === 1) return new SingleRedisBackend(redis[0], naming, { driftFactor, waitForReplicas: options.waitForReplicas });
+  if (redis.length < 3) throw new TypeError('Redlock needs at least 3 independent Redis nodes (or pass a single client)');
+  return new RedlockBackend(redis, naming, driftFactor);
+}
