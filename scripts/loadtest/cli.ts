@@ -56,7 +56,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     maxRetries: number('max-retries', values['max-retries']),
     maxRetryDelayMs: number('max-retry-delay-ms', values['max-retry-delay-ms']),
     requestTimeoutMs: number('timeout-ms', values['timeout-ms']),
-    tokenSecret: values['token-secret'] ?? env.JWT_SECRET ?? DEV_JWT_SECRET,
+    tokenSecret: values['token-secret'] ?? (env.JWT_SECRET || DEV_JWT_SECRET),
     reportDir: values['no-report'] ? null : (values['report-dir'] ?? 'reports'),
   };
 }
