@@ -1,0 +1,21 @@
+/** Knobs for one bench run; env overrides exist so a quick smoke run is possible. */
+const num = (name: string, fallback: number) => {
+  const v = process.env[name];
+  return v === undefined || v === '' ? fallback : Number(v);
+};
+
+export const benchConfig = {
+  /** window per contended cell (b, c) */
+  cellMs: num('BENCH_CELL_MS', 5000),
+  /** uncontended (a): rounds, each giving every contender one slice, interleaved against drift */
+  uncontendedRounds: num('BENCH_A_ROUNDS', 5),
+  uncontendedSliceMs: num('BENCH_A_SLICE_MS', 700),
+  /** window per setting in the tuning sweep (scenario b) */
+  sweepMs: num('BENCH_SWEEP_MS', 1500),
+  workers: 50,
+  processes: 4,
+  criticalMs: 1,
+  ttlMs: 5000,
+};
+
+export type BenchConfig = typeof benchConfig;

@@ -1,0 +1,44 @@
+import { CellResult, Scenario } from './cell-result';
+
+export interface GoalCheck {
+  goal: string;
+  scenario: Scenario;
+  target: string;
+  measured: string;
+  pass: boolean | null;
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+const isPeer = (c: CellResult) => c.contender.kind !== 'ours' && c.contender.kind !== 'raw';
+
+/** The issue's goals, checked against our library's cells; `pass: null` when ours did not run. */
+export function checkGoals(cells: CellResult[]): GoalCheck[] {
+  const cell = (scenario: Scenario, kind: string) => cells.find((c) => c.scenario === scenario && c.contender.kind === kind);
+  const checks: GoalCheck[] = [];
+  const add = (goal: string, scenario: Scenario, target: string, value: (ours: CellResult) => [string, boolean]) => {
+    const ours = cell(scenario, 'ours');
+    const [measured, pass] = ours ? value(ours) : ['not run', false];
+    checks.push({ goal, scenario, target, measured, pass: ours ? pass : null });
+  };
+
+  const raw = cell('a', 'raw');
+  add('uncontended speed vs raw floor', 'a', '≤ 1.05× floor time per op', (o) => {
+    const ratio = raw ? raw.perSec / o.perSec : Number.NaN;
+    return [`${ratio.toFixed(3)}× (${o.perSec.toFixed(0)} vs ${raw?.perSec.toFixed(0)} ops/s)`, ratio <= 1.05];
+  });
+  for (const [scenario, floor] of [['b', 0.9], ['c', 0.85]] as const) {
+    add('throughput vs limit', scenario, `≥ ${pct(floor)} of limit`, (o) => [pct(o.fractionOfLimit), o.fractionOfLimit >= floor]);
+    const bestPeer = Math.min(...cells.filter((c) => c.scenario === scenario && isPeer(c)).map((c) => c.waitP99Ms));
+    add('wait p99 vs best peer', scenario, `≤ ${ms(bestPeer / 5)} (best peer ${ms(bestPeer)} / 5)`, (o) => [
+      `${ms(o.waitP99Ms)} (${(bestPeer / o.waitP99Ms).toFixed(1)}× better)`,
+      o.waitP99Ms <= bestPeer / 5,
+    ]);
+    add('handoff share', scenario, '≥ 90%', (o) => [pct(o.handoffShare ?? Number.NaN), (o.handoffShare ?? 0) >= 0.9]);
+    add('overlaps', scenario, '0', (o) => [String(o.overlaps), o.overlaps === 0]);
+  }
+  for (const scenario of ['a', 'b', 'c'] as const) {
+    add('Redis commands per section', scenario, '≤ 4', (o) => [o.clientCommandsPerSection.toFixed(2), o.clientCommandsPerSection <= 4]);
+  }
+  return checks;
+}

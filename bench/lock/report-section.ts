@@ -1,0 +1,52 @@
+import { breakdownTable, goalsTable, resultsTable, sweepTable } from './report-markdown';
+import { fmt } from './report-format';
+import { BenchReport } from './report-types';
+
+/** The whole `## Lock library` section of docs/BENCHMARKS.md. */
+export function renderSection(r: BenchReport): string {
+  const m = r.machine;
+  const c = r.config;
+  const limit = 1000 / (c.criticalMs + r.roundTrip.start.medianMs);
+  const tuned = r.sweep.map((s) => `- ${s.kind}: \`${fmt.settings(s.chosen)}\``).join('\n');
+  return `## Lock library (npm run bench:lock)
+
+Command: \`${r.command}\` · date: ${r.date} · run took ${r.durationS.toFixed(0)} s
+
+Machine: ${m.cpuModel}, ${m.cores} cores (shared with other engineers' test runs; 1-min load ${m.loadStart.toFixed(2)} at start, ${m.loadEnd?.toFixed(2)} at end), ${m.memoryGb} GB, Node ${m.node}, Redis ${m.redis} (a private \`redis-server\` on a free loopback port, no persistence).
+Absolute numbers drift with the shared load; compare ratios within one run.
+
+Round trip (${r.roundTrip.start.samples} sequential PINGs, median): ${fmt.ms(r.roundTrip.start.medianMs)} ms at start, ${fmt.ms(r.roundTrip.end.medianMs)} ms at end.
+Limit for (b)/(c) = 1 / (${c.criticalMs} ms + RTT) = ${fmt.num(limit)} sections/s; for (a) the "% of limit" is of 1 / (2·RTT), the two-round-trip floor.
+
+How it is measured:
+- (a) one sequential loop, acquire + release on a fresh key each time; contenders take turns in ${c.uncontendedSliceMs} ms slices over ${c.uncontendedRounds} rounds so drift hits all alike. "wait" = acquire latency.
+- (b) ${c.workers} workers in one process share one contender instance (one ioredis connection) and hammer one key; ${c.criticalMs} ms **busy-wait** critical section (CPU-bound, exact), then release, then want the lock again at once. ${c.cellMs / 1000} s window.
+- (c) the same, ${c.workers} workers **in total** split over ${c.processes} child processes (13/13/12/12), each process with its own contender instance.
+- wait = from wanting the lock to holding it, over every acquisition that started in the window (waits still running at its end are followed to completion; a wait that ends in a give-up after the window counts at its length). Acquires that throw (retries exhausted) are retried by the worker and the wait keeps running; they are counted under "failed acquires".
+- handoff = share of consecutive sections (ordered by acquire time; across processes by epoch time with sub-ms precision) whose holder differs from the previous holder.
+- idle gap = from one holder calling release to the next holder holding the lock (median); the limit assumes one round trip.
+- cmds/section (sent) = commands the contender's connections sent (counted on the ioredis client, subscriber connections included) ÷ acquire+release cycles; server cmds/section = Redis \`total_commands_processed\` delta, which also counts commands run inside Lua scripts, minus the harness's own INFO and probe commands.
+- overlaps: (b) an in-process in-flight counter checked on entry; (c) INCR on entry / DECR before release on a separate bookkeeping connection, checked for 1 (excluded from the command counts).
+- raw floor = \`SET key token NX PX ttl\` + a Lua compare-and-delete, retrying SET the moment a "held" reply arrives.
+- tuned settings: a ${c.sweepMs / 1000} s scenario (b) run per candidate, the one with most sections/s wins; TTL ${c.ttlMs} ms everywhere.
+
+Chosen tuned settings:
+${tuned}
+
+${resultsTable(r.cells, r.goals)}
+
+Goals (issue 3), for our library:
+
+${goalsTable(r.goals)}
+
+Where our library's (and the floor's) commands go, per acquire+release:
+
+${breakdownTable(r.cells)}
+
+<details><summary>Tuning sweep (scenario b, ${c.sweepMs / 1000} s per setting)</summary>
+
+${sweepTable(r)}
+
+</details>
+${r.oursAvailable ? '' : '\n**Our library did not export `DistributedLock` at the time of this run; its rows and goals are missing.**\n'}`;
+}

@@ -1,0 +1,44 @@
+/** Nearest-rank percentile of unsorted samples; NaN when there are none. */
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank];
+}
+
+export function median(samples: readonly number[]): number {
+  return percentile(samples, 50);
+}
+
+/** One critical section: who held the lock, when it got it and when it began releasing (epoch ms, sub-ms precision). */
+export interface SectionRecord {
+  holder: string;
+  acquiredAt: number;
+  releasedAt: number;
+}
+
+/**
+ * Share of consecutive sections whose holder differs from the previous one: how often the lock
+ * went to a waiter rather than back to the worker that just released it.
+ */
+export function handoffShare(records: readonly SectionRecord[]): number {
+  const ordered = [...records].sort((a, b) => a.acquiredAt - b.acquiredAt);
+  if (ordered.length < 2) return Number.NaN;
+  let handoffs = 0;
+  for (let i = 1; i < ordered.length; i++) if (ordered[i].holder !== ordered[i - 1].holder) handoffs++;
+  return handoffs / (ordered.length - 1);
+}
+
+/**
+ * Idle time between holders: from one holder starting its release to the next holding the
+ * lock. The limit assumes this is one round trip.
+ */
+export function handoffGaps(records: readonly SectionRecord[]): number[] {
+  const ordered = [...records].sort((a, b) => a.acquiredAt - b.acquiredAt);
+  return ordered.slice(1).map((r, i) => r.acquiredAt - ordered[i].releasedAt);
+}
+
+/** Epoch milliseconds with sub-millisecond precision, comparable across processes on one machine. */
+export function epochNow(): number {
+  return performance.timeOrigin + performance.now();
+}

@@ -1,0 +1,82 @@
+import { BenchContext } from './bench-context';
+import { CellResult, summarise } from './cell-result';
+import { createLocker } from './lockers';
+import { ContenderSpec, Locker } from './lockers/types';
+import { CommandTally } from './redis-clients';
+import { diff, ServerSnapshot, snapshot } from './server-stats';
+
+interface Entry {
+  spec: ContenderSpec;
+  tally: CommandTally;
+  locker: Locker;
+  waitsMs: number[];
+  cycles: number;
+  elapsedMs: number;
+  slices: number;
+  server: ServerSnapshot;
+}
+
+/**
+ * Scenario (a): sequential acquire+release on a fresh key each time. Contenders take turns in
+ * short slices over several rounds, so drift from the shared machine hits them all alike.
+ */
+export async function runUncontended(ctx: BenchContext, specs: ContenderSpec[]): Promise<CellResult[]> {
+  const entries: Entry[] = [];
+  for (const spec of specs) {
+    const tally = new CommandTally();
+    const locker = createLocker(spec, ctx.port, tally);
+    await (await locker.acquire(ctx.nextKey('warm'), ctx.config.ttlMs)).release();
+    tally.reset();
+    entries.push({ spec, tally, locker, waitsMs: [], cycles: 0, elapsedMs: 0, slices: 0, server: { totalCommands: 0, calls: {} } });
+  }
+  let clientCommands: Record<string, number>[];
+  try {
+    for (let round = 0; round < ctx.config.uncontendedRounds; round++) {
+      for (let k = 0; k < entries.length; k++) await runSlice(ctx, entries[(k + round) % entries.length]);
+    }
+    clientCommands = entries.map((e) => e.tally.toJSON());
+  } finally {
+    for (const e of entries) await e.locker.close().catch(() => undefined);
+  }
+  return entries.map((e, k) =>
+    summarise({
+      scenario: 'a',
+      contender: e.spec,
+      windowStart: 0,
+      windowMs: e.elapsedMs,
+      limitPerSec: 1000 / (2 * ctx.rtt.medianMs),
+      sectionsInWindow: e.cycles,
+      waitsMs: e.waitsMs,
+      cycles: e.cycles,
+      clientCommands: clientCommands[k],
+      server: e.server,
+      bookkeeping: { info: e.slices },
+      overlaps: 0,
+      failures: 0,
+      censored: 0,
+      measureHandoff: false,
+    }),
+  );
+}
+
+async function runSlice(ctx: BenchContext, e: Entry): Promise<void> {
+  const prefix = ctx.nextKey(`fresh-${e.spec.kind}`);
+  const before = await snapshot(ctx.admin);
+  const t0 = performance.now();
+  let now = t0;
+  while (now - t0 < ctx.config.uncontendedSliceMs) {
+    const held = await e.locker.acquire(`${prefix}:${e.cycles}`, ctx.config.ttlMs);
+    e.waitsMs.push(performance.now() - now);
+    await held.release();
+    e.cycles++;
+    now = performance.now();
+  }
+  e.elapsedMs += now - t0;
+  e.slices++;
+  accumulate(e.server, diff(before, await snapshot(ctx.admin)));
+}
+
+function accumulate(into: ServerSnapshot, d: ServerSnapshot): void {
+  into.totalCommands += d.totalCommands;
+  for (const [k, n] of Object.entries(d.calls)) into.calls[k] = (into.calls[k] ?? 0) + n;
+}
