@@ -1,4 +1,8 @@
 import type { RedisClient } from './lua-script';
+import { withReplyTimeout } from './redis-errors';
+import { now } from './timing';
+
+const UNCLAIMED_FOR_MS = 5000;
 
 /** What woke a waiter: a handoff to its token, a release, or its subscription becoming live. */
 export type Wakeup = { kind: 'handedOver'; fence: number } | { kind: 'free' } | { kind: 'subscribed' } | { kind: 'timer' };
@@ -17,6 +21,8 @@ export interface Watcher {
 export class WakeupHub {
   private connection?: RedisClient;
   private readonly channels = new Map<string, Map<string, Watcher>>();
+  // A handoff can arrive between a waiter's failed attempt and its watch(); kept here briefly.
+  private readonly unclaimed = new Map<string, { fence: number; at: number }>();
   private readonly onMessage = (channel: string, message: string): void => this.dispatch(channel, message);
 
   constructor(
@@ -33,6 +39,11 @@ export class WakeupHub {
       this.subscribe(channel, watchers);
     }
     watchers.set(watcher.token, watcher);
+    const early = this.unclaimed.get(watcher.token);
+    if (early) {
+      this.unclaimed.delete(watcher.token);
+      watcher.wake({ kind: 'handedOver', fence: early.fence });
+    }
     const registered = watchers;
     return () => {
       registered.delete(watcher.token);
@@ -49,8 +60,19 @@ export class WakeupHub {
     connection.off('message', this.onMessage);
     const channels = [...this.channels.keys()];
     this.channels.clear();
-    if (this.ownsConnection) await connection.quit().catch(() => connection.disconnect());
+    if (this.ownsConnection && connection.status === 'ready') {
+      await withReplyTimeout(connection.quit(), 1000, 'subscriber').catch(() => connection.disconnect());
+    } else if (this.ownsConnection) connection.disconnect();
     else if (channels.length > 0) await connection.unsubscribe(...channels).catch(() => undefined);
+  }
+
+  private keepUnclaimed(token: string, fence: number): void {
+    const at = now();
+    for (const [old, entry] of this.unclaimed) {
+      if (at - entry.at < UNCLAIMED_FOR_MS && this.unclaimed.size < 1000) break;
+      this.unclaimed.delete(old);
+    }
+    this.unclaimed.set(token, { fence, at });
   }
 
   private subscribe(channel: string, watchers: Map<string, Watcher>): void {
@@ -80,6 +102,9 @@ export class WakeupHub {
       return;
     }
     const [kind, token, fence] = message.split(' ');
-    if (kind === 'g') watchers.get(token)?.wake({ kind: 'handedOver', fence: Number(fence) });
+    if (kind !== 'g') return;
+    const watcher = watchers.get(token);
+    if (watcher) watcher.wake({ kind: 'handedOver', fence: Number(fence) });
+    else this.keepUnclaimed(token, Number(fence));
   }
 }
