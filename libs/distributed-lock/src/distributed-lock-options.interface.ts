@@ -1,0 +1,27 @@
+import type { Cluster, Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import type { DistributedLockOptions } from './lock-options';
+
+/** What locks run on: one client, a Cluster, or 3+ independent clients for a Redlock quorum. */
+export type LockRedis = Redis | Cluster | Redis[];
+
+/**
+ * Options of `DistributedLockModule.forRoot` (and what `forRootAsync`'s factory returns): the
+ * core's options (`prefix`, `hashTag`, `defaultTtlMs`, `defaultWaitMs`, `driftFactor`,
+ * `waitForReplicas`, `subscriber`) plus the connection and the Nest-side extras.
+ */
+export interface DistributedLockModuleOptions extends DistributedLockOptions {
+  /** The connection(s) to lock on. Give this or `redisFactory`. */
+  redis?: LockRedis;
+  /** Creates the connection(s) at start-up; those are then the module's to close on shutdown. */
+  redisFactory?: () => LockRedis | Promise<LockRedis>;
+  /** Prometheus metrics: on by default, in prom-client's default registry unless one is given. */
+  metrics?: boolean | { registry?: Registry };
+  /** Log a warning through Nest's Logger when a lock was held longer than this. */
+  longHoldWarnMs?: number;
+  /**
+   * Quit the Redis connection(s) on application shutdown. Defaults to true for connections made
+   * by `redisFactory` and false for a `redis` the application passed in (and owns).
+   */
+  closeClientsOnShutdown?: boolean;
+}

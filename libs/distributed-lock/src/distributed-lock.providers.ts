@@ -1,0 +1,36 @@
+import { Provider } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { DistributedLock } from './distributed-lock';
+import { DISTRIBUTED_LOCK, DISTRIBUTED_LOCK_CONNECTIONS, DISTRIBUTED_LOCK_MODULE_OPTIONS } from './distributed-lock.constants';
+import type { DistributedLockModuleOptions, LockRedis } from './distributed-lock-options.interface';
+
+/** The Redis connection(s) the module locks on, and whether the module created them. */
+export interface LockConnections {
+  redis: LockRedis;
+  createdByFactory: boolean;
+  quitAll(): Promise<void>;
+}
+
+async function quit(client: { quit(): Promise<unknown>; disconnect(): void }): Promise<void> {
+  // A client that is already closed or cannot reach Redis would make quit() hang or reject.
+  await client.quit().catch(() => client.disconnect());
+}
+
+async function resolveConnections(options: DistributedLockModuleOptions): Promise<LockConnections> {
+  const createdByFactory = options.redis === undefined;
+  const redis = options.redis ?? (await options.redisFactory?.());
+  if (!redis) throw new Error('DistributedLockModule needs `redis` or `redisFactory` in its options');
+  if (Array.isArray(redis) && redis.length === 0) throw new Error('DistributedLockModule: `redis` is an empty array');
+  const clients: Array<Redis | LockRedis> = [...(Array.isArray(redis) ? redis : [redis]), ...(options.subscriber ? [options.subscriber] : [])];
+  return { redis, createdByFactory, quitAll: async () => void (await Promise.all(clients.map((c) => quit(c as Redis)))) };
+}
+
+function createLock(connections: LockConnections, options: DistributedLockModuleOptions): DistributedLock {
+  const { prefix, hashTag, defaultTtlMs, defaultWaitMs, driftFactor, waitForReplicas, subscriber } = options;
+  return new DistributedLock(connections.redis, { prefix, hashTag, defaultTtlMs, defaultWaitMs, driftFactor, waitForReplicas, subscriber });
+}
+
+export const distributedLockProviders: Provider[] = [
+  { provide: DISTRIBUTED_LOCK_CONNECTIONS, useFactory: resolveConnections, inject: [DISTRIBUTED_LOCK_MODULE_OPTIONS] },
+  { provide: DISTRIBUTED_LOCK, useFactory: createLock, inject: [DISTRIBUTED_LOCK_CONNECTIONS, DISTRIBUTED_LOCK_MODULE_OPTIONS] },
+];

@@ -1,0 +1,131 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { LockTimeoutError } from '../errors';
+import type { Lock } from '../lock';
+import type { LockEngine } from '../lock-engine';
+import type { AcquireOptions as FakeAcquireOptions } from '../lock-options';
+
+/**
+ * A single-process stand-in for `DistributedLock`, for unit tests that need locking semantics
+ * (exclusion, reentrancy within one async chain, fences, events, timeouts) without Redis.
+ * Leases never expire and nothing is shared between processes.
+ */
+export class InMemoryDistributedLock extends EventEmitter implements LockEngine {
+  private readonly held = new Map<string, Lock>();
+  private readonly fences = new Map<string, number>();
+  private readonly context = new AsyncLocalStorage<Lock[]>();
+  private wakeWaiters: Array<() => void> = [];
+
+  constructor(private readonly defaults: { defaultTtlMs?: number; defaultWaitMs?: number } = {}) {
+    super();
+  }
+
+  async acquire(key: string | string[], opts: FakeAcquireOptions = {}): Promise<Lock> {
+    const started = performance.now();
+    const waitMs = opts.waitMs ?? this.defaults.defaultWaitMs ?? 5_000;
+    for (;;) {
+      const lock = this.take(key, opts.ttlMs);
+      if (lock) {
+        this.emit('acquired', { key: lock.key, waitMs: performance.now() - started, fence: lock.fence, reentrant: false });
+        return lock;
+      }
+      const remaining = waitMs - (performance.now() - started);
+      if (remaining <= 0 || !(await this.waitForRelease(remaining))) {
+        const error = new LockTimeoutError(String(key), waitMs);
+        this.emit('timeout', { key: String(key), waitMs: performance.now() - started });
+        throw error;
+      }
+    }
+  }
+
+  async tryAcquire(key: string | string[], opts: FakeAcquireOptions = {}): Promise<Lock | null> {
+    return this.take(key, opts.ttlMs);
+  }
+
+  async using<T>(key: string | string[], opts: FakeAcquireOptions, fn: (signal: AbortSignal, lock: Lock) => Promise<T>): Promise<T> {
+    const outer = this.context.getStore() ?? [];
+    const reentered = outer.find((lock) => lock.key === canonicalKey(key));
+    if (reentered) {
+      this.emit('acquired', { key: reentered.key, waitMs: 0, fence: reentered.fence, reentrant: true });
+      return fn(reentered.signal, reentered);
+    }
+    const lock = await this.acquire(key, opts);
+    try {
+      return await this.context.run([...outer, lock], () => fn(lock.signal, lock));
+    } finally {
+      await lock.release();
+    }
+  }
+
+  current(key?: string): Lock | undefined {
+    const stack = this.context.getStore() ?? [];
+    if (key === undefined) return stack[stack.length - 1];
+    return [...stack].reverse().find((lock) => lock.keys.includes(key) || lock.key === key);
+  }
+
+  /** Whether a key is held right now, by anyone in this process. */
+  isHeld(key: string): boolean {
+    return [...this.held.values()].some((lock) => lock.keys.includes(key));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.held.values()].map((lock) => lock.release()));
+  }
+
+  private take(key: string | string[], ttlMs?: number): Lock | null {
+    const keys = [...new Set(Array.isArray(key) ? key : [key])].sort();
+    if (keys.some((k) => this.isHeld(k))) return null;
+    const fence = (this.fences.get(keys[0]) ?? 0) + 1;
+    keys.forEach((k) => this.fences.set(k, Math.max(fence, this.fences.get(k) ?? 0)));
+    const lock = this.newLock(keys, fence, ttlMs ?? this.defaults.defaultTtlMs ?? 30_000);
+    this.held.set(lock.token, lock);
+    return lock;
+  }
+
+  private newLock(keys: string[], fence: number, ttlMs: number): Lock {
+    const acquiredAt = performance.now();
+    const controller = new AbortController();
+    let validUntil = acquiredAt + ttlMs;
+    const lock: Lock = {
+      key: keys.join(','),
+      keys,
+      token: randomUUID(),
+      fence,
+      signal: controller.signal,
+      acquiredAt,
+      get validUntil() {
+        return validUntil;
+      },
+      extend: async (ms = ttlMs) => {
+        if (!this.held.has(lock.token)) return false;
+        validUntil = performance.now() + ms;
+        this.emit('extended', { key: lock.key, ttlMs: ms });
+        return true;
+      },
+      release: async () => {
+        const wasHeld = this.held.delete(lock.token);
+        if (wasHeld) this.emit('released', { key: lock.key, holdMs: performance.now() - acquiredAt, wasHeld });
+        const waiters = this.wakeWaiters;
+        this.wakeWaiters = [];
+        waiters.forEach((wake) => wake());
+        return wasHeld;
+      },
+    };
+    return lock;
+  }
+
+  private waitForRelease(timeoutMs: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.wakeWaiters.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+}
+
+function canonicalKey(key: string | string[]): string {
+  return [...new Set(Array.isArray(key) ? key : [key])].sort().join(',');
+}
