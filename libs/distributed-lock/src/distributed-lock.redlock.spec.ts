@@ -1,0 +1,55 @@
+import { RedisFixture } from '../test/redis-fixture';
+import { DistributedLock } from './distributed-lock';
+import { LockUnavailableError } from './errors';
+
+jest.setTimeout(60_000);
+
+describe('DistributedLock: Redlock over 5 independent nodes', () => {
+  let nodes: RedisFixture[];
+  let locks: DistributedLock;
+  let rival: DistributedLock;
+
+  beforeAll(async () => {
+    nodes = await Promise.all(Array.from({ length: 5 }, () => RedisFixture.start()));
+    locks = new DistributedLock(nodes.map((n) => n.client()), { defaultWaitMs: 500 });
+    rival = new DistributedLock(nodes.map((n) => n.client()), { defaultWaitMs: 300 });
+  });
+  afterAll(async () => {
+    await Promise.all([locks.close(), rival.close()]);
+    await Promise.all(nodes.map((n) => n.stop()));
+  });
+
+  it('takes the lock on every node and excludes a rival', async () => {
+    const lock = await locks.acquire('quorum', { ttlMs: 2000 });
+    const tokens = await Promise.all(nodes.map((n) => n.client().get('lock:{quorum}')));
+    expect(tokens).toEqual(Array(5).fill(lock.token));
+    expect(await rival.tryAcquire('quorum')).toBeNull();
+    expect(lock.validUntil - lock.acquiredAt).toBeLessThanOrEqual(2000 - 22);
+    expect(await lock.release()).toBe(true);
+    expect(await Promise.all(nodes.map((n) => n.client().exists('lock:{quorum}')))).toEqual([0, 0, 0, 0, 0]);
+    const next = await rival.acquire('quorum');
+    expect(next.fence).toBeGreaterThan(lock.fence);
+    await next.release();
+  });
+
+  it('wins on a majority when a minority of nodes holds a rival', async () => {
+    await nodes[0].client().set('lock:{minority}', 'rival', 'PX', 10_000);
+    await nodes[1].client().set('lock:{minority}', 'rival', 'PX', 10_000);
+    const lock = await locks.acquire('minority');
+    expect(await lock.extend(3000)).toBe(true);
+    expect(await lock.release()).toBe(true);
+    expect(await nodes[0].client().get('lock:{minority}')).toBe('rival');
+  });
+
+  it('keeps working with 1 node killed, and is unavailable (not timed out) with 3 killed', async () => {
+    await nodes[4].server.kill();
+    const lock = await locks.acquire('survivor', { ttlMs: 2000 });
+    expect(await rival.tryAcquire('survivor')).toBeNull();
+    await lock.release();
+    await nodes[3].server.kill();
+    await nodes[2].server.kill();
+    const error = await locks.acquire('survivor').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LockUnavailableError);
+    expect((error as Error).message).toMatch(/2 of 5 Redlock nodes/);
+  });
+});
