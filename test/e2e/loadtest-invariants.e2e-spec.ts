@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { runLoadTest } from '../../scripts/loadtest';
 import { ContractOrder } from '../../scripts/loadtest/api-client';
 import { checkInvariants, InvariantInput } from '../../scripts/loadtest/invariants';
+import { freePort } from '../support/free-port';
 import { FakeServer, startFakeServer } from '../support/loadtest-fake-server';
 
 const SECRET = 'invariant-test-secret-0123456789';
@@ -55,6 +56,15 @@ describe('load test against a correct fake', () => {
     expect(failed(second)).toEqual([]);
     expect(second.product).toMatchObject({ id: first.product.id, createdByRun: false, initialStock: 20, finalStock: 0 });
     expect(second.purchases).toBe(20);
+  }, 60_000);
+
+  it('retries a refused connection on the next URL with the same key and still passes', async () => {
+    const dead = `http://127.0.0.1:${await freePort()}`;
+    const result = await runLoadTest({ urls: [server.urls[0], dead], stock: 15, users: 20, connections: 4, requests: 40, tokenSecret: SECRET, reportDir: null });
+    expect(failed(result)).toEqual([]);
+    expect(result.errors.ECONNREFUSED).toBeGreaterThan(0);
+    expect(result.byCode['error ECONNREFUSED']).toBe(result.errors.ECONNREFUSED);
+    expect(result.purchases).toBe(15);
   }, 60_000);
 
   it('CLI: exits 0 and prints the summary', async () => {

@@ -1,0 +1,64 @@
+import http, { IncomingHttpHeaders } from 'node:http';
+import https from 'node:https';
+
+export interface HttpAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export class TransportError extends Error {
+  constructor(readonly code: string) {
+    super(code);
+  }
+}
+
+/**
+ * POSTs over keep-alive connections, at most `maxSockets` per origin. Node's core client rather
+ * than fetch: see the measurement in driver.ts.
+ */
+export class HttpTransport {
+  private readonly agents = new Map<string, http.Agent>();
+
+  constructor(
+    private readonly maxSockets: number,
+    private readonly timeoutMs: number,
+  ) {}
+
+  post(url: string, headers: Record<string, string>, body: string): Promise<HttpAnswer> {
+    const target = new URL(url);
+    const client = target.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const request = client.request(
+        target,
+        { method: 'POST', agent: this.agentFor(target), headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+          response.on('error', (error: NodeJS.ErrnoException) => reject(new TransportError(error.code ?? 'RESPONSE_ERROR')));
+        },
+      );
+      const timer = setTimeout(() => request.destroy(new TransportError('TIMEOUT')), this.timeoutMs);
+      request.on('close', () => clearTimeout(timer));
+      request.on('error', (error: NodeJS.ErrnoException) => reject(error instanceof TransportError ? error : new TransportError(error.code ?? error.name)));
+      request.end(body);
+    });
+  }
+
+  /** Closes the idle keep-alive sockets so that a library caller's process can exit. */
+  close(): void {
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
+  }
+
+  private agentFor(target: URL): http.Agent {
+    let agent = this.agents.get(target.origin);
+    if (!agent) {
+      const options = { keepAlive: true, maxSockets: this.maxSockets };
+      agent = target.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+      this.agents.set(target.origin, agent);
+    }
+    return agent;
+  }
+}
