@@ -61,12 +61,19 @@ export class ApiClient {
   }
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await fetch(`${this.baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${this.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${this.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      const err = error as { name?: string; cause?: { code?: string; message?: string } };
+      const why = err.name === 'TimeoutError' ? `no answer in ${this.timeoutMs} ms` : (err.cause?.code ?? err.cause?.message ?? String(error));
+      throw new ApiError(0, 'UNREACHABLE', `${method} ${this.baseUrl}${path} failed: ${why}`);
+    }
     const text = await response.text();
     let parsed: unknown;
     try {
