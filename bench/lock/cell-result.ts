@@ -21,6 +21,8 @@ export interface CellResult {
   /** Lock idle between one holder's release call and the next holder's acquire; null uncontended. */
   gapP50Ms: number | null;
   gapP99Ms: number | null;
+  /** Measured hold time; above the nominal critical section when the shared CPU preempts the worker. */
+  holdMeanMs: number | null;
   /** Commands the contender sent, per acquire+release (drain included in both sides). */
   clientCommandsPerSection: number;
   /** Commands Redis executed, Lua inner calls included, bookkeeping excluded. */
@@ -78,6 +80,7 @@ export function summarise(i: CellInputs): CellResult {
     handoffShare: i.measureHandoff ? handoffShare(inWindow) : null,
     gapP50Ms: i.measureHandoff ? percentile(handoffGaps(inWindow), 50) : null,
     gapP99Ms: i.measureHandoff ? percentile(handoffGaps(inWindow), 99) : null,
+    holdMeanMs: inWindow.length ? inWindow.reduce((s, r) => s + r.releasedAt - r.acquiredAt, 0) / inWindow.length : null,
     clientCommandsPerSection: clientTotal / cycles,
     serverCommandsPerSection: (i.server.totalCommands - bookkept) / cycles,
     clientCommands: i.clientCommands,

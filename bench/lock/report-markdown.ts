@@ -7,12 +7,12 @@ const scenarioName = { a: '(a) uncontended', b: '(b) 1 key, 50 workers, 1 proces
 
 export function resultsTable(cells: CellResult[], goals: GoalCheck[]): string {
   const head =
-    '| scenario | contender | settings | sections/s | % of limit | wait p50 ms | wait p99 ms | handoff | idle gap p50 ms | cmds/section (sent) | server cmds/section | overlaps | failed acquires | goals |\n' +
-    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|';
+    '| scenario | contender | settings | sections/s | % of limit | wait p50 ms | wait p99 ms | handoff | idle gap p50 ms | hold mean ms | cmds/section (sent) | server cmds/section | overlaps | failed acquires | goals |\n' +
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|';
   const rows = cells.map((c) => {
     const mine = c.contender.kind === 'ours' ? goals.filter((g) => g.scenario === c.scenario) : [];
     const verdict = mine.map((g) => `${g.goal}: ${g.pass === null ? 'n/a' : g.pass ? 'PASS' : 'FAIL'}`).join('; ');
-    return `| ${scenarioName[c.scenario]} | ${c.contender.label} | ${fmt.settings(c.contender.settings)} | ${fmt.num(c.perSec)} | ${fmt.pct(c.fractionOfLimit)} | ${fmt.ms(c.waitP50Ms)} | ${fmt.ms(c.waitP99Ms)} | ${fmt.pct(c.handoffShare)} | ${c.gapP50Ms === null ? '–' : fmt.ms(c.gapP50Ms)} | ${fmt.num(c.clientCommandsPerSection, 2)} | ${fmt.num(c.serverCommandsPerSection, 2)} | ${c.overlaps} | ${c.failures} | ${verdict || '–'} |`;
+    return `| ${scenarioName[c.scenario]} | ${c.contender.label} | ${fmt.settings(c.contender.settings)} | ${fmt.num(c.perSec)} | ${fmt.pct(c.fractionOfLimit)} | ${fmt.ms(c.waitP50Ms)} | ${fmt.ms(c.waitP99Ms)} | ${fmt.pct(c.handoffShare)} | ${c.gapP50Ms === null ? '–' : fmt.ms(c.gapP50Ms)} | ${c.holdMeanMs === null ? '–' : fmt.ms(c.holdMeanMs)} | ${fmt.num(c.clientCommandsPerSection, 2)} | ${fmt.num(c.serverCommandsPerSection, 2)} | ${c.overlaps} | ${c.failures} | ${verdict || '–'} |`;
   });
   return [head, ...rows].join('\n');
 }

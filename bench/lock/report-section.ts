@@ -24,7 +24,7 @@ How it is measured:
 - (c) the same, ${c.workers} workers **in total** split over ${c.processes} child processes (13/13/12/12), each process with its own contender instance.
 - wait = from wanting the lock to holding it, over every acquisition that started in the window (waits still running at its end are followed to completion; a wait that ends in a give-up after the window counts at its length). Acquires that throw (retries exhausted) are retried by the worker and the wait keeps running; they are counted under "failed acquires".
 - handoff = share of consecutive sections (ordered by acquire time; across processes by epoch time with sub-ms precision) whose holder differs from the previous holder.
-- idle gap = from one holder calling release to the next holder holding the lock (median); the limit assumes one round trip.
+- idle gap = from one holder calling release to the next holder holding the lock (median); the limit assumes one round trip. hold mean = measured section length; above 1 ms when the shared CPU preempted the worker mid-section.
 - cmds/section (sent) = commands the contender's connections sent (counted on the ioredis client, subscriber connections included) ÷ acquire+release cycles; server cmds/section = Redis \`total_commands_processed\` delta, which also counts commands run inside Lua scripts, minus the harness's own INFO and probe commands.
 - overlaps: (b) an in-process in-flight counter checked on entry; (c) INCR on entry / DECR before release on a separate bookkeeping connection, checked for 1 (excluded from the command counts).
 - raw floor = \`SET key token NX PX ttl\` + a Lua compare-and-delete, retrying SET the moment a "held" reply arrives.

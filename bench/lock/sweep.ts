@@ -5,7 +5,8 @@ import { ContenderKind, ContenderSpec } from './lockers/types';
 
 /**
  * Candidate settings per peer. Redlock-style peers get unlimited retries (-1) so no acquire
- * fails mid-cell; only the poll spacing varies. 10 ms is redis-semaphore's default interval.
+ * fails mid-cell; only the poll spacing varies (200/100 is their default spacing). 10 ms is
+ * redis-semaphore's default interval.
  */
 const candidates: Record<'redlock' | 'sesame' | 'semaphore', Record<string, number>[]> = {
   redlock: redlockGrid(),
@@ -21,6 +22,8 @@ function redlockGrid(): Record<string, number>[] {
     [10, 5],
     [20, 10],
     [50, 25],
+    [100, 50],
+    [200, 100],
   ].map(([retryDelay, retryJitter]) => ({ retryCount: -1, retryDelay, retryJitter }));
 }
 
