@@ -67,6 +67,26 @@ describe('load test against a correct fake', () => {
     expect(result.purchases).toBe(15);
   }, 60_000);
 
+  it('with a duration, stops starting attempts when it is up and reports progress every second', async () => {
+    const progress: number[] = [];
+    const result = await runLoadTest({
+      urls: server.urls,
+      stock: 100_000,
+      users: 50,
+      connections: 2,
+      durationS: 1.5,
+      tokenSecret: SECRET,
+      reportDir: null,
+      onProgress: (p) => progress.push(p.requests),
+    });
+    expect(result.elapsedS).toBeGreaterThanOrEqual(1.5);
+    expect(result.elapsedS).toBeLessThan(4);
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress[progress.length - 1]).toBe(result.requests);
+    expect(failed(result)).toEqual([]);
+    expect(result.invariants.find((i) => i.name === 'sold out when demand >= supply')?.detail).toMatch(/not applicable/);
+  }, 30_000);
+
   it('CLI: exits 0 and prints the summary', async () => {
     const run = await runCli(['--url', server.urls[0], '--url', server.urls[1], '--stock', '20', '--users', '30', '--connections', '4', '--requests', '60', '--token-secret', SECRET, '--no-report']);
     expect(run.stderr).toMatch(/requests \d+ +201 \d+ +409 \d+ +503 \d+ +\d+ req\/s/);
