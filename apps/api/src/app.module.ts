@@ -1,14 +1,32 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { AppConfigModule } from './config/app-config.module';
+import { ScheduleModule } from '@nestjs/schedule';
+import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { LockingModule } from './common/locking/locking.module';
 import { RedisModule } from './common/redis/redis.module';
+import { AppConfigModule } from './config/app-config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { InventoryModule } from './inventory/inventory.module';
 import { LoggingModule } from './logging/logging.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { OrdersModule } from './orders/orders.module';
 
 @Module({
-  imports: [AppConfigModule, LoggingModule, DatabaseModule, RedisModule, HealthModule],
+  imports: [
+    AppConfigModule,
+    LoggingModule,
+    DatabaseModule,
+    RedisModule,
+    LockingModule,
+    ScheduleModule.forRoot(),
+    AuthModule,
+    HealthModule,
+    MetricsModule,
+    InventoryModule,
+    OrdersModule,
+  ],
   providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
 })
 export class AppModule {}

@@ -5,6 +5,7 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { createValidationPipe } from './common/validation.pipe';
+import { instrumentHttp } from './metrics/http-metrics';
 
 /** Builds the configured app without listening; main.ts and the e2e tests share it. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
@@ -16,6 +17,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { bufferLogs: true, abortOnError: false });
   app.useLogger(app.get(Logger));
+  instrumentHttp(app.getHttpAdapter().getInstance());
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   const document = SwaggerModule.createDocument(

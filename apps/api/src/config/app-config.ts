@@ -10,7 +10,7 @@ export interface AppConfig {
   database: { url: string; migrate: boolean; poolSize: number; statementTimeoutMs: number };
   redis: { url: string; redlockUrls: string[]; keyPrefix: string; commandTimeoutMs: number };
   lock: { ttlMs: number; waitMs: number; fallback: LockFallback };
-  orders: { paymentTtlS: number; expiryBatchSize: number };
+  orders: { paymentTtlS: number; expiryBatchSize: number; expiryIntervalMs: number };
   http: { bodyLimitBytes: number; rateLimitPerSecond: number };
 }
 
@@ -48,6 +48,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     orders: {
       paymentTtlS: integer(900, 1, 30 * 24 * 3600)(env.ORDER_PAYMENT_TTL_S, 'ORDER_PAYMENT_TTL_S'),
       expiryBatchSize: integer(200, 1, 10_000)(env.ORDER_EXPIRY_BATCH, 'ORDER_EXPIRY_BATCH'),
+      expiryIntervalMs: integer(5000, 100, 3_600_000)(env.ORDER_EXPIRY_INTERVAL_MS, 'ORDER_EXPIRY_INTERVAL_MS'),
     },
     http: {
       bodyLimitBytes: integer(64 * 1024, 1024, 10 * 1024 * 1024)(env.HTTP_BODY_LIMIT_BYTES, 'HTTP_BODY_LIMIT_BYTES'),

@@ -1,0 +1,46 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDateString, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+
+const MAX_UNITS = 100_000_000;
+
+export class CreateProductDto {
+  @ApiProperty({ example: 'PHONE-X-128', description: 'unique; letters, digits, dot, dash, underscore' })
+  @IsString()
+  @Matches(/^[A-Za-z0-9._-]{1,64}$/, { message: 'sku must be 1 to 64 letters, digits, dots, dashes or underscores' })
+  sku!: string;
+
+  @ApiProperty({ example: 'Phone X 128 GB' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name!: string;
+
+  @ApiProperty({ example: 49900, description: 'price in cents' })
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000_000)
+  priceCents!: number;
+
+  @ApiProperty({ example: 1000 })
+  @IsInt()
+  @Min(0)
+  @Max(MAX_UNITS)
+  stock!: number;
+
+  @ApiPropertyOptional({ example: 1, default: 1 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_UNITS)
+  perUserLimit?: number;
+
+  @ApiPropertyOptional({ example: '2026-11-21T12:00:00Z' })
+  @IsOptional()
+  @IsDateString({ strict: true })
+  saleStartsAt?: string;
+
+  @ApiPropertyOptional({ example: '2026-11-21T13:00:00Z' })
+  @IsOptional()
+  @IsDateString({ strict: true })
+  saleEndsAt?: string;
+}

@@ -1,0 +1,54 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** The contract's Product. */
+export class ProductView {
+  @ApiProperty({ example: '42' }) id!: string;
+  @ApiProperty({ example: 'PHONE-X-128' }) sku!: string;
+  @ApiProperty({ example: 'Phone X 128 GB' }) name!: string;
+  @ApiProperty({ example: 49900 }) priceCents!: number;
+  @ApiProperty({ example: 1000, description: 'units still for sale' }) stock!: number;
+  @ApiProperty({ example: 1 }) perUserLimit!: number;
+  @ApiProperty({ example: '2026-11-21T12:00:00.000Z', nullable: true, type: String }) saleStartsAt!: string | null;
+  @ApiProperty({ example: null, nullable: true, type: String }) saleEndsAt!: string | null;
+}
+
+export interface ProductRow {
+  id: string;
+  sku: string;
+  name: string;
+  price_cents: number;
+  stock: number;
+  per_user_limit: number;
+  sale_starts_at: Date | null;
+  sale_ends_at: Date | null;
+}
+
+export const PRODUCT_COLUMNS = 'id, sku, name, price_cents, stock, per_user_limit, sale_starts_at, sale_ends_at';
+
+export function toProductView(row: ProductRow): ProductView {
+  return {
+    id: String(row.id),
+    sku: row.sku,
+    name: row.name,
+    priceCents: row.price_cents,
+    stock: row.stock,
+    perUserLimit: row.per_user_limit,
+    saleStartsAt: row.sale_starts_at ? new Date(row.sale_starts_at).toISOString() : null,
+    saleEndsAt: row.sale_ends_at ? new Date(row.sale_ends_at).toISOString() : null,
+  };
+}
+
+/** What the purchase path needs to decide without SQL; never changes after creation. */
+export interface SaleTerms {
+  id: string;
+  perUserLimit: number;
+  saleStartsAtMs: number | null;
+  saleEndsAtMs: number | null;
+}
+
+export const toSaleTerms = (view: ProductView): SaleTerms => ({
+  id: view.id,
+  perUserLimit: view.perUserLimit,
+  saleStartsAtMs: view.saleStartsAt ? Date.parse(view.saleStartsAt) : null,
+  saleEndsAtMs: view.saleEndsAt ? Date.parse(view.saleEndsAt) : null,
+});

@@ -1,0 +1,113 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DistributedLockService } from '@app/distributed-lock';
+import { DataSource } from 'typeorm';
+import { ProductLock } from '../common/locking/product-lock';
+import { TypedConfigService } from '../config/app-config.module';
+import { InventoryService } from '../inventory/inventory.service';
+import { QuotaLedger } from './quota-ledger';
+import { queryRows } from '../database/query-rows';
+
+const JOB = 'order-expiry';
+const MAX_BATCHES_PER_RUN = 20;
+
+/**
+ * Expires unpaid orders past their deadline and puts their units back on sale. Every instance
+ * schedules it; the job lock lets one run at a time. Work goes in bounded batches, one product
+ * lock and one transaction per product of a batch.
+ */
+@Injectable()
+export class OrderExpiryService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly log = new Logger(OrderExpiryService.name);
+  private readonly batchSize: number;
+  private readonly intervalMs: number;
+  private running?: Promise<unknown>;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly locks: DistributedLockService,
+    private readonly productLock: ProductLock,
+    private readonly inventory: InventoryService,
+    private readonly quota: QuotaLedger,
+    private readonly scheduler: SchedulerRegistry,
+    @Inject(ConfigService) config: TypedConfigService,
+  ) {
+    this.batchSize = config.get('orders', { infer: true }).expiryBatchSize;
+    this.intervalMs = config.get('orders', { infer: true }).expiryIntervalMs;
+  }
+
+  onApplicationBootstrap(): void {
+    const timer = setInterval(() => void this.tick(), this.intervalMs);
+    timer.unref();
+    this.scheduler.addInterval(JOB, timer);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.scheduler.doesExist('interval', JOB)) this.scheduler.deleteInterval(JOB);
+    await this.running;
+  }
+
+  async tick(): Promise<number> {
+    if (this.running) return 0;
+    const run = this.runExclusively();
+    this.running = run;
+    try {
+      return await run;
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  private async runExclusively(): Promise<number> {
+    try {
+      return await this.locks.using(`job:${JOB}`, { ttlMs: 30_000, waitMs: 0 }, () => this.expireDue());
+    } catch (error) {
+      const name = (error as Error).name;
+      if (name === 'LockTimeoutError') return 0; // another instance is on it
+      if (name === 'LockUnavailableError') return this.expireDue(); // the per-order UPDATE is safe to run twice
+      this.log.warn(`order expiry run failed: ${(error as Error).message}`);
+      return 0;
+    }
+  }
+
+  /** Expires everything due, batch after batch; returns how many orders expired. */
+  async expireDue(): Promise<number> {
+    let expired = 0;
+    for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
+      const due: { id: string; product_id: string }[] = await this.db.query(
+        `SELECT id, product_id FROM orders WHERE status = 'PENDING_PAYMENT' AND expires_at <= now() ORDER BY expires_at LIMIT $1`,
+        [this.batchSize],
+      );
+      if (!due.length) break;
+      const byProduct = new Map<string, string[]>();
+      for (const row of due) byProduct.set(String(row.product_id), [...(byProduct.get(String(row.product_id)) ?? []), String(row.id)]);
+      for (const [productId, ids] of byProduct) expired += await this.expireForProduct(productId, ids);
+      if (due.length < this.batchSize) break;
+    }
+    if (expired) this.log.log(`expired ${expired} unpaid order(s)`);
+    return expired;
+  }
+
+  private expireForProduct(productId: string, orderIds: string[]): Promise<number> {
+    return this.productLock.run(productId, async () => {
+      const result = await this.db.transaction(async (tx) => {
+        const rows = await queryRows<{ user_id: string; quantity: number }>(
+          tx,
+          `UPDATE orders SET status = 'EXPIRED', closed_at = now()
+            WHERE id = ANY($1::bigint[]) AND status = 'PENDING_PAYMENT' AND expires_at <= now() RETURNING user_id, quantity`,
+          [orderIds],
+        );
+        if (!rows.length) return { count: 0, stock: undefined };
+        const perUser = new Map<string, number>();
+        for (const row of rows) perUser.set(row.user_id, (perUser.get(row.user_id) ?? 0) + row.quantity);
+        for (const [userId, quantity] of perUser) await this.quota.release(tx, userId, productId, quantity);
+        const total = rows.reduce((sum, row) => sum + row.quantity, 0);
+        return { count: rows.length, stock: await this.inventory.giveBack(tx, productId, total) };
+      });
+      if (result.stock !== undefined) await this.inventory.afterStockChange(productId, result.stock);
+      return result.count;
+    });
+  }
+}

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { InventoryModule } from '../inventory/inventory.module';
+import { ThrottlingModule } from '../common/throttling/throttling.module';
+import { OrderLock } from '../common/locking/order-lock';
+import { OrderExpiryService } from './order-expiry.service';
+import { OrderRepository } from './order-repository';
+import { OrdersController } from './orders.controller';
+import { OrdersService } from './orders.service';
+import { PurchaseBatcher } from './purchase-batcher';
+import { PurchaseController } from './purchase.controller';
+import { PurchaseMetrics } from './purchase.metrics';
+import { PurchaseService } from './purchase.service';
+import { QuotaLedger } from './quota-ledger';
+
+@Module({
+  imports: [InventoryModule, ThrottlingModule],
+  controllers: [PurchaseController, OrdersController],
+  providers: [PurchaseService, PurchaseBatcher, PurchaseMetrics, OrderRepository, QuotaLedger, OrdersService, OrderLock, OrderExpiryService],
+})
+export class OrdersModule {}

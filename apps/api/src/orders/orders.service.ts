@@ -1,0 +1,102 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AuthUser } from '../auth/auth.types';
+import { orderNotFound } from '../common/errors/app.exception';
+import { OrderLock } from '../common/locking/order-lock';
+import { ProductLock } from '../common/locking/product-lock';
+import { InventoryService } from '../inventory/inventory.service';
+import { ListOrdersQuery } from './dto/list-orders.query';
+import { decodeCursor, encodeCursor } from './order-cursor';
+import { invalidState, notYourOrder } from './order-errors';
+import { OrderPageView } from './order-page.view';
+import { OrderRepository } from './order-repository';
+import { OrderRow, OrderView, ORDER_COLUMNS, toOrderView } from './order.view';
+import { QuotaLedger } from './quota-ledger';
+import { queryRows } from '../database/query-rows';
+
+/** Reading, paying and cancelling orders; each state change is one conditional UPDATE. */
+@Injectable()
+export class OrdersService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    private readonly orderLock: OrderLock,
+    private readonly productLock: ProductLock,
+    private readonly inventory: InventoryService,
+    private readonly quota: QuotaLedger,
+  ) {}
+
+  async list(user: AuthUser, query: ListOrdersQuery): Promise<OrderPageView> {
+    const limit = query.limit ?? 50;
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const add = (clause: string, value: unknown) => {
+      params.push(value);
+      where.push(clause.replace('?', `$${params.length}`));
+    };
+    if (user.role !== 'admin') add('user_id = ?', user.id);
+    if (query.productId) add('product_id = ?', query.productId);
+    if (query.status) add('status = ?', query.status);
+    if (query.cursor) add('id < ?', decodeCursor(query.cursor));
+    params.push(limit + 1);
+    const rows: OrderRow[] = await this.db.query(
+      `SELECT ${ORDER_COLUMNS} FROM orders ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${params.length}`,
+      params,
+    );
+    const page = rows.slice(0, limit);
+    return { items: page.map(toOrderView), nextCursor: rows.length > limit ? encodeCursor(String(page[page.length - 1].id)) : null };
+  }
+
+  async get(user: AuthUser, orderId: string): Promise<OrderView> {
+    return toOrderView(await this.visibleOrder(user, orderId));
+  }
+
+  /** Only the order's own customer pays, and only before it expires. */
+  async pay(user: AuthUser, orderId: string): Promise<OrderView> {
+    return this.orderLock.run(orderId, async () => {
+      const order = await this.visibleOrder(user, orderId);
+      if (order.user_id !== user.id) throw notYourOrder();
+      const rows = await queryRows<OrderRow>(
+        this.db,
+        `UPDATE orders SET status = 'PAID', paid_at = now()
+          WHERE id = $1 AND status = 'PENDING_PAYMENT' AND expires_at > now() RETURNING ${ORDER_COLUMNS}`,
+        [orderId],
+      );
+      if (!rows.length) throw invalidState('pay', order.status === 'PENDING_PAYMENT' ? 'EXPIRED' : order.status);
+      return toOrderView(rows[0]);
+    });
+  }
+
+  /** The customer or an admin cancels a live order; its units go back on sale at once. */
+  async cancel(user: AuthUser, orderId: string): Promise<OrderView> {
+    return this.orderLock.run(orderId, async () => {
+      const order = await this.visibleOrder(user, orderId);
+      return this.productLock.run(String(order.product_id), async () => {
+        const result = await this.db.transaction(async (tx) => {
+          const rows = await queryRows<OrderRow>(
+            tx,
+            `UPDATE orders SET status = 'CANCELLED', closed_at = now()
+              WHERE id = $1 AND status IN ('PENDING_PAYMENT', 'PAID') RETURNING ${ORDER_COLUMNS}`,
+            [orderId],
+          );
+          if (!rows.length) return undefined;
+          const row = rows[0];
+          const stock = await this.inventory.giveBack(tx, String(row.product_id), row.quantity);
+          await this.quota.release(tx, row.user_id, String(row.product_id), row.quantity);
+          return { row, stock };
+        });
+        if (!result) throw invalidState('cancel', (await this.orders.findById(orderId))?.status ?? order.status);
+        await this.inventory.afterStockChange(String(result.row.product_id), result.stock);
+        return toOrderView(result.row);
+      });
+    });
+  }
+
+  private async visibleOrder(user: AuthUser, orderId: string): Promise<OrderRow> {
+    const order = await this.orders.findById(orderId);
+    if (!order) throw orderNotFound(orderId);
+    if (user.role !== 'admin' && order.user_id !== user.id) throw notYourOrder();
+    return order;
+  }
+}

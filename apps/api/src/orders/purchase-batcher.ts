@@ -1,0 +1,106 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Histogram, register } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { Fence, ProductLock } from '../common/locking/product-lock';
+import { TypedConfigService } from '../config/app-config.module';
+import { InventoryService } from '../inventory/inventory.service';
+
+export type BatchOutcomeKind = 'CREATED' | 'SOLD_OUT' | 'PER_USER_LIMIT' | 'DUPLICATE_KEY' | 'NOT_FOUND' | 'STALE_FENCE';
+
+export interface BatchItem {
+  userId: string;
+  quantity: number;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+}
+
+export interface BatchOutcome {
+  outcome: BatchOutcomeKind;
+  orderId: string | null;
+  createdAt: Date | null;
+  expiresAt: Date | null;
+  stockLeft: number | null;
+}
+
+interface Pending extends BatchItem {
+  resolve(outcome: BatchOutcome): void;
+  reject(error: unknown): void;
+}
+
+// Each purchase in a batch is a subtransaction; Postgres caches 64 per transaction before it
+// spills to disk, so batches stay below that.
+const MAX_BATCH = 48;
+const SQL = 'SELECT idx, outcome, order_id, created_at, expires_at, stock_left FROM purchase_batch($1, $2, $3, $4, $5, $6, $7) ORDER BY idx';
+
+/**
+ * Request coalescing on hot products: purchases of one product that arrive in this process while
+ * its lock is held (or being waited for) queue up, and the next holder serves them all with one
+ * lock hold and one statement (`purchase_batch`), each purchase still its own all-or-nothing unit.
+ * A lone purchase is a batch of one, so there is one code path.
+ */
+@Injectable()
+export class PurchaseBatcher {
+  private readonly queues = new Map<string, Pending[]>();
+  private readonly paymentTtlS: number;
+  private readonly batchSizes: Histogram =
+    (register.getSingleMetric('purchase_batch_size') as Histogram | undefined) ??
+    new Histogram({ name: 'purchase_batch_size', help: 'Purchases served per lock hold', buckets: [1, 2, 4, 8, 16, 32, 48] });
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly productLock: ProductLock,
+    private readonly inventory: InventoryService,
+    @Inject(ConfigService) config: TypedConfigService,
+  ) {
+    this.paymentTtlS = config.get('orders', { infer: true }).paymentTtlS;
+  }
+
+  submit(productId: string, item: BatchItem): Promise<BatchOutcome> {
+    return new Promise((resolve, reject) => {
+      const queue = this.queues.get(productId);
+      if (queue) {
+        queue.push({ ...item, resolve, reject });
+        return;
+      }
+      this.queues.set(productId, [{ ...item, resolve, reject }]);
+      void this.drain(productId);
+    });
+  }
+
+  private async drain(productId: string): Promise<void> {
+    const queue = this.queues.get(productId)!;
+    while (queue.length) {
+      const batch = queue.splice(0, MAX_BATCH);
+      try {
+        const outcomes = await this.productLock.run(productId, (fence) => this.execute(productId, batch, fence));
+        batch.forEach((pending, i) => pending.resolve(outcomes[i]));
+      } catch (error) {
+        batch.forEach((pending) => pending.reject(error));
+      }
+    }
+    this.queues.delete(productId);
+  }
+
+  /** Runs under the product lock: one statement, then the sold-out flag and cache follow the stock. */
+  private async execute(productId: string, batch: BatchItem[], fence: Fence): Promise<BatchOutcome[]> {
+    this.batchSizes.observe(batch.length);
+    const rows: { outcome: BatchOutcomeKind; order_id: string | null; created_at: Date | null; expires_at: Date | null; stock_left: number | null }[] =
+      await this.db.query(SQL, [
+        productId,
+        fence,
+        batch.map((b) => b.userId),
+        batch.map((b) => b.quantity),
+        batch.map((b) => b.idempotencyKey),
+        batch.map((b) => b.requestHash),
+        this.paymentTtlS,
+      ]);
+    const last = rows[rows.length - 1];
+    if (last && last.stock_left !== null && last.outcome !== 'STALE_FENCE') {
+      const changed = rows.some((r) => r.outcome === 'CREATED');
+      if (changed || last.stock_left === 0) await this.inventory.afterStockChange(productId, last.stock_left);
+    }
+    return rows.map((r) => ({ outcome: r.outcome, orderId: r.order_id === null ? null : String(r.order_id), createdAt: r.created_at, expiresAt: r.expires_at, stockLeft: r.stock_left }));
+  }
+}

@@ -1,0 +1,45 @@
+import { Body, Controller, Headers, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiConflictResponse, ApiCreatedResponse, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { CurrentUser } from '../auth/auth.decorators';
+import { AuthUser } from '../auth/auth.types';
+import { ParseIdPipe } from '../common/parse-id.pipe';
+import { UserThrottlerGuard } from '../common/throttling/user-throttler.guard';
+import { PurchaseDto } from './dto/purchase.dto';
+import { parseIdempotencyKey } from './idempotency-key';
+import { OrderView } from './order.view';
+import { PurchaseService } from './purchase.service';
+import { PurchaseMetrics } from './purchase.metrics';
+
+@ApiTags('storefront')
+@ApiBearerAuth()
+@Controller('products')
+export class PurchaseController {
+  constructor(
+    private readonly purchases: PurchaseService,
+    private readonly metrics: PurchaseMetrics,
+  ) {}
+
+  @Post(':id/purchase')
+  @HttpCode(201)
+  @UseGuards(UserThrottlerGuard)
+  @ApiOperation({ summary: 'Buy units of a product; 201 only once the order is committed' })
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'retries with the same key return the first answer and deduct once' })
+  @ApiCreatedResponse({ type: OrderView })
+  @ApiConflictResponse({ description: 'SOLD_OUT or PER_USER_LIMIT' })
+  @ApiResponse({ status: 403, description: 'SALE_NOT_ACTIVE' })
+  @ApiResponse({ status: 422, description: 'IDEMPOTENCY_KEY_REUSED' })
+  @ApiResponse({ status: 429, description: 'RATE_LIMITED, with Retry-After' })
+  @ApiResponse({ status: 503, description: 'LOCK_TIMEOUT or DEPENDENCY_UNAVAILABLE, with Retry-After' })
+  async purchase(
+    @Param('id', ParseIdPipe) productId: string,
+    @Body() dto: PurchaseDto,
+    @Headers('idempotency-key') rawKey: string | undefined,
+    @CurrentUser() user: AuthUser,
+  ): Promise<OrderView> {
+    const idempotencyKey = parseIdempotencyKey(rawKey);
+    return this.metrics.track(async () => {
+      const result = await this.purchases.purchase({ user, productId, quantity: dto?.quantity ?? 1, idempotencyKey });
+      return result;
+    });
+  }
+}

@@ -1,0 +1,26 @@
+import { Injectable } from '@nestjs/common';
+import { Counter, register } from 'prom-client';
+import { PurchaseResult } from './purchase.service';
+import { OrderView } from './order.view';
+
+const NAME = 'purchases_total';
+
+/** Counts purchases by outcome: created, replayed, or the contract code of the refusal. */
+@Injectable()
+export class PurchaseMetrics {
+  private readonly outcomes: Counter<'outcome'> =
+    (register.getSingleMetric(NAME) as Counter<'outcome'> | undefined) ??
+    new Counter({ name: NAME, help: 'Purchase attempts by outcome', labelNames: ['outcome'] });
+
+  async track(run: () => Promise<PurchaseResult>): Promise<OrderView> {
+    try {
+      const result = await run();
+      this.outcomes.inc({ outcome: result.replayed ? 'replayed' : 'created' });
+      return result.order;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      this.outcomes.inc({ outcome: typeof code === 'string' && /^[A-Z_]+$/.test(code) ? code : 'ERROR' });
+      throw error;
+    }
+  }
+}

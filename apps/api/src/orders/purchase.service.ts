@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { AuthUser } from '../auth/auth.types';
+import { productNotFound } from '../common/errors/app.exception';
+import { StaleFenceException } from '../common/errors/stale-fence.error';
+import { ProductCatalog } from '../inventory/product-catalog.service';
+import { SaleTerms } from '../inventory/product.view';
+import { SoldOutFlags } from '../inventory/sold-out-flags';
+import { purchaseFingerprint } from './idempotency-key';
+import { OrderRepository } from './order-repository';
+import { asFirstAnswered, OrderRow, OrderView } from './order.view';
+import { BatchOutcome, PurchaseBatcher } from './purchase-batcher';
+import { keyReused, perUserLimit, saleNotActive, soldOut } from './purchase-errors';
+
+export interface PurchaseRequest {
+  user: AuthUser;
+  productId: string;
+  quantity: number;
+  idempotencyKey?: string;
+}
+
+export interface PurchaseResult {
+  order: OrderView;
+  replayed: boolean;
+}
+
+/**
+ * The purchase path of DESIGN.md: replay check, fast rejects with no lock and no SQL, then the
+ * product lock and one transaction in which Postgres has the final word on stock, the per-user
+ * limit and the idempotency key (see PurchaseBatcher). The answer is sent only after the commit.
+ */
+@Injectable()
+export class PurchaseService {
+  constructor(
+    private readonly catalog: ProductCatalog,
+    private readonly flags: SoldOutFlags,
+    private readonly orders: OrderRepository,
+    private readonly batcher: PurchaseBatcher,
+  ) {}
+
+  async purchase(request: PurchaseRequest): Promise<PurchaseResult> {
+    const { user, productId, quantity, idempotencyKey } = request;
+    const fingerprint = idempotencyKey ? purchaseFingerprint(productId, quantity) : null;
+    if (idempotencyKey) {
+      const prior = await this.orders.findByIdempotencyKey(user.id, idempotencyKey);
+      if (prior) return this.replay(prior, fingerprint);
+    }
+    const terms = await this.catalog.saleTerms(productId);
+    if (!terms) throw productNotFound(productId);
+    this.assertSaleOpen(terms);
+    if (quantity > terms.perUserLimit) throw perUserLimit(terms.perUserLimit);
+    if (await this.flags.isSoldOut(productId)) throw soldOut(productId);
+    const result = await this.batcher.submit(productId, { userId: user.id, quantity, idempotencyKey: idempotencyKey ?? null, requestHash: fingerprint });
+    return this.answer(request, terms, fingerprint, result);
+  }
+
+  private async answer(request: PurchaseRequest, terms: SaleTerms, fingerprint: string | null, result: BatchOutcome): Promise<PurchaseResult> {
+    switch (result.outcome) {
+      case 'CREATED':
+        return {
+          replayed: false,
+          order: {
+            id: result.orderId!,
+            productId: request.productId,
+            userId: request.user.id,
+            quantity: request.quantity,
+            status: 'PENDING_PAYMENT',
+            createdAt: result.createdAt!.toISOString(),
+            expiresAt: result.expiresAt!.toISOString(),
+            paidAt: null,
+          },
+        };
+      case 'DUPLICATE_KEY': {
+        const prior = await this.orders.findByIdempotencyKey(request.user.id, request.idempotencyKey!);
+        if (!prior) throw keyReused();
+        return this.replay(prior, fingerprint);
+      }
+      case 'SOLD_OUT':
+        throw soldOut(request.productId);
+      case 'PER_USER_LIMIT':
+        throw perUserLimit(terms.perUserLimit);
+      case 'NOT_FOUND':
+        throw productNotFound(request.productId);
+      case 'STALE_FENCE':
+        throw new StaleFenceException(request.productId);
+    }
+  }
+
+  private replay(prior: OrderRow, fingerprint: string | null): PurchaseResult {
+    if (prior.request_hash !== fingerprint) throw keyReused();
+    return { order: asFirstAnswered(prior), replayed: true };
+  }
+
+  private assertSaleOpen(terms: SaleTerms): void {
+    const now = Date.now();
+    if ((terms.saleStartsAtMs !== null && now < terms.saleStartsAtMs) || (terms.saleEndsAtMs !== null && now >= terms.saleEndsAtMs)) {
+      throw saleNotActive();
+    }
+  }
+}
