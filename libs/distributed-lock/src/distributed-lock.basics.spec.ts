@@ -131,3 +131,31 @@ describe('DistributedLock: acquire, release, extend', () => {
     await lock.release();
   });
 });
+
+describe('DistributedLock: fences after Redis lost its data', () => {
+  let redis: RedisFixture;
+  let locks: DistributedLock;
+
+  beforeAll(async () => {
+    redis = await RedisFixture.start();
+    locks = new DistributedLock(redis.client(), { defaultTtlMs: 2000 });
+  });
+  afterAll(async () => {
+    await locks.close();
+    await redis.stop();
+  });
+
+  it('lifts a counter that started over to the fence the storage last saw, and never lowers one', async () => {
+    const before = await locks.acquire('stock:reset');
+    await before.release();
+    await redis.client().flushall();
+    await locks.advanceFence('stock:reset', 500);
+    const after = await locks.acquire('stock:reset');
+    expect(after.fence).toBe(501);
+    await after.release();
+    await locks.advanceFence('stock:reset', 10);
+    const next = await locks.acquire('stock:reset');
+    expect(next.fence).toBe(502);
+    await next.release();
+  });
+});

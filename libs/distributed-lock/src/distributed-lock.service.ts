@@ -44,6 +44,11 @@ export class DistributedLockService implements OnApplicationShutdown {
     return this.locks.using(key, opts ?? {}, fn);
   }
 
+  /** Lifts `key`'s fence counter to at least `fence` (after Redis lost its data; see the core). */
+  advanceFence(key: string, fence: number): Promise<void> {
+    return this.locks.advanceFence(key, fence);
+  }
+
   /** The lock held by the current async call chain (the innermost, or the one on `key`). */
   current(key?: string): Lock | undefined {
     return this.locks.current(key);

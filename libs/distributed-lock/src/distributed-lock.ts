@@ -79,6 +79,22 @@ export class DistributedLock extends EventEmitter {
     return outcome.value;
   }
 
+  /**
+   * Lifts `key`'s fence counter to at least `fence`. Fence counters live in Redis; if Redis loses
+   * its data (a restart without persistence, a failover to a replica that lagged), new fences
+   * restart below the ones a storage system has already recorded, and the storage then rightly
+   * refuses every new holder. The storage's last fence, fed back here, restores monotonicity.
+   */
+  async advanceFence(key: string, fence: number): Promise<void> {
+    const [canonical] = canonicalKeys(key);
+    try {
+      await this.backend.advanceFence(canonical, fence);
+    } catch (error) {
+      if (error instanceof LockUnavailableError) throw error;
+      throw new LockUnavailableError(key, 'Redis did not answer', error);
+    }
+  }
+
   /** The lock held by the current async call chain: for `key`, or the innermost one. */
   current(key?: string): Lock | undefined {
     return this.context.current(key);

@@ -13,6 +13,7 @@ export interface LockEngine {
   tryAcquire(key: LockKey, opts?: AcquireOptions): Promise<Lock | null>;
   using<T>(key: LockKey, opts: AcquireOptions, fn: (signal: AbortSignal, lock: Lock) => Promise<T>): Promise<T>;
   current(key?: string): Lock | undefined;
+  advanceFence(key: string, fence: number): Promise<void>;
   close(): Promise<void>;
   on(event: string, listener: (payload: any) => void): unknown;
   off(event: string, listener: (payload: any) => void): unknown;

@@ -56,7 +56,10 @@ export class InventoryService {
     return this.productLock.run(productId, async (fence) => {
       const outcome = await this.db.transaction((tx) => this.ledger.setAbsolute(tx, productId, stock, fence));
       if (outcome === 'not-found') throw productNotFound(productId);
-      if (outcome === 'stale-fence') throw new StaleFenceException(productId);
+      if (outcome === 'stale-fence') {
+        if (fence !== null) await this.productLock.repairFenceIfReset(productId);
+        throw new StaleFenceException(productId);
+      }
       await this.afterStockChange(productId, stock);
       const view = await this.catalog.loadFromDatabase(productId);
       if (!view) throw productNotFound(productId);

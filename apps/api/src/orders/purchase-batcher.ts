@@ -96,6 +96,7 @@ export class PurchaseBatcher {
         batch.map((b) => b.requestHash),
         this.paymentTtlS,
       ]);
+    if (fence !== null && rows[0]?.outcome === 'STALE_FENCE') await this.productLock.repairFenceIfReset(productId);
     const last = rows[rows.length - 1];
     if (last && last.stock_left !== null && last.outcome !== 'STALE_FENCE') {
       const changed = rows.some((r) => r.outcome === 'CREATED');

@@ -83,6 +83,10 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
     return lock;
   }
 
+  async advanceFence(key: string, fence: number): Promise<void> {
+    this.fences.set(key, Math.max(fence, this.fences.get(key) ?? 0));
+  }
+
   private newLock(keys: string[], fence: number, ttlMs: number): Lock {
     const acquiredAt = performance.now();
     const controller = new AbortController();

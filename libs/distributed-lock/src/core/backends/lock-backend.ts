@@ -37,6 +37,8 @@ export interface LockBackend {
   extend(leases: LeaseRef[], ttlMs: number[]): Promise<ExtendResult[]>;
   /** After a handoff or acquire, wait for replicas when configured; false when too few acked. */
   confirmReplicated(lease: LeaseRef, ttlMs: number, handedOver: boolean): Promise<boolean>;
+  /** Lifts the key's fence counter to at least `fence` (never lowers it). */
+  advanceFence(key: string, fence: number): Promise<void>;
   /** Pub/sub channel announcing releases of a key. */
   channelOf(key: string): string;
   /** The client whose `duplicate()` becomes the shared subscriber. */

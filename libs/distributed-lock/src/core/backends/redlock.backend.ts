@@ -4,6 +4,7 @@ import type { LockNaming } from '../lock-names';
 import type { LuaScript } from '../lua-script';
 import { withReplyTimeout } from '../redis-errors';
 import { acquireManyScript } from '../scripts/acquire-many';
+import { raiseFenceScript } from '../scripts/raise-fence';
 import { extendScript } from '../scripts/extend';
 import { releaseScript } from '../scripts/release';
 import { driftMs, now } from '../timing';
@@ -96,6 +97,13 @@ export class RedlockBackend implements LockBackend {
     } catch (error) {
       return calls.map(() => error as Error);
     }
+  }
+
+  /** Raised on every node that answers; a quorum must answer for the fence to be trusted again. */
+  async advanceFence(key: string, fence: number): Promise<void> {
+    const replies = await this.onEveryNode(raiseFenceScript, [this.naming.namesOf(key).fence], [fence], 1000);
+    const answered = replies.filter((reply) => reply.ok).length;
+    if (answered < this.quorum) throw new LockUnavailableError(key, 'too few Redlock nodes answered to raise the fence');
   }
 
   private onEveryNode<T>(script: LuaScript<T>, keys: string[], args: Array<string | number>, timeoutMs: number): Promise<Array<NodeReply<T>>> {

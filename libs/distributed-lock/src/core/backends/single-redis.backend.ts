@@ -99,6 +99,10 @@ export class SingleRedisBackend implements LockBackend {
     return this.toResult([1, fence, request.ttlMs], startedAt, request.ttlMs);
   }
 
+  async advanceFence(key: string, fence: number): Promise<void> {
+    await raiseFenceScript.run(this.client, [this.naming.namesOf(key).fence], [fence]);
+  }
+
   private releaseTogether(keys: string[], token: string): Promise<number> {
     const names = keys.map((k) => this.naming.namesOf(k));
     return releaseScript.run(this.client, names.flatMap(queueKeys), [token, ...names.map((n) => n.channel)]);
