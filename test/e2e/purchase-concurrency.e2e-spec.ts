@@ -11,6 +11,7 @@ import { ApiProcess } from '../../scripts/infra/api-process';
 import { AppHarness, startApp, TEST_JWT_SECRET } from '../support/app-harness';
 import { Api, ApiResponse, expectInvariants, httpSender, injectSender, Order, ordersInDatabase, RetryOutcome, sleep, withPg, withRetry } from '../support/api-client';
 import { freePort } from '../support/free-port';
+import { adminAuth, auth } from '../support/tokens';
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
@@ -117,6 +118,42 @@ describe('purchases across 3 app instances (separate processes)', () => {
     expect(count).toBe(1);
     const report = await expectInvariants(database.url, product.id);
     expect(report).toMatchObject({ stock: 99, live: 1 });
+  });
+
+  it('10 parallel cancels of one order: exactly one 200, the rest 409 INVALID_ORDER_STATE; stock returned once', async () => {
+    const product = await apis[0].createProduct({ stock: 5, perUserLimit: 3 });
+    const res = await apis[0].purchase(product.id, 'double-canceller', { quantity: 3 });
+    expect(res.status).toBe(201);
+    const order = res.body as Order;
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => withRetry(() => apis[i % 3].cancel(order.id, i % 2 ? auth('double-canceller') : adminAuth()), 30, 1500)),
+    );
+    expect(tally(outcomes)).toEqual({ '200': 1, '409 INVALID_ORDER_STATE': 9 });
+    expectOnlyContractAnswers(outcomes, ['200', '409 INVALID_ORDER_STATE', '503 LOCK_TIMEOUT']);
+    const report = await expectInvariants(database.url, product.id);
+    expect(report).toMatchObject({ stock: 5, live: 0, ordersByStatus: { CANCELLED: 1 } });
+  });
+
+  it('admin stock adjustments during a rush keep conservation (supplied = stock + live) and never oversell', async () => {
+    const product = await apis[0].createProduct({ stock: 40, perUserLimit: 1 });
+    const buyers = Array.from({ length: 150 }, (_, i) => withRetry(() => apis[i % 3].purchase(product.id, `rush-${i}`), 30, 1500));
+    const adjustments = (async () => {
+      const answers: ApiResponse[] = [];
+      for (const stock of [60, 10, 25]) {
+        await sleep(20);
+        answers.push((await withRetry(() => apis[1].setStock(product.id, stock), 30, 1500)).final);
+      }
+      return answers;
+    })();
+    const outcomes = await Promise.all(buyers);
+    const adminAnswers = await adjustments;
+    expect(adminAnswers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expectOnlyContractAnswers(outcomes, ['201', '409 SOLD_OUT', '503 LOCK_TIMEOUT']);
+    const sold = createdOrders(outcomes);
+    const report = await expectInvariants(database.url, product.id);
+    expect(report.live).toBe(sold.length);
+    // the last adjustment set the stock to 25 units still for sale; buyers after it may have taken some
+    expect(report.stock).toBeLessThanOrEqual(25);
   });
 });
 
