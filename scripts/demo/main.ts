@@ -1,22 +1,74 @@
+import { parseArgs } from 'node:util';
+import { formatSummary, runLoadTest, terminalProgress } from '../loadtest';
 import { startStack } from '../infra/stack';
 
-/** `npm run demo`: brings the stack up, shows where it answers, and stops it all on Ctrl-C. */
-async function main(): Promise<void> {
-  const stack = await startStack({ database: 'flashsale_demo', instances: 1, logDir: '.infra/logs' });
-  const api = stack.apis[0];
-  const health = await fetch(`${api.url}/health`).then((r) => r.json());
-  console.log(`API: ${api.url}  (Swagger: ${api.url}/docs)`);
-  console.log(`health: ${JSON.stringify(health)}`);
-  console.log('Ctrl-C stops everything this demo started.');
-  const shutdown = async () => {
+const DEMO_SECRET = 'demo-secret-for-the-flash-sale';
+
+/**
+ * `npm run demo`: a whole flash sale on this machine. Brings up Postgres and Redis (or uses the
+ * running ones), starts API instances, puts one product on sale, lets thousands of simulated
+ * shoppers at it, checks the contract's invariants and writes a report; then stops everything
+ * it started.
+ */
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      instances: { type: 'string', default: '2' },
+      stock: { type: 'string', default: '1000' },
+      users: { type: 'string', default: '10000' },
+      requests: { type: 'string', default: '20000' },
+      connections: { type: 'string', default: '64' },
+      'per-user-limit': { type: 'string', default: '1' },
+      keep: { type: 'boolean', default: false },
+    },
+  });
+  const instances = count(values.instances, '--instances');
+  console.log(`[demo] starting Postgres, Redis and ${instances} API instance(s)…`);
+  const stack = await startStack({
+    database: 'flashsale_demo',
+    instances,
+    logDir: '.infra/logs',
+    env: { JWT_SECRET: DEMO_SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '50' },
+  });
+  try {
+    const urls = stack.apis.map((api) => api.url);
+    console.log(`[demo] API instances: ${urls.join(', ')}  (Swagger: ${urls[0]}/docs)`);
+    const progress = terminalProgress();
+    const result = await runLoadTest({
+      urls,
+      stock: count(values.stock, '--stock'),
+      perUserLimit: count(values['per-user-limit'], '--per-user-limit'),
+      users: count(values.users, '--users'),
+      requests: count(values.requests, '--requests'),
+      connections: count(values.connections, '--connections'),
+      tokenSecret: DEMO_SECRET,
+      onProgress: progress.onProgress,
+    });
+    progress.done();
+    console.log(formatSummary(result));
+    if (result.reportPaths) console.log(`[demo] report: ${result.reportPaths.html}`);
+    if (values.keep) await waitForCtrlC(urls[0]);
+    return result.ok ? 0 : 1;
+  } finally {
+    console.log('[demo] stopping what the demo started…');
     await stack.stop();
-    process.exit(0);
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  }
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+function count(raw: string | undefined, flag: string): number {
+  if (!raw || !/^[1-9]\d*$/.test(raw)) throw new Error(`${flag} must be a positive integer`);
+  return Number(raw);
+}
+
+function waitForCtrlC(url: string): Promise<void> {
+  console.log(`[demo] still serving at ${url}; Ctrl-C stops everything.`);
+  return new Promise((resolve) => process.once('SIGINT', () => resolve()));
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(`[demo] ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(2);
+  },
+);
