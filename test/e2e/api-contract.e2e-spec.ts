@@ -10,6 +10,8 @@ import {
   expectInvariants,
   eventually,
   injectSender,
+  invariants,
+  withPg,
   Order,
   ORDER_KEYS,
   ordersInDatabase,
@@ -428,6 +430,18 @@ describe('API contract', () => {
       expectContractError(await api.cancel('987654326', adminAuth()), 404, 'ORDER_NOT_FOUND');
       const report = await expectInvariants(db, product.id);
       expect(report).toMatchObject({ stock: 5, live: 0 });
+    });
+  });
+
+  describe('the invariant checker itself', () => {
+    it('flags a product whose rows were corrupted behind the API (so green invariants mean something)', async () => {
+      const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
+      created(await api.purchase(product.id, 'checked-user'));
+      await expectInvariants(db, product.id);
+      await withPg(db, (pg) => pg.query('UPDATE products SET stock = stock - 1 WHERE id = $1', [product.id]));
+      await withPg(db, (pg) => pg.query("UPDATE user_product_quota SET quantity = 0 WHERE product_id = $1", [product.id]));
+      const report = await invariants(db, product.id);
+      expect(report.violations).toEqual([expect.stringMatching(/^conservation/), expect.stringMatching(/^quota row of checked-user/)]);
     });
   });
 
