@@ -14,6 +14,13 @@ export class HealthController {
     private readonly redis: RedisHealthIndicator,
   ) {}
 
+  /** Liveness only: answers while the process runs, whatever its dependencies do. */
+  @Get('live')
+  @ApiOperation({ summary: 'Liveness: 200 while the process runs (no dependency checks)' })
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
   @Get()
   @HealthCheck()
   @ApiOperation({ summary: 'Liveness and readiness: 200 when Postgres and Redis answer, else 503' })

@@ -6,6 +6,9 @@ import { productKeys } from './product-keys';
 
 // A flag outlives no mistake for long: if clearing it ever fails, it lapses on its own.
 const FLAG_TTL_S = 30;
+// How long this process trusts a flag it has seen without asking Redis again. Units returned by
+// a cancel on another instance may thus be refused here for at most this long.
+const LOCAL_MEMORY_MS = 250;
 
 /**
  * The Redis flag that lets every instance refuse a sold-out product without a lock or SQL.
@@ -14,29 +17,46 @@ const FLAG_TTL_S = 30;
  */
 @Injectable()
 export class SoldOutFlags {
+  private readonly seenUntil = new Map<string, number>();
+
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
     private readonly prefix: RedisKeyPrefix,
   ) {}
 
+  /** Without I/O: whether this process saw the product sold out a moment ago. */
+  knownSoldOut(productId: string): boolean {
+    return (this.seenUntil.get(productId) ?? 0) > Date.now();
+  }
+
   async isSoldOut(productId: string): Promise<boolean> {
+    if (this.knownSoldOut(productId)) return true;
     try {
-      return (await this.redis.exists(productKeys(this.prefix.value, productId).soldOut)) === 1;
+      const soldOut = (await this.redis.exists(productKeys(this.prefix.value, productId).soldOut)) === 1;
+      if (soldOut) this.remember(productId);
+      return soldOut;
     } catch {
       return false;
     }
   }
 
   async mark(productId: string): Promise<void> {
+    this.remember(productId);
     await this.redis.set(productKeys(this.prefix.value, productId).soldOut, '1', 'EX', FLAG_TTL_S).catch(() => undefined);
   }
 
   async clear(productId: string): Promise<void> {
+    this.seenUntil.delete(productId);
     await this.redis.del(productKeys(this.prefix.value, productId).soldOut).catch(() => undefined);
   }
 
   /** Brings the flag in line with a stock figure just read or written under the lock. */
   async sync(productId: string, stock: number): Promise<void> {
     await (stock === 0 ? this.mark(productId) : this.clear(productId));
+  }
+
+  private remember(productId: string): void {
+    if (this.seenUntil.size > 10_000) this.seenUntil.clear();
+    this.seenUntil.set(productId, Date.now() + LOCAL_MEMORY_MS);
   }
 }

@@ -40,17 +40,28 @@ export class PurchaseService {
   async purchase(request: PurchaseRequest): Promise<PurchaseResult> {
     const { user, productId, quantity, idempotencyKey } = request;
     const fingerprint = idempotencyKey ? purchaseFingerprint(productId, quantity) : null;
-    if (idempotencyKey) {
-      const prior = await this.orders.findByIdempotencyKey(user.id, idempotencyKey);
-      if (prior) return this.replay(prior, fingerprint);
-    }
     const terms = await this.catalog.saleTerms(productId);
-    if (!terms) throw productNotFound(productId);
-    this.assertSaleOpen(terms);
-    if (quantity > terms.perUserLimit) throw perUserLimit(terms.perUserLimit);
-    if (await this.flags.isSoldOut(productId)) throw soldOut(productId);
+    const refusal = await this.fastRefusal(productId, quantity, terms);
+    if (refusal) {
+      // A retry of a purchase that already succeeded gets its first answer, not today's refusal.
+      const prior = idempotencyKey ? await this.orders.findByIdempotencyKey(user.id, idempotencyKey) : undefined;
+      if (prior) return this.replay(prior, fingerprint);
+      throw refusal;
+    }
     const result = await this.batcher.submit(productId, { userId: user.id, quantity, idempotencyKey: idempotencyKey ?? null, requestHash: fingerprint });
-    return this.answer(request, terms, fingerprint, result);
+    return this.answer(request, terms!, fingerprint, result);
+  }
+
+  /** The refusals decided without a lock or SQL; undefined when the purchase may go ahead. */
+  private async fastRefusal(productId: string, quantity: number, terms: SaleTerms | undefined): Promise<Error | undefined> {
+    if (!terms) return productNotFound(productId);
+    const now = Date.now();
+    if ((terms.saleStartsAtMs !== null && now < terms.saleStartsAtMs) || (terms.saleEndsAtMs !== null && now >= terms.saleEndsAtMs)) {
+      return saleNotActive();
+    }
+    if (quantity > terms.perUserLimit) return perUserLimit(terms.perUserLimit);
+    if (await this.flags.isSoldOut(productId)) return soldOut(productId);
+    return undefined;
   }
 
   private async answer(request: PurchaseRequest, terms: SaleTerms, fingerprint: string | null, result: BatchOutcome): Promise<PurchaseResult> {
@@ -88,12 +99,5 @@ export class PurchaseService {
   private replay(prior: OrderRow, fingerprint: string | null): PurchaseResult {
     if (prior.request_hash !== fingerprint) throw keyReused();
     return { order: asFirstAnswered(prior), replayed: true };
-  }
-
-  private assertSaleOpen(terms: SaleTerms): void {
-    const now = Date.now();
-    if ((terms.saleStartsAtMs !== null && now < terms.saleStartsAtMs) || (terms.saleEndsAtMs !== null && now >= terms.saleEndsAtMs)) {
-      throw saleNotActive();
-    }
   }
 }

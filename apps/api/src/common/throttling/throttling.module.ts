@@ -5,7 +5,6 @@ import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis'
 import Redis from 'ioredis';
 import { TypedConfigService } from '../../config/app-config.module';
 import { REDIS_CLIENT } from '../redis/redis.constants';
-import { UserThrottlerGuard } from './user-throttler.guard';
 
 @Module({
   imports: [
@@ -17,7 +16,6 @@ import { UserThrottlerGuard } from './user-throttler.guard';
       }),
     }),
   ],
-  providers: [UserThrottlerGuard],
-  exports: [ThrottlerModule, UserThrottlerGuard],
+  exports: [ThrottlerModule],
 })
 export class ThrottlingModule {}

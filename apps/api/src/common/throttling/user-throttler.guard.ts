@@ -1,5 +1,7 @@
 import { ExecutionContext, Injectable, Logger } from '@nestjs/common';
-import { ThrottlerException, ThrottlerGuard } from '@nestjs/throttler';
+import { Reflector } from '@nestjs/core';
+import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerException, ThrottlerGuard, ThrottlerModuleOptions, ThrottlerStorage } from '@nestjs/throttler';
+import { SoldOutFlags } from '../../inventory/sold-out-flags';
 import { AppException } from '../errors/app.exception';
 import { ErrorCode } from '../errors/error-code';
 import { isRedisUnavailable } from '../errors/dependency-errors';
@@ -12,6 +14,21 @@ import { isRedisUnavailable } from '../errors/dependency-errors';
 @Injectable()
 export class UserThrottlerGuard extends ThrottlerGuard {
   private readonly log = new Logger(UserThrottlerGuard.name);
+
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+    private readonly soldOut: SoldOutFlags,
+  ) {
+    super(options, storage, reflector);
+  }
+
+  /** A purchase of a product already known sold out is refused at once; counting it costs more than it saves. */
+  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
+    const productId = context.switchToHttp().getRequest<{ params?: { id?: string } }>().params?.id;
+    return (productId !== undefined && this.soldOut.knownSoldOut(productId)) || super.shouldSkip(context);
+  }
 
   protected override async getTracker(req: Record<string, unknown>): Promise<string> {
     const user = req.user as { id?: string } | undefined;

@@ -41,6 +41,11 @@ BEGIN
   FOR i IN 1 .. coalesce(array_length(p_users, 1), 0) LOOP
     idx := i; order_id := NULL; created_at := NULL; expires_at := NULL;
     BEGIN
+      -- A replay of a key already used answers as the first request did, even once sold out.
+      IF p_keys[i] IS NOT NULL AND EXISTS (SELECT 1 FROM orders o WHERE o.user_id = p_users[i] AND o.idempotency_key = p_keys[i]) THEN
+        outcome := 'DUPLICATE_KEY'; stock_left := v_left; RETURN NEXT;
+        CONTINUE;
+      END IF;
       UPDATE products SET stock = stock - p_quantities[i], updated_at = now()
        WHERE id = p_product_id AND stock >= p_quantities[i]
        RETURNING stock INTO v_after;
