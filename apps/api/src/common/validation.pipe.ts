@@ -1,4 +1,4 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { AppException } from './errors/app.exception';
 import { ErrorCode } from './errors/error-code';
 
@@ -10,9 +10,22 @@ function describe(errors: ValidationError[], parent = ''): string[] {
   });
 }
 
+/**
+ * Nest reads a JSON `null` body as `{}`, so `null` would pass as "all defaults"; a body that is
+ * present must be an object.
+ */
+class StrictValidationPipe extends ValidationPipe {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && (value === null || (value !== undefined && (typeof value !== 'object' || Array.isArray(value))))) {
+      throw new AppException(ErrorCode.ValidationFailed, 'the request body must be a JSON object');
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 /** Strict DTO validation: unknown fields and wrong types are refused, never coerced silently. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new StrictValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
