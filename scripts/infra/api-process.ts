@@ -7,6 +7,8 @@ export interface ApiProcessOptions {
   env: Record<string, string>;
   /** Where its stdout/stderr go; nothing is kept when omitted. */
   logFile?: string;
+  /** Extra arguments for node itself, e.g. `--cpu-prof`. */
+  nodeArgs?: string[];
 }
 
 /** One built API instance (`dist/apps/api/main.js`) as a child process. */
@@ -31,7 +33,7 @@ export class ApiProcess {
     const entry = resolve('dist/apps/api/main.js');
     if (!existsSync(entry)) throw new Error('dist/apps/api/main.js is missing: run `npm run build` first');
     const env = { ...process.env, ...this.options.env, PORT: String(this.options.port) };
-    this.child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [...(this.options.nodeArgs ?? []), entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     if (this.options.logFile) {
       mkdirSync(resolve(this.options.logFile, '..'), { recursive: true });
       const log = createWriteStream(this.options.logFile, { flags: 'a' });

@@ -1,0 +1,42 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApiProcess } from '../../scripts/infra/api-process';
+import { freePort } from '../../test/support/free-port';
+
+export const BENCH_SECRET = 'bench-secret-0123456789';
+
+/** N built API instances on one database and Redis, tuned for measuring, not for defaults. */
+export async function startInstances(count: number, databaseUrl: string, redisUrl: string, profile = false): Promise<{ apis: ApiProcess[]; profileDir?: string }> {
+  const profileDir = profile ? mkdtempSync(join(tmpdir(), 'bench-prof-')) : undefined;
+  const apis: ApiProcess[] = [];
+  for (let i = 0; i < count; i++) {
+    const api = new ApiProcess({
+      port: await freePort(),
+      env: {
+        DATABASE_URL: databaseUrl,
+        REDIS_URL: redisUrl,
+        JWT_SECRET: BENCH_SECRET,
+        LOG_LEVEL: 'warn',
+        NODE_ENV: 'production',
+        RATE_LIMIT_PER_SECOND: '1000000',
+        DB_MIGRATE: i === 0 ? 'true' : 'false',
+      },
+      nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    });
+    await api.start();
+    apis.push(api);
+  }
+  return { apis, profileDir };
+}
+
+export async function createProduct(url: string, adminToken: string, stock: number, perUserLimit: number): Promise<string> {
+  const res = await fetch(`${url}/admin/products`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+    body: JSON.stringify({ sku: `BENCH-${Date.now()}-${Math.random().toString(36).slice(2, 7)}`, name: 'bench product', priceCents: 100, stock, perUserLimit }),
+  });
+  const body = (await res.json()) as { id?: string };
+  if (res.status !== 201 || !body.id) throw new Error(`creating the bench product failed: HTTP ${res.status}`);
+  return body.id;
+}

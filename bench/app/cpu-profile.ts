@@ -1,0 +1,53 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  hitCount?: number;
+}
+
+export interface ProfileSummary {
+  samples: number;
+  /** Self time by where the code lives: our app, the lock library, a node_modules package, node internals. */
+  byArea: Array<{ area: string; share: number }>;
+  topFunctions: Array<{ name: string; area: string; share: number }>;
+}
+
+function areaOf(url: string): string {
+  if (!url) return '(native / idle / GC)';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1];
+  if (url.startsWith('node:')) return 'node internals';
+  if (url.includes('dist/apps/api')) return 'app + lock library (bundle)';
+  return url.split('/').slice(-1)[0];
+}
+
+/** Summarises the .cpuprofile files node wrote with --cpu-prof into where the time went. */
+export function summarizeProfiles(dir: string): ProfileSummary | undefined {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+  if (!files.length) return undefined;
+  const byArea = new Map<string, number>();
+  const byFunction = new Map<string, { area: string; hits: number }>();
+  let total = 0;
+  for (const file of files) {
+    const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nodes: ProfileNode[] };
+    for (const node of profile.nodes) {
+      const hits = node.hitCount ?? 0;
+      if (!hits) continue;
+      total += hits;
+      const area = areaOf(node.callFrame.url);
+      byArea.set(area, (byArea.get(area) ?? 0) + hits);
+      const name = `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').slice(-2).join('/')}`;
+      const entry = byFunction.get(name) ?? { area, hits: 0 };
+      entry.hits += hits;
+      byFunction.set(name, entry);
+    }
+  }
+  const share = (hits: number) => hits / total;
+  return {
+    samples: total,
+    byArea: [...byArea].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([area, hits]) => ({ area, share: share(hits) })),
+    topFunctions: [...byFunction].sort((a, b) => b[1].hits - a[1].hits).slice(0, 15).map(([name, v]) => ({ name, area: v.area, share: share(v.hits) })),
+  };
+}

@@ -1,0 +1,93 @@
+import { JwtService } from '@nestjs/jwt';
+import { invariants } from '../../test/support/api-client';
+import { summarizeProfiles, ProfileSummary } from './cpu-profile';
+import { BENCH_SECRET, createProduct, startInstances } from './app-stack';
+import { LoadResult, runLoad } from './http-load';
+import { peakRssMb } from './rss';
+
+export interface BenchEnv {
+  databaseUrl: string;
+  redisUrl: string;
+  seconds: number;
+  connections: number;
+  users: number;
+}
+
+export interface HotResult {
+  instances: number;
+  load: LoadResult;
+  purchasesPerSecond: number;
+  peakRssMb: Array<number | undefined>;
+  batchMean?: number;
+  violations: string[];
+  profile?: ProfileSummary;
+}
+
+export interface SoldOutResult {
+  soldOut: LoadResult;
+  bare: LoadResult;
+  ratio: number;
+  violations: string[];
+}
+
+const jwt = new JwtService({ secret: BENCH_SECRET });
+const sign = (sub: string, role: 'user' | 'admin') => jwt.sign({ sub, role }, { algorithm: 'HS256', expiresIn: '1h' });
+
+function userTokens(count: number, tag: string): string[] {
+  return Array.from({ length: count }, (_, i) => sign(`bench-${tag}-${i}`, 'user'));
+}
+
+async function batchMean(url: string): Promise<number | undefined> {
+  const text = await fetch(`${url}/metrics`).then((r) => r.text());
+  const sum = Number(/^purchase_batch_size_sum (\S+)/m.exec(text)?.[1]);
+  const count = Number(/^purchase_batch_size_count (\S+)/m.exec(text)?.[1]);
+  return count ? sum / count : undefined;
+}
+
+/** Many users buying one product with plenty of stock, through 1 or more instances. */
+export async function hot(env: BenchEnv, instances: number, profile = false): Promise<HotResult> {
+  const { apis, profileDir } = await startInstances(instances, env.databaseUrl, env.redisUrl, profile);
+  try {
+    const productId = await createProduct(apis[0].url, sign('bench-admin', 'admin'), 100_000_000, 1_000_000);
+    const load = await runLoad({
+      urls: apis.map((a) => a.url),
+      path: `/products/${productId}/purchase`,
+      method: 'POST',
+      body: '{"quantity":1}',
+      connections: env.connections,
+      seconds: env.seconds,
+      tokens: userTokens(env.users, `hot${instances}`),
+    });
+    const rss = apis.map((a) => peakRssMb(a.pid));
+    const means = await Promise.all(apis.map((a) => batchMean(a.url)));
+    await Promise.all(apis.map((a) => a.stop()));
+    const report = await invariants(env.databaseUrl, productId);
+    return {
+      instances,
+      load,
+      purchasesPerSecond: (load.byStatus['201'] ?? 0) / env.seconds,
+      peakRssMb: rss,
+      batchMean: means.reduce<number>((s, m) => s + (m ?? 0), 0) / means.length,
+      violations: report.violations,
+      profile: profileDir ? summarizeProfiles(profileDir) : undefined,
+    };
+  } finally {
+    await Promise.all(apis.map((a) => a.stop()));
+  }
+}
+
+/** Refusals of a sold-out product against the same app's bare liveness endpoint. */
+export async function soldOut(env: BenchEnv): Promise<SoldOutResult> {
+  const { apis } = await startInstances(1, env.databaseUrl, env.redisUrl);
+  try {
+    const productId = await createProduct(apis[0].url, sign('bench-admin', 'admin'), 0, 1);
+    const common = { urls: [apis[0].url], connections: env.connections, seconds: env.seconds };
+    const bare = await runLoad({ ...common, path: '/health/live', method: 'GET' });
+    const refused = await runLoad({ ...common, path: `/products/${productId}/purchase`, method: 'POST', body: '{"quantity":1}', tokens: userTokens(env.users, 'soldout') });
+    const report = await invariants(env.databaseUrl, productId);
+    const violations = [...report.violations, ...(report.live !== 0 ? [`${report.live} units sold of a product with 0 stock`] : [])];
+    return { soldOut: refused, bare, ratio: refused.perSecond / bare.perSecond, violations };
+  } finally {
+    await Promise.all(apis.map((a) => a.stop()));
+  }
+}
