@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ApiProcess } from '../../../scripts/infra/api-process';
+import { TEST_JWT_SECRET } from '../../support/app-harness';
+import { freePort } from '../../support/free-port';
+
+export const LOG_DIR = resolve(__dirname, '../results/logs');
+
+/** The environment every chaos instance shares; scenarios add their own on top. */
+export function baseEnv(databaseUrl: string, redisUrl: string): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    JWT_SECRET: TEST_JWT_SECRET,
+    // The rate limit is not under test here (scenario 7 sets its own); keep it out of the way.
+    RATE_LIMIT_PER_SECOND: '1000',
+  };
+}
+
+/** Starts `count` built API instances (dist/) one after another, so migrations do not race. */
+export async function startApis(scenario: string, count: number, env: Record<string, string>): Promise<ApiProcess[]> {
+  const apis: ApiProcess[] = [];
+  for (let i = 0; i < count; i++) apis.push(await startApi(scenario, i, env));
+  return apis;
+}
+
+export async function startApi(scenario: string, index: number, env: Record<string, string>): Promise<ApiProcess> {
+  const api = new ApiProcess({ port: await freePort(), env, logFile: `${LOG_DIR}/${scenario}-api${index}.log` });
+  await api.start(60_000);
+  return api;
+}
+
+export async function stopAll(apis: (ApiProcess | undefined)[]): Promise<void> {
+  await Promise.all(apis.map((api) => api?.stop('SIGKILL').catch(() => undefined)));
+}
+
+/** Resident set size of a process, in MB (Linux). */
+export function rssMb(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round(Number(match[1]) / 102.4) / 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,67 @@
+import { execFileSync } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { isRoot, postgresBinDir } from '../../../scripts/infra/system-packages';
+import { freePort } from '../../support/free-port';
+import { withPg } from '../../support/api-client';
+
+/**
+ * A Postgres server of our own (initdb into /tmp, a free port) that a scenario may stop, crash
+ * and start again without touching the machine's shared server. As root the binaries run as the
+ * `postgres` system user (initdb refuses root).
+ */
+export class PrivatePostgres {
+  private constructor(
+    readonly port: number,
+    private readonly dataDir: string,
+    private readonly bin: string,
+  ) {}
+
+  static async start(): Promise<PrivatePostgres> {
+    const bin = postgresBinDir();
+    if (!bin) throw new Error('PostgreSQL binaries not found under /usr/lib/postgresql');
+    const dataDir = mkdtempSync('/tmp/chaos-pg-');
+    if (isRoot()) {
+      const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres']).toString().trim());
+      chownSync(dataDir, id('-u'), id('-g'));
+    }
+    const server = new PrivatePostgres(await freePort(), dataDir, bin);
+    server.run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+    await server.startServer();
+    return server;
+  }
+
+  /** A URL of one database on this server. */
+  url(database = 'postgres'): string {
+    return `postgres://postgres@127.0.0.1:${this.port}/${database}`;
+  }
+
+  async createDatabase(name: string): Promise<string> {
+    await withPg(this.url(), (pg) => pg.query(`CREATE DATABASE ${name}`));
+    return this.url(name);
+  }
+
+  async startServer(): Promise<void> {
+    const options = `-p ${this.port} -k /tmp -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`;
+    this.run('pg_ctl', ['-D', this.dataDir, '-l', `${this.dataDir}/server.log`, '-w', '-t', '60', '-o', options, 'start']);
+  }
+
+  /** `immediate` is a crash (recovery on the next start); `fast` a clean shutdown. */
+  stopServer(mode: 'fast' | 'immediate' = 'fast'): void {
+    this.run('pg_ctl', ['-D', this.dataDir, '-m', mode, '-w', 'stop']);
+  }
+
+  async destroy(): Promise<void> {
+    try {
+      this.stopServer('immediate');
+    } catch {
+      // already stopped
+    }
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+
+  private run(tool: string, args: string[]): void {
+    const cmd = `${this.bin}/${tool}`;
+    if (isRoot()) execFileSync('runuser', ['-u', 'postgres', '--', cmd, ...args], { stdio: 'ignore', cwd: '/tmp' });
+    else execFileSync(cmd, args, { stdio: 'ignore', cwd: '/tmp' });
+  }
+}
