@@ -6,6 +6,11 @@ import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { createValidationPipe } from './common/validation.pipe';
 import { instrumentHttp } from './metrics/http-metrics';
+import { TokenVerifier } from './auth/token-verifier';
+import { SoldOutFlags } from './inventory/sold-out-flags';
+import { ProductCatalog } from './inventory/product-catalog.service';
+import { installSoldOutShortcut } from './orders/sold-out-shortcut';
+import { PurchaseMetrics } from './orders/purchase.metrics';
 
 /** Builds the configured app without listening; main.ts and the e2e tests share it. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
@@ -17,7 +22,9 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { bufferLogs: true, abortOnError: false });
   app.useLogger(app.get(Logger));
-  instrumentHttp(app.getHttpAdapter().getInstance());
+  const fastify = app.getHttpAdapter().getInstance();
+  instrumentHttp(fastify);
+  installSoldOutShortcut(fastify, { tokens: app.get(TokenVerifier), flags: app.get(SoldOutFlags), catalog: app.get(ProductCatalog), metrics: app.get(PurchaseMetrics) });
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   const document = SwaggerModule.createDocument(

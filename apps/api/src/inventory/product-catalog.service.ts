@@ -43,6 +43,12 @@ export class ProductCatalog {
     return view ? toSaleTerms(view) : undefined;
   }
 
+  /** Without I/O: the sale terms when this process already knows them. */
+  knownTerms(productId: string): SaleTerms | undefined {
+    const known = this.terms.get(productId);
+    return known && 'id' in known ? known : undefined;
+  }
+
   async loadFromDatabase(productId: string): Promise<ProductView | null> {
     const rows: ProductRow[] = await this.db.query(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE id = $1`, [productId]);
     return rows.length ? toProductView(rows[0]) : null;

@@ -52,3 +52,6 @@ export const toSaleTerms = (view: ProductView): SaleTerms => ({
   saleStartsAtMs: view.saleStartsAt ? Date.parse(view.saleStartsAt) : null,
   saleEndsAtMs: view.saleEndsAt ? Date.parse(view.saleEndsAt) : null,
 });
+
+export const isSaleOpen = (terms: SaleTerms, nowMs: number): boolean =>
+  (terms.saleStartsAtMs === null || nowMs >= terms.saleStartsAtMs) && (terms.saleEndsAtMs === null || nowMs < terms.saleEndsAtMs);

@@ -12,6 +12,11 @@ export class PurchaseMetrics {
     (register.getSingleMetric(NAME) as Counter<'outcome'> | undefined) ??
     new Counter({ name: NAME, help: 'Purchase attempts by outcome', labelNames: ['outcome'] });
 
+  /** Counts a refusal answered outside the Nest pipeline (the sold-out shortcut). */
+  countRefusal(code: string): void {
+    this.outcomes.inc({ outcome: code });
+  }
+
   async track(run: () => Promise<PurchaseResult>): Promise<OrderView> {
     try {
       const result = await run();

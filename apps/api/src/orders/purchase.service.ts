@@ -3,7 +3,7 @@ import { AuthUser } from '../auth/auth.types';
 import { productNotFound } from '../common/errors/app.exception';
 import { StaleFenceException } from '../common/errors/stale-fence.error';
 import { ProductCatalog } from '../inventory/product-catalog.service';
-import { SaleTerms } from '../inventory/product.view';
+import { isSaleOpen, SaleTerms } from '../inventory/product.view';
 import { SoldOutFlags } from '../inventory/sold-out-flags';
 import { purchaseFingerprint } from './idempotency-key';
 import { OrderRepository } from './order-repository';
@@ -55,10 +55,7 @@ export class PurchaseService {
   /** The refusals decided without a lock or SQL; undefined when the purchase may go ahead. */
   private async fastRefusal(productId: string, quantity: number, terms: SaleTerms | undefined): Promise<Error | undefined> {
     if (!terms) return productNotFound(productId);
-    const now = Date.now();
-    if ((terms.saleStartsAtMs !== null && now < terms.saleStartsAtMs) || (terms.saleEndsAtMs !== null && now >= terms.saleEndsAtMs)) {
-      return saleNotActive();
-    }
+    if (!isSaleOpen(terms, Date.now())) return saleNotActive();
     if (quantity > terms.perUserLimit) return perUserLimit(terms.perUserLimit);
     if (await this.flags.isSoldOut(productId)) return soldOut(productId);
     return undefined;
