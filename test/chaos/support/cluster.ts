@@ -46,3 +46,20 @@ export function rssMb(pid: number | undefined): number | undefined {
     return undefined;
   }
 }
+
+/** Milliseconds until every instance's /health answers 200 (Postgres and Redis both reachable). */
+export async function msUntilHealthy(urls: string[], timeoutMs = 30_000): Promise<number | undefined> {
+  const t0 = Date.now();
+  const healthy = async (url: string) => {
+    try {
+      return (await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) })).status === 200;
+    } catch {
+      return false;
+    }
+  };
+  while (Date.now() - t0 < timeoutMs) {
+    if ((await Promise.all(urls.map(healthy))).every(Boolean)) return Date.now() - t0;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return undefined;
+}
