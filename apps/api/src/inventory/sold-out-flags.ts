@@ -6,8 +6,9 @@ import { productKeys } from './product-keys';
 
 // A flag outlives no mistake for long: if clearing it ever fails, it lapses on its own.
 const FLAG_TTL_S = 30;
-// How long this process trusts a flag it has seen without asking Redis again. Units returned by
-// a cancel on another instance may thus be refused here for at most this long.
+// How long this process trusts what it last saw without asking Redis again: units returned by a
+// cancel on another instance may be refused here for at most this long, and a product another
+// instance just sold out may be sent on to Postgres, which refuses it there.
 const LOCAL_MEMORY_MS = 250;
 
 /**
@@ -18,6 +19,7 @@ const LOCAL_MEMORY_MS = 250;
 @Injectable()
 export class SoldOutFlags {
   private readonly seenUntil = new Map<string, number>();
+  private readonly inStockUntil = new Map<string, number>();
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
@@ -31,6 +33,7 @@ export class SoldOutFlags {
 
   async isSoldOut(productId: string): Promise<boolean> {
     if (this.knownSoldOut(productId)) return true;
+    if ((this.inStockUntil.get(productId) ?? 0) > Date.now()) return false;
     try {
       const soldOut = (await this.redis.exists(productKeys(this.prefix.value, productId).soldOut)) === 1;
       if (soldOut) this.remember(productId);
@@ -47,6 +50,8 @@ export class SoldOutFlags {
 
   async clear(productId: string): Promise<void> {
     this.seenUntil.delete(productId);
+    if (this.inStockUntil.size > 10_000) this.inStockUntil.clear();
+    this.inStockUntil.set(productId, Date.now() + LOCAL_MEMORY_MS);
     await this.redis.del(productKeys(this.prefix.value, productId).soldOut).catch(() => undefined);
   }
 
@@ -56,6 +61,7 @@ export class SoldOutFlags {
   }
 
   private remember(productId: string): void {
+    this.inStockUntil.delete(productId);
     if (this.seenUntil.size > 10_000) this.seenUntil.clear();
     this.seenUntil.set(productId, Date.now() + LOCAL_MEMORY_MS);
   }
