@@ -15,6 +15,7 @@ import { canonicalKeys, displayKey, LockNaming } from './core/lock-names';
 import { isUnreachableError } from './core/redis-errors';
 import { now } from './core/timing';
 import { waitForLock, type Acquired } from './core/wait-for-lock';
+import { subscriberFor } from './core/pubsub-mode';
 import { WakeupHub } from './core/wakeup-hub';
 
 /**
@@ -40,7 +41,7 @@ export class DistributedLock extends EventEmitter {
     this.driftFactor = options.driftFactor ?? 0.01;
     this.backend = createBackend(redis, naming, this.driftFactor, options);
     const subscriber = options.subscriber;
-    this.hub = new WakeupHub(() => subscriber ?? this.backend.primary.duplicate(), subscriber === undefined);
+    this.hub = new WakeupHub(() => subscriber ?? subscriberFor(this.backend.primary), subscriber === undefined);
     this.keeper = new LeaseKeeper(this.backend, (event, payload) => this.emit(event, payload));
   }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ChainableCommander, Cluster, Redis } from 'ioredis';
+import { isUnknownShardedCommand, markUnsharded, usesShardedPubSub } from './pubsub-mode';
 
 export type RedisClient = Redis | Cluster;
 type ScriptArg = string | number;
@@ -10,20 +11,26 @@ type ScriptArg = string | number;
  */
 export class LuaScript<Reply> {
   readonly sha: string;
+  /** The same script announcing with SPUBLISH, for a Cluster (the channel shares the keys' slot). */
+  private readonly sharded?: { source: string; sha: string };
 
   constructor(
     readonly name: string,
     readonly source: string,
   ) {
-    this.sha = createHash('sha1').update(source).digest('hex');
+    this.sha = sha1(source);
+    const shardedSource = source.replace(/redis\.call\('PUBLISH'/g, "redis.call('SPUBLISH'");
+    if (shardedSource !== source) this.sharded = { source: shardedSource, sha: sha1(shardedSource) };
   }
 
   async run(client: RedisClient, keys: string[], args: ScriptArg[]): Promise<Reply> {
+    const variant = this.sharded && usesShardedPubSub(client) ? this.sharded : this;
     try {
-      return (await client.evalsha(this.sha, keys.length, ...keys, ...args)) as Reply;
+      return await runVariant<Reply>(client, variant, keys, args);
     } catch (error) {
-      if (!isNoScript(error)) throw error;
-      return (await client.eval(this.source, keys.length, ...keys, ...args)) as Reply;
+      if (variant === this || !isUnknownShardedCommand(error)) throw error;
+      markUnsharded(client);
+      return runVariant<Reply>(client, this, keys, args);
     }
   }
 
@@ -37,6 +44,19 @@ export class LuaScript<Reply> {
     if (!error) return value as Reply;
     if (!isNoScript(error)) throw error;
     return (await client.eval(this.source, keys.length, ...keys, ...args)) as Reply;
+  }
+}
+
+function sha1(source: string): string {
+  return createHash('sha1').update(source).digest('hex');
+}
+
+async function runVariant<Reply>(client: RedisClient, script: { sha: string; source: string }, keys: string[], args: ScriptArg[]): Promise<Reply> {
+  try {
+    return (await client.evalsha(script.sha, keys.length, ...keys, ...args)) as Reply;
+  } catch (error) {
+    if (!isNoScript(error)) throw error;
+    return (await client.eval(script.source, keys.length, ...keys, ...args)) as Reply;
   }
 }
 

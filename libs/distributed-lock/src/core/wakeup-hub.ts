@@ -1,4 +1,5 @@
 import type { RedisClient } from './lua-script';
+import { isUnknownShardedCommand, markUnsharded, usesShardedPubSub } from './pubsub-mode';
 import { withReplyTimeout } from './redis-errors';
 import { now } from './timing';
 
@@ -49,7 +50,8 @@ export class WakeupHub {
       registered.delete(watcher.token);
       if (registered.size > 0 || this.channels.get(channel) !== registered) return;
       this.channels.delete(channel);
-      this.subscriber().unsubscribe(channel).catch(() => undefined);
+      const connection = this.subscriber();
+      (usesShardedPubSub(connection) ? connection.sunsubscribe(channel) : connection.unsubscribe(channel)).catch(() => undefined);
     };
   }
 
@@ -58,12 +60,16 @@ export class WakeupHub {
     this.connection = undefined;
     if (!connection) return;
     connection.off('message', this.onMessage);
+    connection.off('smessage', this.onMessage);
     const channels = [...this.channels.keys()];
     this.channels.clear();
     if (this.ownsConnection && connection.status === 'ready') {
       await withReplyTimeout(connection.quit(), 1000, 'subscriber').catch(() => connection.disconnect());
     } else if (this.ownsConnection) connection.disconnect();
-    else if (channels.length > 0) await connection.unsubscribe(...channels).catch(() => undefined);
+    else if (channels.length > 0) {
+      const sharded = usesShardedPubSub(connection);
+      await Promise.all(channels.map((c) => (sharded ? connection.sunsubscribe(c) : connection.unsubscribe(c)).catch(() => undefined)));
+    }
   }
 
   private keepUnclaimed(token: string, fence: number): void {
@@ -77,9 +83,15 @@ export class WakeupHub {
 
   private subscribe(channel: string, watchers: Map<string, Watcher>): void {
     // Until SUBSCRIBE is acknowledged a release can go unheard; waiters re-check once it is.
-    this.subscriber()
-      .subscribe(channel)
-      .then(
+    const connection = this.subscriber();
+    const subscribing = usesShardedPubSub(connection)
+      ? connection.ssubscribe(channel).catch((error: unknown) => {
+          if (!isUnknownShardedCommand(error)) throw error;
+          markUnsharded(connection);
+          return connection.subscribe(channel);
+        })
+      : connection.subscribe(channel);
+    subscribing.then(
         () => watchers.forEach((w) => w.wake({ kind: 'subscribed' })),
         () => undefined, // polling covers a subscriber that is down
       );
@@ -90,6 +102,7 @@ export class WakeupHub {
       this.connection = this.createConnection();
       if (this.ownsConnection) this.connection.on('error', () => undefined);
       this.connection.on('message', this.onMessage);
+      this.connection.on('smessage', this.onMessage); // sharded pub/sub, on a Cluster
     }
     return this.connection;
   }

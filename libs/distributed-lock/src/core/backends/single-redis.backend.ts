@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { LockNames, LockNaming } from '../lock-names';
 import type { RedisClient } from '../lua-script';
 import { acquireManyScript } from '../scripts/acquire-many';
@@ -9,6 +9,7 @@ import { raiseFenceScript } from '../scripts/raise-fence';
 import { releaseScript } from '../scripts/release';
 import { driftMs, now } from '../timing';
 import { clusterSlot } from './cluster-slot';
+import { waitOnShards } from './cluster-wait';
 import type { AttemptRequest, AttemptResult, ExtendResult, LeaseRef, LockBackend } from './lock-backend';
 
 export interface SingleRedisSettings {
@@ -76,9 +77,11 @@ export class SingleRedisBackend implements LockBackend {
 
   async confirmReplicated(lease: LeaseRef, ttlMs: number, handedOver: boolean): Promise<boolean> {
     const wanted = this.settings.waitForReplicas;
-    if (!wanted || this.isCluster) return true;
+    if (!wanted) return true;
+    const lockKeys = lease.keys.map((k) => this.naming.namesOf(k).lock);
+    if (this.isCluster) return (await waitOnShards(this.client as Cluster, lockKeys, lease.token, ttlMs, wanted.replicas, wanted.timeoutMs)) >= wanted.replicas;
     // WAIT covers the writes of this connection only; a handoff was written by the releaser's.
-    if (handedOver) await extendScript.run(this.client, lease.keys.map((k) => this.naming.namesOf(k).lock), [lease.token, ttlMs]);
+    if (handedOver) await extendScript.run(this.client, lockKeys, [lease.token, ttlMs]);
     const acks = await (this.client as Redis).wait(wanted.replicas, wanted.timeoutMs);
     return acks >= wanted.replicas;
   }
