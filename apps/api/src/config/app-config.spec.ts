@@ -25,6 +25,10 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'http://x', /REDIS_URL must use redis:/],
     ['REDLOCK_URLS', 'redis://a:1,redis://b:2', /REDLOCK_URLS needs at least 3/],
     ['DB_MIGRATE', 'yes', /DB_MIGRATE must be true or false/],
+    ['REDIS_MODE', 'replicated', /REDIS_MODE must be one of standalone, sentinel, cluster/],
+    ['REDIS_SENTINELS', 'a:1,b', /REDIS_SENTINELS must be a comma-separated list of host:port/],
+    ['REDIS_CLUSTER_NODES', 'a:99999', /REDIS_CLUSTER_NODES must be a comma-separated list/],
+    ['LOCK_WAIT_FOR_REPLICAS', '1', /LOCK_WAIT_FOR_REPLICAS must be replicas:timeoutMs/],
   ])('refuses %s=%s with one line naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
@@ -38,5 +42,19 @@ describe('loadConfig', () => {
   it('parses three Redlock nodes', () => {
     const urls = 'redis://a:1, redis://b:2,redis://c:3';
     expect(loadConfig({ REDLOCK_URLS: urls }).redis.redlockUrls).toEqual(['redis://a:1', 'redis://b:2', 'redis://c:3']);
+  });
+
+  it('reads the Sentinel and Cluster topologies and refuses a mode without its nodes', () => {
+    const sentinel = loadConfig({ REDIS_MODE: 'sentinel', REDIS_SENTINELS: 's1:26379, s2:26380', REDIS_SENTINEL_NAME: 'shop' }).redis;
+    expect(sentinel).toMatchObject({ mode: 'sentinel', sentinelName: 'shop', sentinels: [{ host: 's1', port: 26379 }, { host: 's2', port: 26380 }] });
+    expect(loadConfig({ REDIS_MODE: 'cluster', REDIS_CLUSTER_NODES: 'r1:7000' }).redis.clusterNodes).toEqual([{ host: 'r1', port: 7000 }]);
+    expect(loadConfig({}).redis.mode).toBe('standalone');
+    expect(() => loadConfig({ REDIS_MODE: 'sentinel' })).toThrow(/REDIS_SENTINELS is required when REDIS_MODE=sentinel/);
+    expect(() => loadConfig({ REDIS_MODE: 'cluster' })).toThrow(/REDIS_CLUSTER_NODES is required/);
+  });
+
+  it('parses LOCK_WAIT_FOR_REPLICAS as replicas:timeoutMs', () => {
+    expect(loadConfig({ LOCK_WAIT_FOR_REPLICAS: '1:100' }).lock.waitForReplicas).toEqual({ replicas: 1, timeoutMs: 100 });
+    expect(loadConfig({}).lock.waitForReplicas).toBeUndefined();
   });
 });

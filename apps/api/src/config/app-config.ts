@@ -1,6 +1,7 @@
-import { bool, ConfigError, Env, integer, oneOf, url, urlList } from './env.schema';
+import { bool, ConfigError, Env, HostPort, hostPortList, integer, oneOf, replicasAndTimeout, url, urlList } from './env.schema';
 
 export type LockFallback = 'db' | 'reject';
+export type RedisMode = 'standalone' | 'sentinel' | 'cluster';
 
 export interface AppConfig {
   nodeEnv: 'development' | 'production' | 'test';
@@ -8,8 +9,17 @@ export interface AppConfig {
   logLevel: string;
   jwtSecret: string;
   database: { url: string; migrate: boolean; poolSize: number; statementTimeoutMs: number };
-  redis: { url: string; redlockUrls: string[]; keyPrefix: string; commandTimeoutMs: number };
-  lock: { ttlMs: number; waitMs: number; fallback: LockFallback };
+  redis: {
+    mode: RedisMode;
+    url: string;
+    sentinels: HostPort[];
+    sentinelName: string;
+    clusterNodes: HostPort[];
+    redlockUrls: string[];
+    keyPrefix: string;
+    commandTimeoutMs: number;
+  };
+  lock: { ttlMs: number; waitMs: number; fallback: LockFallback; waitForReplicas?: { replicas: number; timeoutMs: number } };
   orders: { paymentTtlS: number; expiryBatchSize: number; expiryIntervalMs: number };
   http: { bodyLimitBytes: number; rateLimitPerSecond: number };
 }
@@ -35,6 +45,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       statementTimeoutMs: integer(5000, 100, 600_000)(env.DB_STATEMENT_TIMEOUT_MS, 'DB_STATEMENT_TIMEOUT_MS'),
     },
     redis: {
+      ...redisTopology(env),
       url: url('redis://127.0.0.1:6379', ['redis:', 'rediss:'])(env.REDIS_URL, 'REDIS_URL'),
       redlockUrls: urlList(['redis:', 'rediss:'], 3)(env.REDLOCK_URLS, 'REDLOCK_URLS'),
       keyPrefix: env.REDIS_KEY_PREFIX ?? 'fs:',
@@ -44,6 +55,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       ttlMs: lockTtlMs,
       waitMs: integer(3000, 0, 600_000)(env.LOCK_WAIT_MS, 'LOCK_WAIT_MS'),
       fallback: oneOf<LockFallback>('db', ['db', 'reject'])(env.LOCK_FALLBACK, 'LOCK_FALLBACK'),
+      waitForReplicas: replicasAndTimeout(env.LOCK_WAIT_FOR_REPLICAS, 'LOCK_WAIT_FOR_REPLICAS'),
     },
     orders: {
       paymentTtlS: integer(900, 1, 30 * 24 * 3600)(env.ORDER_PAYMENT_TTL_S, 'ORDER_PAYMENT_TTL_S'),
@@ -55,4 +67,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
       rateLimitPerSecond: integer(20, 1, 1_000_000)(env.RATE_LIMIT_PER_SECOND, 'RATE_LIMIT_PER_SECOND'),
     },
   };
+}
+
+/** REDIS_MODE and what it needs: Sentinels and a master name, or Cluster seed nodes. */
+function redisTopology(env: Env): Pick<AppConfig['redis'], 'mode' | 'sentinels' | 'sentinelName' | 'clusterNodes'> {
+  const mode = oneOf<RedisMode>('standalone', ['standalone', 'sentinel', 'cluster'])(env.REDIS_MODE, 'REDIS_MODE');
+  const sentinels = hostPortList(1)(env.REDIS_SENTINELS, 'REDIS_SENTINELS');
+  const clusterNodes = hostPortList(1)(env.REDIS_CLUSTER_NODES, 'REDIS_CLUSTER_NODES');
+  if (mode === 'sentinel' && sentinels.length === 0) throw new ConfigError('Invalid configuration: REDIS_SENTINELS is required when REDIS_MODE=sentinel');
+  if (mode === 'cluster' && clusterNodes.length === 0) throw new ConfigError('Invalid configuration: REDIS_CLUSTER_NODES is required when REDIS_MODE=cluster');
+  return { mode, sentinels, sentinelName: env.REDIS_SENTINEL_NAME || 'mymaster', clusterNodes };
 }

@@ -60,3 +60,30 @@ export const urlList =
     if (urls.length < minimum) fail(name, `needs at least ${minimum} comma-separated URLs`, raw);
     return urls;
   };
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/** `host:port,host:port`; at least `minimum` entries when `required`, else empty when unset. */
+export const hostPortList =
+  (minimum: number): Rule<HostPort[]> =>
+  (raw, name) => {
+    if (raw === undefined || raw.trim() === '') return [];
+    const nodes = raw.split(',').map((part) => {
+      const match = /^\s*([^\s:]+):(\d{1,5})\s*$/.exec(part);
+      if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) return fail(name, 'must be a comma-separated list of host:port', raw);
+      return { host: match[1], port: Number(match[2]) };
+    });
+    if (nodes.length < minimum) fail(name, `needs at least ${minimum} host:port entries`, raw);
+    return nodes;
+  };
+
+/** `replicas:timeoutMs`, e.g. `1:100`; undefined when unset. */
+export const replicasAndTimeout: Rule<{ replicas: number; timeoutMs: number } | undefined> = (raw, name) => {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const match = /^\s*(\d{1,2}):(\d{1,5})\s*$/.exec(raw);
+  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) return fail(name, 'must be replicas:timeoutMs, e.g. 1:100', raw);
+  return { replicas: Number(match[1]), timeoutMs: Number(match[2]) };
+};

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import Redis from 'ioredis';
+import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 
 @Injectable()
 export class RedisHealthIndicator {
   constructor(
-    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisConnection,
     private readonly health: HealthIndicatorService,
   ) {}
 

@@ -5,13 +5,13 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppException, productNotFound } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
 import { StaleFenceException } from '../common/errors/stale-fence.error';
-import { ProductLock } from '../common/locking/product-lock';
+import { ProductLock, StockUnit } from '../common/locking/product-lock';
 import { CreateProductDto } from './dto/create-product.dto';
 import { ProductCache } from './product-cache';
 import { ProductCatalog } from './product-catalog.service';
 import { PRODUCT_COLUMNS, ProductRow, ProductView, toProductView } from './product.view';
 import { SoldOutFlags } from './sold-out-flags';
-import { StockLedger } from './stock-ledger';
+import { StaleSegmentsError, StockLedger } from './stock-ledger';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -33,47 +33,80 @@ export class InventoryService {
     if (dto.saleStartsAt && dto.saleEndsAt && Date.parse(dto.saleEndsAt) <= Date.parse(dto.saleStartsAt)) {
       throw new AppException(ErrorCode.ValidationFailed, 'saleEndsAt must be after saleStartsAt');
     }
-    let rows: ProductRow[];
+    const segments = dto.segments ?? 1;
+    let row: ProductRow;
     try {
-      rows = await this.db.query(
-        `INSERT INTO products (sku, name, price_cents, stock, supplied, per_user_limit, sale_starts_at, sale_ends_at)
-         VALUES ($1, $2, $3, $4::int, $4::bigint, $5, $6, $7) RETURNING ${PRODUCT_COLUMNS}`,
-        [dto.sku, dto.name, dto.priceCents, dto.stock, dto.perUserLimit ?? 1, dto.saleStartsAt ?? null, dto.saleEndsAt ?? null],
-      );
+      row = await this.db.transaction(async (tx) => {
+        const rows: ProductRow[] = await tx.query(
+          `INSERT INTO products (sku, name, price_cents, stock, supplied, per_user_limit, sale_starts_at, sale_ends_at, segments)
+           VALUES ($1, $2, $3, $4::int, $5::bigint, $6, $7, $8, $9) RETURNING ${PRODUCT_COLUMNS}`,
+          [dto.sku, dto.name, dto.priceCents, segments > 1 ? 0 : dto.stock, dto.stock, dto.perUserLimit ?? 1, dto.saleStartsAt ?? null, dto.saleEndsAt ?? null, segments],
+        );
+        if (segments > 1) {
+          await tx.query(
+            `INSERT INTO product_segments (product_id, segment, stock)
+             SELECT $1, g, $2::int / $3::int + CASE WHEN g < $2::int % $3::int THEN 1 ELSE 0 END FROM generate_series(0, $3::int - 1) AS g`,
+            [rows[0].id, dto.stock, segments],
+          );
+        }
+        return { ...rows[0], stock: dto.stock };
+      });
     } catch (error) {
       if ((error as { driverError?: { code?: string } }).driverError?.code === UNIQUE_VIOLATION) {
         throw new AppException(ErrorCode.DuplicateSku, `a product with sku ${dto.sku} already exists`);
       }
       throw error;
     }
-    const view = toProductView(rows[0]);
+    const view = toProductView(row);
     await Promise.all([this.flags.sync(view.id, view.stock), this.cache.write(view.id, view)]);
     return view;
   }
 
-  /** Sets the units still for sale, under the product's lock. */
+  /** Sets the units still for sale, under the product's lock (all segment locks for a segmented product). */
   async setStock(productId: string, stock: number): Promise<ProductView> {
-    return this.productLock.run(productId, async (fence) => {
-      const outcome = await this.db.transaction((tx) => this.ledger.setAbsolute(tx, productId, stock, fence));
-      if (outcome === 'not-found') throw productNotFound(productId);
-      if (outcome === 'stale-fence') {
-        if (fence !== null) await this.productLock.repairFenceIfReset(productId);
-        throw new StaleFenceException(productId);
-      }
-      await this.afterStockChange(productId, stock);
-      const view = await this.catalog.loadFromDatabase(productId);
-      if (!view) throw productNotFound(productId);
-      return view;
-    });
+    const terms = await this.catalog.saleTerms(productId);
+    if (!terms) throw productNotFound(productId);
+    const outcome =
+      terms.segments > 1
+        ? await this.productLock.runAllSegments(productId, terms.segments, async (fence) => {
+            try {
+              await this.db.transaction((tx) => this.ledger.setSegmented(tx, productId, stock, terms.segments, fence));
+            } catch (error) {
+              if (error instanceof StaleSegmentsError) return 'stale-fence' as const;
+              throw error;
+            }
+            await this.afterStockChange(productId, stock);
+            return 'ok' as const;
+          })
+        : await this.productLock.run(productId, async (fence) => {
+            const result = await this.db.transaction((tx) => this.ledger.setAbsolute(tx, productId, stock, fence));
+            if (result === 'stale-fence' && fence !== null) await this.productLock.repairFenceIfReset({ productId, segment: null });
+            if (result === 'ok') await this.afterStockChange(productId, stock);
+            return result;
+          });
+    if (outcome === 'not-found') throw productNotFound(productId);
+    if (outcome === 'stale-fence') throw new StaleFenceException(productId);
+    const view = await this.catalog.loadFromDatabase(productId);
+    if (!view) throw productNotFound(productId);
+    return view;
   }
 
-  /** Returns units inside the caller's transaction; call afterStockChange once it commits. */
-  giveBack(tx: EntityManager, productId: string, quantity: number): Promise<number> {
-    return this.ledger.giveBack(tx, productId, quantity);
+  /** Returns units inside the caller's transaction; call afterUnitChange once it commits. */
+  giveBack(tx: EntityManager, unit: StockUnit, quantity: number): Promise<number> {
+    return this.ledger.giveBack(tx, unit, quantity);
   }
 
   /** Keeps the sold-out flag and the cached view in step with a committed stock figure. */
   async afterStockChange(productId: string, stock: number): Promise<void> {
     await Promise.all([this.flags.sync(productId, stock), this.cache.invalidate(productId)]);
+  }
+
+  /**
+   * The same after a change to one stock unit: a segment with units means the product has some;
+   * an empty segment needs the other segments counted before the product is called sold out.
+   */
+  async afterUnitChange(unit: StockUnit, unitStock: number): Promise<void> {
+    if (unit.segment === null || unitStock > 0) return this.afterStockChange(unit.productId, unitStock);
+    return this.afterStockChange(unit.productId, await this.ledger.segmentedTotal(this.db, unit.productId));
   }
 }

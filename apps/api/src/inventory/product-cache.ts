@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import Redis from 'ioredis';
+import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { productKeys } from './product-keys';
@@ -19,7 +19,7 @@ const KEEP_S = 120;
 @Injectable()
 export class ProductCache {
   constructor(
-    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisConnection,
     private readonly prefix: RedisKeyPrefix,
   ) {}
 

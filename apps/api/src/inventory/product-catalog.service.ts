@@ -4,7 +4,7 @@ import { DistributedLockService } from '@app/distributed-lock';
 import { DataSource } from 'typeorm';
 import { productNotFound } from '../common/errors/app.exception';
 import { ProductCache } from './product-cache';
-import { PRODUCT_COLUMNS, ProductRow, ProductView, SaleTerms, toProductView, toSaleTerms } from './product.view';
+import { PRODUCT_SELECT, ProductRow, ProductView, SaleTerms, toProductView, toSaleTerms } from './product.view';
 import { productKeys } from './product-keys';
 
 const WAIT_FOR_REBUILD_MS = 300;
@@ -50,7 +50,7 @@ export class ProductCatalog {
   }
 
   async loadFromDatabase(productId: string): Promise<ProductView | null> {
-    const rows: ProductRow[] = await this.db.query(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE id = $1`, [productId]);
+    const rows: ProductRow[] = await this.db.query(`${PRODUCT_SELECT} WHERE p.id = $1`, [productId]);
     return rows.length ? toProductView(rows[0]) : null;
   }
 

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 /** The contract's Product. */
 export class ProductView {
@@ -10,6 +10,8 @@ export class ProductView {
   @ApiProperty({ example: 1 }) perUserLimit!: number;
   @ApiProperty({ example: '2026-11-21T12:00:00.000Z', nullable: true, type: String }) saleStartsAt!: string | null;
   @ApiProperty({ example: null, nullable: true, type: String }) saleEndsAt!: string | null;
+  @ApiPropertyOptional({ example: 8, description: 'present for segmented products: how many segment rows share the stock' })
+  segments?: number;
 }
 
 export interface ProductRow {
@@ -21,9 +23,15 @@ export interface ProductRow {
   per_user_limit: number;
   sale_starts_at: Date | null;
   sale_ends_at: Date | null;
+  segments: number;
 }
 
-export const PRODUCT_COLUMNS = 'id, sku, name, price_cents, stock, per_user_limit, sale_starts_at, sale_ends_at';
+export const PRODUCT_COLUMNS = 'id, sku, name, price_cents, stock, per_user_limit, sale_starts_at, sale_ends_at, segments';
+
+/** The product as the API shows it: a segmented product's stock is the sum of its segments. */
+export const PRODUCT_SELECT = `SELECT p.id, p.sku, p.name, p.price_cents, p.per_user_limit, p.sale_starts_at, p.sale_ends_at, p.segments,
+       CASE WHEN p.segments > 1 THEN (SELECT COALESCE(SUM(s.stock), 0)::int FROM product_segments s WHERE s.product_id = p.id) ELSE p.stock END AS stock
+  FROM products p`;
 
 export function toProductView(row: ProductRow): ProductView {
   return {
@@ -35,6 +43,7 @@ export function toProductView(row: ProductRow): ProductView {
     perUserLimit: row.per_user_limit,
     saleStartsAt: row.sale_starts_at ? new Date(row.sale_starts_at).toISOString() : null,
     saleEndsAt: row.sale_ends_at ? new Date(row.sale_ends_at).toISOString() : null,
+    ...(row.segments > 1 ? { segments: row.segments } : {}),
   };
 }
 
@@ -44,6 +53,7 @@ export interface SaleTerms {
   perUserLimit: number;
   saleStartsAtMs: number | null;
   saleEndsAtMs: number | null;
+  segments: number;
 }
 
 export const toSaleTerms = (view: ProductView): SaleTerms => ({
@@ -51,6 +61,7 @@ export const toSaleTerms = (view: ProductView): SaleTerms => ({
   perUserLimit: view.perUserLimit,
   saleStartsAtMs: view.saleStartsAt ? Date.parse(view.saleStartsAt) : null,
   saleEndsAtMs: view.saleEndsAt ? Date.parse(view.saleEndsAt) : null,
+  segments: view.segments ?? 1,
 });
 
 export const isSaleOpen = (terms: SaleTerms, nowMs: number): boolean =>

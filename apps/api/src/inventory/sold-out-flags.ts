@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import Redis from 'ioredis';
+import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { productKeys } from './product-keys';
@@ -22,7 +22,7 @@ export class SoldOutFlags {
   private readonly inStockUntil = new Map<string, number>();
 
   constructor(
-    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisConnection,
     private readonly prefix: RedisKeyPrefix,
   ) {}
 

@@ -1,22 +1,32 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { Fence } from '../common/locking/product-lock';
+import { Fence, StockUnit } from '../common/locking/product-lock';
 import { queryRows } from '../database/query-rows';
 
+export type SetOutcome = 'ok' | 'stale-fence' | 'not-found';
+
 /**
- * The stock column's only writers. Every statement runs inside the caller's transaction; the
- * fence check sits in the same UPDATE as the stock change, so a holder whose lease was lost
- * (and whose fence is therefore older than the last writer's) cannot change stock.
+ * Writes to stock outside purchase_batch. Every statement runs inside the caller's transaction;
+ * fence checks sit in the same UPDATE as the stock change, so a holder whose lease was lost (and
+ * whose fence is therefore older than the last writer's) cannot change stock.
  */
 @Injectable()
 export class StockLedger {
-  async giveBack(tx: EntityManager, productId: string, quantity: number): Promise<number> {
-    const rows = await queryRows<{ stock: number }>(tx, 'UPDATE products SET stock = stock + $2, updated_at = now() WHERE id = $1 RETURNING stock', [productId, quantity]);
+  /** Returns units to the row they came from; answers that row's stock. */
+  async giveBack(tx: EntityManager, unit: StockUnit, quantity: number): Promise<number> {
+    const rows =
+      unit.segment === null
+        ? await queryRows<{ stock: number }>(tx, 'UPDATE products SET stock = stock + $2, updated_at = now() WHERE id = $1 RETURNING stock', [unit.productId, quantity])
+        : await queryRows<{ stock: number }>(tx, 'UPDATE product_segments SET stock = stock + $3 WHERE product_id = $1 AND segment = $2 RETURNING stock', [
+            unit.productId,
+            unit.segment,
+            quantity,
+          ]);
     return rows[0].stock;
   }
 
   /** Admin adjustment to an absolute figure; `supplied` records the difference for conservation. */
-  async setAbsolute(tx: EntityManager, productId: string, stock: number, fence: Fence): Promise<'ok' | 'stale-fence' | 'not-found'> {
+  async setAbsolute(tx: EntityManager, productId: string, stock: number, fence: Fence): Promise<SetOutcome> {
     const rows = await queryRows(
       tx,
       `UPDATE products SET supplied = supplied + ($2 - stock), stock = $2,
@@ -26,17 +36,38 @@ export class StockLedger {
       [productId, stock, fence],
     );
     if (rows.length) return 'ok';
-    return this.whyNot(await this.current(tx, productId), fence) === 'stale-fence' ? 'stale-fence' : 'not-found';
+    const exists = await tx.query('SELECT 1 FROM products WHERE id = $1', [productId]);
+    return exists.length ? 'stale-fence' : 'not-found';
   }
 
-  private async current(tx: EntityManager, productId: string): Promise<{ stock: number; lock_fence: string } | undefined> {
-    const rows: { stock: number; lock_fence: string }[] = await tx.query('SELECT stock, lock_fence FROM products WHERE id = $1', [productId]);
-    return rows[0];
+  /** The same for a segmented product, under all its segment locks: the units are spread evenly. */
+  async setSegmented(tx: EntityManager, productId: string, stock: number, segments: number, fence: Fence): Promise<SetOutcome> {
+    const current = await tx.query('SELECT COALESCE(SUM(stock), 0)::int AS total FROM product_segments WHERE product_id = $1', [productId]);
+    const updated = await queryRows(
+      tx,
+      `UPDATE product_segments SET stock = $2::int / $3::int + CASE WHEN segment < $2::int % $3::int THEN 1 ELSE 0 END,
+              lock_fence = GREATEST(lock_fence, COALESCE($4::bigint, lock_fence))
+        WHERE product_id = $1 AND ($4::bigint IS NULL OR lock_fence <= $4::bigint)
+        RETURNING segment`,
+      [productId, stock, segments, fence],
+    );
+    if (updated.length !== segments) {
+      // All segments or none: a partial write would break conservation, so undo by failing the transaction.
+      throw new StaleSegmentsError();
+    }
+    await tx.query('UPDATE products SET supplied = supplied + ($2::int - $3::int), updated_at = now() WHERE id = $1', [productId, stock, current[0].total]);
+    return 'ok';
   }
 
-  private whyNot(row: { lock_fence: string } | undefined, fence: Fence): 'sold-out' | 'stale-fence' | 'not-found' {
-    if (!row) return 'not-found';
-    if (fence !== null && BigInt(row.lock_fence) > BigInt(fence)) return 'stale-fence';
-    return 'sold-out';
+  /** A segmented product's units in all its segments. */
+  async segmentedTotal(runner: { query(sql: string, params?: unknown[]): Promise<unknown> }, productId: string): Promise<number> {
+    const rows = (await runner.query('SELECT COALESCE(SUM(stock), 0)::int AS total FROM product_segments WHERE product_id = $1', [productId])) as { total: number }[];
+    return rows[0].total;
+  }
+}
+
+export class StaleSegmentsError extends Error {
+  constructor() {
+    super('a segment carries a newer fence than ours');
   }
 }

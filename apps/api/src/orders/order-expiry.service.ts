@@ -4,7 +4,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DistributedLockService } from '@app/distributed-lock';
 import { DataSource } from 'typeorm';
-import { ProductLock } from '../common/locking/product-lock';
+import { ProductLock, StockUnit, stockLockKey } from '../common/locking/product-lock';
 import { TypedConfigService } from '../config/app-config.module';
 import { InventoryService } from '../inventory/inventory.service';
 import { QuotaLedger } from './quota-ledger';
@@ -76,22 +76,28 @@ export class OrderExpiryService implements OnApplicationBootstrap, OnApplication
   async expireDue(): Promise<number> {
     let expired = 0;
     for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
-      const due: { id: string; product_id: string }[] = await this.db.query(
-        `SELECT id, product_id FROM orders WHERE status = 'PENDING_PAYMENT' AND expires_at <= now() ORDER BY expires_at LIMIT $1`,
+      const due: { id: string; product_id: string; segment: number | null }[] = await this.db.query(
+        `SELECT id, product_id, segment FROM orders WHERE status = 'PENDING_PAYMENT' AND expires_at <= now() ORDER BY expires_at LIMIT $1`,
         [this.batchSize],
       );
       if (!due.length) break;
-      const byProduct = new Map<string, string[]>();
-      for (const row of due) byProduct.set(String(row.product_id), [...(byProduct.get(String(row.product_id)) ?? []), String(row.id)]);
-      for (const [productId, ids] of byProduct) expired += await this.expireForProduct(productId, ids);
+      const byUnit = new Map<string, { unit: StockUnit; ids: string[] }>();
+      for (const row of due) {
+        const unit = { productId: String(row.product_id), segment: row.segment };
+        const entry = byUnit.get(stockLockKey(unit)) ?? { unit, ids: [] };
+        entry.ids.push(String(row.id));
+        byUnit.set(stockLockKey(unit), entry);
+      }
+      for (const { unit, ids } of byUnit.values()) expired += await this.expireForUnit(unit, ids);
       if (due.length < this.batchSize) break;
     }
     if (expired) this.log.log(`expired ${expired} unpaid order(s)`);
     return expired;
   }
 
-  private expireForProduct(productId: string, orderIds: string[]): Promise<number> {
-    return this.productLock.run(productId, async () => {
+  private expireForUnit(unit: StockUnit, orderIds: string[]): Promise<number> {
+    const { productId } = unit;
+    return this.productLock.runUnit(unit, async () => {
       const result = await this.db.transaction(async (tx) => {
         const rows = await queryRows<{ user_id: string; quantity: number }>(
           tx,
@@ -104,9 +110,9 @@ export class OrderExpiryService implements OnApplicationBootstrap, OnApplication
         for (const row of rows) perUser.set(row.user_id, (perUser.get(row.user_id) ?? 0) + row.quantity);
         for (const [userId, quantity] of perUser) await this.quota.release(tx, userId, productId, quantity);
         const total = rows.reduce((sum, row) => sum + row.quantity, 0);
-        return { count: rows.length, stock: await this.inventory.giveBack(tx, productId, total) };
+        return { count: rows.length, stock: await this.inventory.giveBack(tx, unit, total) };
       });
-      if (result.stock !== undefined) await this.inventory.afterStockChange(productId, result.stock);
+      if (result.stock !== undefined) await this.inventory.afterUnitChange(unit, result.stock);
       return result.count;
     });
   }

@@ -24,9 +24,10 @@ export interface OrderRow {
   created_at: Date;
   expires_at: Date;
   paid_at: Date | null;
+  segment: number | null;
 }
 
-export const ORDER_COLUMNS = 'id, product_id, user_id, quantity, status, idempotency_key, request_hash, created_at, expires_at, paid_at';
+export const ORDER_COLUMNS = 'id, product_id, user_id, quantity, status, idempotency_key, request_hash, created_at, expires_at, paid_at, segment';
 
 export function toOrderView(row: OrderRow): OrderView {
   return {

@@ -7,6 +7,7 @@ import { OrderRepository } from './order-repository';
 import { OrdersController } from './orders.controller';
 import { OrdersService } from './orders.service';
 import { PurchaseBatcher } from './purchase-batcher';
+import { SegmentRouter } from './segment-router';
 import { PurchaseController } from './purchase.controller';
 import { PurchaseMetrics } from './purchase.metrics';
 import { PurchaseService } from './purchase.service';
@@ -15,6 +16,6 @@ import { QuotaLedger } from './quota-ledger';
 @Module({
   imports: [InventoryModule, ThrottlingModule],
   controllers: [PurchaseController, OrdersController],
-  providers: [PurchaseService, PurchaseBatcher, PurchaseMetrics, OrderRepository, QuotaLedger, OrdersService, OrderLock, OrderExpiryService],
+  providers: [PurchaseService, PurchaseBatcher, SegmentRouter, PurchaseMetrics, OrderRepository, QuotaLedger, OrdersService, OrderLock, OrderExpiryService],
 })
 export class OrdersModule {}

@@ -72,7 +72,8 @@ export class OrdersService {
   async cancel(user: AuthUser, orderId: string): Promise<OrderView> {
     return this.orderLock.run(orderId, async () => {
       const order = await this.visibleOrder(user, orderId);
-      return this.productLock.run(String(order.product_id), async () => {
+      const unit = { productId: String(order.product_id), segment: order.segment };
+      return this.productLock.runUnit(unit, async () => {
         const result = await this.db.transaction(async (tx) => {
           const rows = await queryRows<OrderRow>(
             tx,
@@ -82,12 +83,12 @@ export class OrdersService {
           );
           if (!rows.length) return undefined;
           const row = rows[0];
-          const stock = await this.inventory.giveBack(tx, String(row.product_id), row.quantity);
+          const stock = await this.inventory.giveBack(tx, unit, row.quantity);
           await this.quota.release(tx, row.user_id, String(row.product_id), row.quantity);
           return { row, stock };
         });
         if (!result) throw invalidState('cancel', (await this.orders.findById(orderId))?.status ?? order.status);
-        await this.inventory.afterStockChange(String(result.row.product_id), result.stock);
+        await this.inventory.afterUnitChange(unit, result.stock);
         return toOrderView(result.row);
       });
     });

@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Histogram, register } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { Fence, ProductLock } from '../common/locking/product-lock';
+import { Fence, ProductLock, StockUnit, stockLockKey } from '../common/locking/product-lock';
 import { TypedConfigService } from '../config/app-config.module';
 import { InventoryService } from '../inventory/inventory.service';
 
@@ -32,13 +32,14 @@ interface Pending extends BatchItem {
 // Each purchase in a batch is a subtransaction; Postgres caches 64 per transaction before it
 // spills to disk, so batches stay below that.
 const MAX_BATCH = 48;
-const SQL = 'SELECT idx, outcome, order_id, created_at, expires_at, stock_left FROM purchase_batch($1, $2, $3, $4, $5, $6, $7) ORDER BY idx';
+const SQL = 'SELECT idx, outcome, order_id, created_at, expires_at, stock_left FROM purchase_batch($1, $2, $3, $4, $5, $6, $7, $8) ORDER BY idx';
 
 /**
  * Request coalescing on hot products: purchases of one product that arrive in this process while
  * its lock is held (or being waited for) queue up, and the next holder serves them all with one
  * lock hold and one statement (`purchase_batch`), each purchase still its own all-or-nothing unit.
- * A lone purchase is a batch of one, so there is one code path.
+ * A lone purchase is a batch of one, so there is one code path. The unit is the product, or one
+ * segment of a segmented product (each segment has its own lock and queue).
  */
 @Injectable()
 export class PurchaseBatcher {
@@ -57,38 +58,40 @@ export class PurchaseBatcher {
     this.paymentTtlS = config.get('orders', { infer: true }).paymentTtlS;
   }
 
-  submit(productId: string, item: BatchItem): Promise<BatchOutcome> {
+  submit(unit: StockUnit, item: BatchItem): Promise<BatchOutcome> {
+    const name = stockLockKey(unit);
     return new Promise((resolve, reject) => {
-      const queue = this.queues.get(productId);
+      const queue = this.queues.get(name);
       if (queue) {
         queue.push({ ...item, resolve, reject });
         return;
       }
-      this.queues.set(productId, [{ ...item, resolve, reject }]);
-      void this.drain(productId);
+      this.queues.set(name, [{ ...item, resolve, reject }]);
+      void this.drain(unit, name);
     });
   }
 
-  private async drain(productId: string): Promise<void> {
-    const queue = this.queues.get(productId)!;
+  private async drain(unit: StockUnit, name: string): Promise<void> {
+    const queue = this.queues.get(name)!;
     while (queue.length) {
       const batch = queue.splice(0, MAX_BATCH);
       try {
-        const outcomes = await this.productLock.run(productId, (fence) => this.execute(productId, batch, fence));
+        const outcomes = await this.productLock.runUnit(unit, (fence) => this.execute(unit, batch, fence));
         batch.forEach((pending, i) => pending.resolve(outcomes[i]));
       } catch (error) {
         batch.forEach((pending) => pending.reject(error));
       }
     }
-    this.queues.delete(productId);
+    this.queues.delete(name);
   }
 
-  /** Runs under the product lock: one statement, then the sold-out flag and cache follow the stock. */
-  private async execute(productId: string, batch: BatchItem[], fence: Fence): Promise<BatchOutcome[]> {
+  /** Runs under the unit's lock: one statement, then the sold-out flag and cache follow the stock. */
+  private async execute(unit: StockUnit, batch: BatchItem[], fence: Fence): Promise<BatchOutcome[]> {
     this.batchSizes.observe(batch.length);
     const rows: { outcome: BatchOutcomeKind; order_id: string | null; created_at: Date | null; expires_at: Date | null; stock_left: number | null }[] =
       await this.db.query(SQL, [
-        productId,
+        unit.productId,
+        unit.segment,
         fence,
         batch.map((b) => b.userId),
         batch.map((b) => b.quantity),
@@ -96,11 +99,11 @@ export class PurchaseBatcher {
         batch.map((b) => b.requestHash),
         this.paymentTtlS,
       ]);
-    if (fence !== null && rows[0]?.outcome === 'STALE_FENCE') await this.productLock.repairFenceIfReset(productId);
+    if (fence !== null && rows[0]?.outcome === 'STALE_FENCE') await this.productLock.repairFenceIfReset(unit);
     const last = rows[rows.length - 1];
     if (last && last.stock_left !== null && last.outcome !== 'STALE_FENCE') {
       const changed = rows.some((r) => r.outcome === 'CREATED');
-      if (changed || last.stock_left === 0) await this.inventory.afterStockChange(productId, last.stock_left);
+      if (changed || last.stock_left === 0) await this.inventory.afterUnitChange(unit, last.stock_left);
     }
     return rows.map((r) => ({ outcome: r.outcome, orderId: r.order_id === null ? null : String(r.order_id), createdAt: r.created_at, expiresAt: r.expires_at, stockLeft: r.stock_left }));
   }

@@ -9,6 +9,7 @@ import { purchaseFingerprint } from './idempotency-key';
 import { OrderRepository } from './order-repository';
 import { asFirstAnswered, OrderRow, OrderView } from './order.view';
 import { BatchOutcome, PurchaseBatcher } from './purchase-batcher';
+import { SegmentRouter } from './segment-router';
 import { keyReused, perUserLimit, saleNotActive, soldOut } from './purchase-errors';
 
 export interface PurchaseRequest {
@@ -35,6 +36,7 @@ export class PurchaseService {
     private readonly flags: SoldOutFlags,
     private readonly orders: OrderRepository,
     private readonly batcher: PurchaseBatcher,
+    private readonly segments: SegmentRouter,
   ) {}
 
   async purchase(request: PurchaseRequest): Promise<PurchaseResult> {
@@ -48,7 +50,8 @@ export class PurchaseService {
       if (prior) return this.replay(prior, fingerprint);
       throw refusal;
     }
-    const result = await this.batcher.submit(productId, { userId: user.id, quantity, idempotencyKey: idempotencyKey ?? null, requestHash: fingerprint });
+    const item = { userId: user.id, quantity, idempotencyKey: idempotencyKey ?? null, requestHash: fingerprint };
+    const result = terms!.segments > 1 ? await this.segments.submit(productId, terms!.segments, item) : await this.batcher.submit({ productId, segment: null }, item);
     return this.answer(request, terms!, fingerprint, result);
   }
 

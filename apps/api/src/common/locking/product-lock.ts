@@ -9,6 +9,15 @@ import { Fence, runWithFallback } from './run-with-fallback';
 
 export type { Fence } from './run-with-fallback';
 
+/** Where units of a product live: the product row, or one segment row of a segmented product. */
+export interface StockUnit {
+  productId: string;
+  segment: number | null;
+}
+
+export const stockLockKey = (unit: StockUnit): string =>
+  unit.segment === null ? `stock:${unit.productId}` : `stock:${unit.productId}:${unit.segment}`;
+
 /**
  * Runs work under a product's lock (`stock:<productId>`), handing it the fencing token that the
  * stock UPDATE checks; falls back per LOCK_FALLBACK when Redis is unreachable.
@@ -30,23 +39,50 @@ export class ProductLock {
     return runWithFallback(this.fallback, 'product lock', (tracked) => this.underLock({ productId, work: tracked }), work);
   }
 
+  /** Under the lock of one stock unit: the product's, or one segment's (`stock:<id>:<segment>`). */
+  runUnit<T>(unit: StockUnit, work: (fence: Fence) => Promise<T>): Promise<T> {
+    if (unit.segment === null) return this.run(unit.productId, work);
+    const { productId, segment } = unit;
+    return runWithFallback(this.fallback, 'segment lock', (tracked) => this.underSegmentLock({ productId, segment, work: tracked }), work);
+  }
+
+  /** Under every segment's lock at once (one multi-key lock, taken in canonical order). */
+  runAllSegments<T>(productId: string, segments: number, work: (fence: Fence) => Promise<T>): Promise<T> {
+    const keys = Array.from({ length: segments }, (_, segment) => stockLockKey({ productId, segment }));
+    return runWithFallback(this.fallback, 'segment locks', (tracked) => this.underLocks({ keys, work: tracked }), work);
+  }
+
   /**
    * Called under the product lock when Postgres refused our fence as stale. If the lease is in
    * fact still ours, the refusal means Redis lost its fence counter (restarted empty) and now
    * hands out fences below the row's; lift the counter past the row's so the next holder's fence
    * is accepted. Returns whether it did. A truly stale holder (lease lost) changes nothing.
    */
-  async repairFenceIfReset(productId: string): Promise<boolean> {
-    const lock = this.current.find(`stock:${productId}`);
+  async repairFenceIfReset(unit: StockUnit): Promise<boolean> {
+    const key = stockLockKey(unit);
+    const lock = this.current.find(key);
     if (!lock || lock.signal.aborted || !(await lock.extend().catch(() => false))) return false;
-    const rows: { lock_fence: string }[] = await this.db.query('SELECT lock_fence FROM products WHERE id = $1', [productId]);
-    if (!rows.length) return false;
-    await this.locks.advanceFence(`stock:${productId}`, Number(rows[0].lock_fence));
+    const rows: { lock_fence: string }[] =
+      unit.segment === null
+        ? await this.db.query('SELECT lock_fence FROM products WHERE id = $1', [unit.productId])
+        : await this.db.query('SELECT max(lock_fence) AS lock_fence FROM product_segments WHERE product_id = $1', [unit.productId]);
+    if (!rows.length || rows[0].lock_fence === null) return false;
+    await this.locks.advanceFence(key, Number(rows[0].lock_fence));
     return true;
   }
 
   @WithLock('stock:<productId>')
   private async underLock<T>(input: { productId: string; work: (fence: Fence) => Promise<T> }): Promise<T> {
+    return input.work(this.current.fence);
+  }
+
+  @WithLock('stock:<productId>:<segment>')
+  private async underSegmentLock<T>(input: { productId: string; segment: number; work: (fence: Fence) => Promise<T> }): Promise<T> {
+    return input.work(this.current.fence);
+  }
+
+  @WithLock((input: { keys: string[] }) => input.keys)
+  private async underLocks<T>(input: { keys: string[]; work: (fence: Fence) => Promise<T> }): Promise<T> {
     return input.work(this.current.fence);
   }
 }

@@ -1,27 +1,67 @@
-import Redis, { RedisOptions } from 'ioredis';
+import Redis, { Cluster, RedisOptions } from 'ioredis';
+import type { AppConfig } from '../../config/app-config';
+
+/** The main Redis: one server, a Sentinel-managed primary, or a Cluster (ioredis's own clients). */
+export type RedisConnection = Redis | Cluster;
+
+const retryStrategy = (attempt: number): number => Math.min(50 * 2 ** attempt, 1000);
 
 /**
  * Clients fail fast while disconnected (no offline queue, bounded command time) so that a Redis
  * outage turns into a quick fallback or 503 instead of requests piling up; they keep reconnecting
  * in the background and recover on their own.
  */
-export function createRedisClient(url: string, commandTimeoutMs: number, name: string): Redis {
-  const options: RedisOptions = {
+function failFastOptions(commandTimeoutMs: number, name: string): RedisOptions {
+  return {
     connectionName: name,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     commandTimeout: commandTimeoutMs,
     connectTimeout: 2000,
-    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
+    retryStrategy,
     lazyConnect: true,
   };
-  const client = new Redis(url, options);
+}
+
+export function createRedisClient(url: string, commandTimeoutMs: number, name: string): Redis {
+  const client = new Redis(url, failFastOptions(commandTimeoutMs, name));
   // Errors surface on commands; the connection-level event only needs to not crash the process.
   client.on('error', () => undefined);
   return client;
 }
 
+/** The client REDIS_MODE asks for. */
+export function createRedisConnection(redis: AppConfig['redis'], name: string): RedisConnection {
+  if (redis.mode === 'standalone') return createRedisClient(redis.url, redis.commandTimeoutMs, name);
+  const options = failFastOptions(redis.commandTimeoutMs, name);
+  if (redis.mode === 'sentinel') {
+    const client = new Redis({
+      ...options,
+      sentinels: redis.sentinels,
+      name: redis.sentinelName,
+      sentinelRetryStrategy: retryStrategy,
+      // After a failover the old master answers READONLY once it returns as a replica: reconnect.
+      reconnectOnError: (error) => /READONLY/.test(error.message),
+    });
+    client.on('error', () => undefined);
+    return client;
+  }
+  const cluster = new Cluster(redis.clusterNodes, {
+    redisOptions: { ...options, lazyConnect: false },
+    enableOfflineQueue: false,
+    lazyConnect: true,
+    clusterRetryStrategy: retryStrategy,
+    // During a failover MOVED/CLUSTERDOWN replies are retried briefly, then fail like a timeout.
+    maxRedirections: 4,
+    retryDelayOnClusterDown: 100,
+    retryDelayOnFailover: 100,
+    slotsRefreshTimeout: 1000,
+  });
+  cluster.on('error', () => undefined);
+  return cluster;
+}
+
 /** Connects, but boots degraded rather than refusing to start when Redis is down. */
-export async function connectQuietly(client: Redis, timeoutMs = 2000): Promise<void> {
+export async function connectQuietly(client: RedisConnection, timeoutMs = 2000): Promise<void> {
   await Promise.race([client.connect().catch(() => undefined), new Promise((r) => setTimeout(r, timeoutMs))]);
 }

@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { TypedConfigService } from '../../config/app-config.module';
 import { ConfigService } from '@nestjs/config';
 import { REDIS_CLIENT, REDLOCK_CLIENTS } from './redis.constants';
-import { connectQuietly, createRedisClient } from './redis-client.factory';
+import { connectQuietly, createRedisClient, createRedisConnection, RedisConnection } from './redis-client.factory';
 
 @Global()
 @Module({
@@ -12,8 +12,7 @@ import { connectQuietly, createRedisClient } from './redis-client.factory';
       provide: REDIS_CLIENT,
       inject: [ConfigService],
       useFactory: async (config: TypedConfigService) => {
-        const { url, commandTimeoutMs } = config.get('redis', { infer: true });
-        const client = createRedisClient(url, commandTimeoutMs, 'flashsale-api');
+        const client = createRedisConnection(config.get('redis', { infer: true }), 'flashsale-api');
         await connectQuietly(client);
         return client;
       },
@@ -33,11 +32,11 @@ import { connectQuietly, createRedisClient } from './redis-client.factory';
 })
 export class RedisModule implements OnApplicationShutdown {
   constructor(
-    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisConnection,
     @Inject(REDLOCK_CLIENTS) private readonly redlock: Redis[],
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.redis, ...this.redlock].map((client) => client.quit().catch(() => client.disconnect())));
+    await Promise.all([this.redis, ...this.redlock].map((client: RedisConnection) => client.quit().catch(() => client.disconnect())));
   }
 }

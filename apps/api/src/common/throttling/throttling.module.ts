@@ -2,7 +2,8 @@ import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
-import Redis from 'ioredis';
+import { Cluster } from 'ioredis';
+import type { RedisConnection } from '../redis/redis-client.factory';
 import { TypedConfigService } from '../../config/app-config.module';
 import { REDIS_CLIENT } from '../redis/redis.constants';
 
@@ -10,9 +11,10 @@ import { REDIS_CLIENT } from '../redis/redis.constants';
   imports: [
     ThrottlerModule.forRootAsync({
       inject: [ConfigService, REDIS_CLIENT],
-      useFactory: (config: TypedConfigService, redis: Redis) => ({
+      useFactory: (config: TypedConfigService, redis: RedisConnection) => ({
         throttlers: [{ name: 'purchase', ttl: 1000, limit: config.get('http', { infer: true }).rateLimitPerSecond }],
-        storage: new ThrottlerStorageRedisService(redis),
+        // Its counters use their own {hash tags}, so its scripts run on a Cluster too.
+        storage: redis instanceof Cluster ? new ThrottlerStorageRedisService(redis) : new ThrottlerStorageRedisService(redis),
       }),
     }),
   ],

@@ -34,6 +34,13 @@ export class CreateProductDto {
   @Max(MAX_UNITS)
   perUserLimit?: number;
 
+  @ApiPropertyOptional({ example: 1, default: 1, minimum: 1, maximum: 64, description: 'split the stock across this many rows, each with its own lock (for products one row cannot carry)' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  segments?: number;
+
   @ApiPropertyOptional({ example: '2026-11-21T12:00:00Z' })
   @IsOptional()
   @IsDateString({ strict: true })
