@@ -1,0 +1,84 @@
+import { ApiProcess } from '../../scripts/infra/api-process';
+import { runLoadTest } from '../../scripts/loadtest';
+import { Api, expectInvariants, httpSender } from './api-client';
+import { TEST_JWT_SECRET } from './app-harness';
+import { freePort } from './free-port';
+
+/** N built API instances on one database and Redis topology; the first one migrates. */
+export async function startApis(count: number, env: Record<string, string>): Promise<ApiProcess[]> {
+  const apis: ApiProcess[] = [];
+  for (let i = 0; i < count; i++) {
+    const base = { JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '100000', LOCK_WAIT_MS: '3000', ...env };
+    apis.push(new ApiProcess({ port: await freePort(), env: i === 0 ? base : { ...base, DB_MIGRATE: 'false' } }));
+  }
+  await apis[0].start(60_000);
+  await Promise.all(apis.slice(1).map((api) => api.start(60_000)));
+  return apis;
+}
+
+/** Sum of every series of a Prometheus counter over the instances' /metrics. */
+export async function metricTotal(apis: ApiProcess[], name: string): Promise<number> {
+  const texts = await Promise.all(apis.map((api) => fetch(`${api.url}/metrics`).then((r) => r.text())));
+  return texts.flatMap((text) => text.split('\n').filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`))).reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+}
+
+export interface SaleFigures {
+  productId: string;
+  purchases: number;
+  responses503: number;
+  lockLost: number;
+  lockUnavailable: number;
+  elapsedS: number;
+  purchasesPerSecond: number;
+  /** With a fault: ms from the kill until Redis took writes for the product again. */
+  failoverMs?: number;
+  /** Seconds from the kill until the next progress tick with new purchases (1 s resolution). */
+  purchasesResumedAfterS?: number;
+}
+
+export interface SaleOptions {
+  apis: ApiProcess[];
+  databaseUrl: string;
+  stock: number;
+  /** Called once, about a second into the sale, with the product id; resolves when Redis is back. */
+  fault?: (productId: string) => Promise<void>;
+}
+
+/** A flash sale (twice the stock in attempts, retried on 503) across the instances, checked by SQL. */
+export async function runScaleSale({ apis, databaseUrl, stock, fault }: SaleOptions): Promise<SaleFigures> {
+  const product = await new Api(httpSender(apis[0].url)).createProduct({ stock, perUserLimit: 1 });
+  const [lostBefore, unavailableBefore] = [await metricTotal(apis, 'lock_lost_total'), await metricTotal(apis, 'lock_unavailable_total')];
+  let faultAt: { at: number; created: number } | undefined;
+  let failover: Promise<number> | undefined;
+  let resumedAfterS: number | undefined;
+  const result = await runLoadTest({
+    urls: apis.map((api) => api.url),
+    productId: product.id,
+    users: stock * 2,
+    connections: 24,
+    requests: stock * 2,
+    maxRetries: 30,
+    tokenSecret: TEST_JWT_SECRET,
+    reportDir: null,
+    onProgress: (p) => {
+      if (fault && !faultAt && p.elapsedS >= 1) {
+        faultAt = { at: Date.now(), created: p.created };
+        failover = fault(product.id).then(() => Date.now() - faultAt!.at);
+      } else if (faultAt && resumedAfterS === undefined && p.created > faultAt.created) {
+        resumedAfterS = Math.round((Date.now() - faultAt.at) / 100) / 10;
+      }
+    },
+  });
+  await expectInvariants(databaseUrl, product.id);
+  return {
+    productId: product.id,
+    purchases: result.purchases,
+    responses503: result.byStatus['503'] ?? 0,
+    lockLost: (await metricTotal(apis, 'lock_lost_total')) - lostBefore,
+    lockUnavailable: (await metricTotal(apis, 'lock_unavailable_total')) - unavailableBefore,
+    elapsedS: result.elapsedS,
+    purchasesPerSecond: result.purchasesPerSecond,
+    failoverMs: failover ? await failover : undefined,
+    purchasesResumedAfterS: resumedAfterS,
+  };
+}
