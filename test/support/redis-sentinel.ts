@@ -100,6 +100,11 @@ export class RedisSentinelGroup {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
+  /** Resolves when `primary` has a replica in sync again (after a restarted node rejoined). */
+  waitForReplicaOf(primary: RedisServerProcess, timeoutMs: number): Promise<void> {
+    return this.waitForReplicaLink(primary, timeoutMs);
+  }
+
   private async waitForReplicaLink(primary: RedisServerProcess, timeoutMs: number): Promise<void> {
     await poll(timeoutMs, 'replica in sync', async () => {
       const c = primary.client();
