@@ -47,7 +47,7 @@ describe('segmented stock', () => {
     const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => api.purchase(product.id, `seg-buyer-${i}`)));
     const byStatus = answers.reduce<Record<number, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
     expect(byStatus).toEqual({ 201: 10, 409: 50 });
-    expect(answers.filter((r) => r.status === 409).every((r) => r.body.code === 'SOLD_OUT')).toBe(true);
+    expect(answers.filter((r) => r.status === 409).every((r) => (r.body as unknown as { code: string }).code === 'SOLD_OUT')).toBe(true);
     expect((await api.getProduct(product.id)).body.stock).toBe(0);
     const books = await segmentedBooks(harness.env.DATABASE_URL, product.id);
     expect(books).toMatchObject({ segmentStock: [0, 0, 0, 0], live: 10, conserved: true, worstUser: 1 });

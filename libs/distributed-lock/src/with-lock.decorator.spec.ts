@@ -46,7 +46,7 @@ class StockService {
   constructor(private readonly current: CurrentLock) {}
 
   @WithLock('stock:<productId>')
-  async reserve(input: { productId: string }): Promise<number> {
+  async reserve(_input: { productId: string }): Promise<number> {
     this.active += 1;
     this.maxActive = Math.max(this.maxActive, this.active);
     await new Promise((resolve) => setImmediate(resolve));

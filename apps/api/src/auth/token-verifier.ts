@@ -58,9 +58,11 @@ export class TokenVerifier {
   }
 }
 
+const hasControlCharacter = (text: string): boolean => [...text].some((ch) => ch.charCodeAt(0) < 0x20);
+
 function toUser(claims: Claims): AuthUser {
   const { sub, role = 'user' } = claims;
-  if (typeof sub !== 'string' || sub.length === 0 || sub.length > 128 || /[\u0000-\u001f]/.test(sub)) {
+  if (typeof sub !== 'string' || sub.length === 0 || sub.length > 128 || hasControlCharacter(sub)) {
     throw unauthenticated('token subject must be a string of 1 to 128 characters');
   }
   if (typeof role !== 'string' || !ROLES.includes(role as Role)) throw unauthenticated('token role must be "user" or "admin"');
