@@ -9,7 +9,9 @@ export async function startApis(count: number, env: Record<string, string>): Pro
   const apis: ApiProcess[] = [];
   for (let i = 0; i < count; i++) {
     const base = { JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '100000', LOCK_WAIT_MS: '3000', ...env };
-    apis.push(new ApiProcess({ port: await freePort(), env: i === 0 ? base : { ...base, DB_MIGRATE: 'false' } }));
+    const port = await freePort();
+    const logFile = process.env.SCALE_LOG_DIR ? `${process.env.SCALE_LOG_DIR}/api-${port}.log` : undefined;
+    apis.push(new ApiProcess({ port, env: i === 0 ? base : { ...base, DB_MIGRATE: 'false' }, logFile }));
   }
   await apis[0].start(60_000);
   await Promise.all(apis.slice(1).map((api) => api.start(60_000)));
