@@ -8,7 +8,7 @@ export interface AppConfig {
   port: number;
   logLevel: string;
   jwtSecret: string;
-  database: { url: string; migrate: boolean; poolSize: number; statementTimeoutMs: number };
+  database: { url: string; migrate: boolean; poolSize: number; statementTimeoutMs: number; preparedStatements: boolean };
   redis: {
     mode: RedisMode;
     url: string;
@@ -43,6 +43,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       migrate: bool(true)(env.DB_MIGRATE, 'DB_MIGRATE'),
       poolSize: integer(10, 1, 200)(env.DB_POOL_SIZE, 'DB_POOL_SIZE'),
       statementTimeoutMs: integer(5000, 100, 600_000)(env.DB_STATEMENT_TIMEOUT_MS, 'DB_STATEMENT_TIMEOUT_MS'),
+      preparedStatements: bool(true)(env.DB_PREPARED_STATEMENTS, 'DB_PREPARED_STATEMENTS'),
     },
     redis: {
       ...redisTopology(env),

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { InventoryModule } from '../inventory/inventory.module';
 import { ThrottlingModule } from '../common/throttling/throttling.module';
 import { OrderLock } from '../common/locking/order-lock';
+import { HotStatements } from '../database/hot-statements';
 import { OrderExpiryService } from './order-expiry.service';
 import { OrderRepository } from './order-repository';
 import { OrdersController } from './orders.controller';
@@ -16,6 +17,6 @@ import { QuotaLedger } from './quota-ledger';
 @Module({
   imports: [InventoryModule, ThrottlingModule],
   controllers: [PurchaseController, OrdersController],
-  providers: [PurchaseService, PurchaseBatcher, SegmentRouter, PurchaseMetrics, OrderRepository, QuotaLedger, OrdersService, OrderLock, OrderExpiryService],
+  providers: [HotStatements, PurchaseService, PurchaseBatcher, SegmentRouter, PurchaseMetrics, OrderRepository, QuotaLedger, OrdersService, OrderLock, OrderExpiryService],
 })
 export class OrdersModule {}

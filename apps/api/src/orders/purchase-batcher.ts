@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Histogram, register } from 'prom-client';
-import { DataSource } from 'typeorm';
+import { HotStatements } from '../database/hot-statements';
 import { Fence, ProductLock, StockUnit, stockLockKey } from '../common/locking/product-lock';
 import { TypedConfigService } from '../config/app-config.module';
 import { InventoryService } from '../inventory/inventory.service';
@@ -50,7 +49,7 @@ export class PurchaseBatcher {
     new Histogram({ name: 'purchase_batch_size', help: 'Purchases served per lock hold', buckets: [1, 2, 4, 8, 16, 32, 48] });
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly statements: HotStatements,
     private readonly productLock: ProductLock,
     private readonly inventory: InventoryService,
     @Inject(ConfigService) config: TypedConfigService,
@@ -88,8 +87,10 @@ export class PurchaseBatcher {
   /** Runs under the unit's lock: one statement, then the sold-out flag and cache follow the stock. */
   private async execute(unit: StockUnit, batch: BatchItem[], fence: Fence): Promise<BatchOutcome[]> {
     this.batchSizes.observe(batch.length);
-    const rows: { outcome: BatchOutcomeKind; order_id: string | null; created_at: Date | null; expires_at: Date | null; stock_left: number | null }[] =
-      await this.db.query(SQL, [
+    const rows = await this.statements.run<{ outcome: BatchOutcomeKind; order_id: string | null; created_at: Date | null; expires_at: Date | null; stock_left: number | null }>(
+      'purchase_batch',
+      SQL,
+      [
         unit.productId,
         unit.segment,
         fence,
