@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Cluster, Redis } from 'ioredis';
 import { LockLostError, LockTimeoutError, LockUnavailableError } from './errors';
@@ -11,12 +10,17 @@ import { Lease } from './core/lease';
 import { LeaseKeeper } from './core/lease-keeper';
 import { LockContext } from './core/lock-context';
 import { LockHandle } from './core/lock-handle';
+import { LocalHandoff } from './core/local-handoff';
 import { canonicalKeys, displayKey, LockNaming } from './core/lock-names';
 import { isUnreachableError } from './core/redis-errors';
 import { now } from './core/timing';
+import { ownerToken } from './core/owner-token';
 import { waitForLock, type Acquired } from './core/wait-for-lock';
 import { subscriberFor } from './core/pubsub-mode';
 import { WakeupHub } from './core/wakeup-hub';
+
+/** An acquired lock; `fromLine` when a holder of this process passed it on. */
+type InLine = Acquired & { fromLine?: true };
 
 /**
  * Redis locks with fencing tokens, a batched watchdog, re-entry within an async call chain,
@@ -27,6 +31,7 @@ export class DistributedLock extends EventEmitter {
   private readonly backend: LockBackend;
   private readonly hub: WakeupHub;
   private readonly keeper: LeaseKeeper;
+  private readonly local: LocalHandoff;
   private readonly context = new LockContext();
   private readonly ttlMs: number;
   private readonly waitMs: number;
@@ -42,7 +47,12 @@ export class DistributedLock extends EventEmitter {
     this.backend = createBackend(redis, naming, this.driftFactor, options);
     const subscriber = options.subscriber;
     this.hub = new WakeupHub(() => subscriber ?? subscriberFor(this.backend.primary), subscriber === undefined);
-    this.keeper = new LeaseKeeper(this.backend, (event, payload) => this.emit(event, payload));
+    this.local = new LocalHandoff(this.backend, options.maxLocalHandoffs ?? 16);
+    this.keeper = new LeaseKeeper(
+      this.backend,
+      (event, payload) => this.emit(event, payload),
+      (lease) => this.local.release(lease),
+    );
   }
 
   /** Takes the lock, waiting up to `waitMs`; throws LockTimeoutError or LockUnavailableError. */
@@ -104,6 +114,7 @@ export class DistributedLock extends EventEmitter {
   /** Releases every held lock, stops the watchdog and closes the subscriber it created. */
   async close(): Promise<void> {
     this.closed = true;
+    this.local.close();
     await this.keeper.releaseAll();
     await this.hub.close();
   }
@@ -123,16 +134,47 @@ export class DistributedLock extends EventEmitter {
       this.emit('acquired', { key: name, waitMs: 0, fence: reentered.fence, reentrant: true });
       return new LockHandle(reentered, this.keeper);
     }
-    const request = { keys, token: randomBytes(16).toString('hex'), ttlMs: opts.ttlMs ?? this.ttlMs, fair: opts.fair ?? false };
-    const acquired = await this.waitFor(name, request, waitMs);
+    const request = { keys, token: ownerToken(), ttlMs: opts.ttlMs ?? this.ttlMs, fair: opts.fair ?? false };
+    const inLine = this.local.applies(keys, request.fair, waitMs);
+    const acquired: InLine | undefined = inLine ? await this.waitInLine(name, request, startedAt + waitMs) : await this.waitFor(name, request, waitMs);
     if (!acquired) {
       if (waitMs > 0) this.emit('timeout', { key: name, waitMs: now() - startedAt });
       return undefined;
     }
-    await this.confirmReplicated(name, request, acquired);
+    try {
+      await this.confirmReplicated(name, request, acquired);
+    } catch (error) {
+      if (inLine) this.local.gaveUp(keys[0]);
+      throw error;
+    }
     const lease = this.keeper.open(new Lease(name, keys, request.token, acquired.fence, request.ttlMs, now(), acquired.validUntil));
+    if (inLine) this.local.held(lease, !acquired.fromLine);
     this.emit('acquired', { key: name, waitMs: now() - startedAt, fence: acquired.fence, reentrant: false });
     return new LockHandle(lease, this.keeper);
+  }
+
+  /**
+   * Waits in this process's line for the key (see LocalHandoff): either a local holder passes the
+   * lock on, or this chain's turn comes to take it from Redis. Gives up its place on failure.
+   */
+  private async waitInLine(name: string, request: Parameters<typeof waitForLock>[1], deadline: number): Promise<InLine | undefined> {
+    const key = request.keys[0];
+    const turn = await this.local.enter(key, request.token, request.ttlMs, deadline);
+    if (turn.kind === 'timeout') return undefined;
+    if (turn.kind === 'closed') throw new LockUnavailableError(name, 'the DistributedLock was closed');
+    if (turn.kind === 'handedOver' && turn.validUntil > now()) {
+      return { acquired: true, fence: turn.fence, validUntil: turn.validUntil, handedOver: false, fromLine: true };
+    }
+    // A handoff whose reply came too late is re-confirmed by the first attempt (the lock is ours).
+    let acquired: Acquired | undefined;
+    try {
+      acquired = await this.waitFor(name, request, Math.max(1, deadline - now()));
+    } catch (error) {
+      this.local.gaveUp(key);
+      throw error;
+    }
+    if (!acquired) this.local.gaveUp(key);
+    return acquired;
   }
 
   private async waitFor(name: string, request: Parameters<typeof waitForLock>[1], waitMs: number): Promise<Acquired | undefined> {

@@ -19,6 +19,8 @@ export class LeaseKeeper implements LeaseOperations {
   constructor(
     private readonly backend: LockBackend,
     private readonly emit: Emit,
+    /** Gives a lease back in Redis (possibly by handing it to a local waiter). */
+    private readonly giveBack: (lease: Lease) => Promise<boolean> = (lease) => backend.release(lease),
   ) {}
 
   open(lease: Lease): Lease {
@@ -61,6 +63,7 @@ export class LeaseKeeper implements LeaseOperations {
     lease.lost = true;
     this.watchdog.untrack(lease);
     lease.abort.abort(new LockLostError(lease.key, reason));
+    lease.onLost?.();
     this.emit('lost', { key: lease.key, holdMs: now() - lease.acquiredAt });
   }
 
@@ -78,7 +81,7 @@ export class LeaseKeeper implements LeaseOperations {
     await lease.inflight;
     let wasHeld: boolean;
     try {
-      wasHeld = await this.backend.release(lease);
+      wasHeld = await this.giveBack(lease);
     } catch (error) {
       this.emit('unavailable', { key: lease.key, error });
       throw new LockUnavailableError(lease.key, 'the release did not reach Redis (the lease will expire on its own)', error);

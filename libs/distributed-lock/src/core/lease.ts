@@ -5,7 +5,9 @@ import type { LeaseRef } from './backends/lock-backend';
  * (`holders` counts them); `renewers` counts the `using` scopes that want it kept alive.
  */
 export class Lease implements LeaseRef {
-  readonly abort = new AbortController();
+  /** Runs once when the lease is declared lost (used by the process's line for the key). */
+  onLost?: () => void;
+  private controller?: AbortController;
   holders = 1;
   renewers = 0;
   released = false;
@@ -22,6 +24,12 @@ export class Lease implements LeaseRef {
     readonly acquiredAt: number,
     public validUntil: number,
   ) {}
+
+  /** Created on first use: most leases are released without anyone reading their signal. */
+  get abort(): AbortController {
+    this.controller ??= new AbortController();
+    return this.controller;
+  }
 
   get active(): boolean {
     return !this.released && !this.lost;

@@ -19,7 +19,7 @@ const QUEUED_POLL_MS = 400;
 const FIRST_BACKOFF_MS = 10;
 const MAX_BACKOFF_MS = 200;
 // A queue entry not refreshed for this long belongs to a dead waiter and is skipped.
-const QUEUE_WINDOW_MS = 3 * QUEUED_POLL_MS;
+export const QUEUE_WINDOW_MS = 3 * QUEUED_POLL_MS;
 // Slack beyond waitMs for Redis to answer before it counts as unreachable.
 const REPLY_GRACE_MS = 1000;
 

@@ -12,6 +12,7 @@ export class Watchdog {
   private readonly nextRenewal = new Map<Lease, number>();
   private readonly renewing = new Set<Lease>();
   private timer?: NodeJS.Timeout;
+  private timerAt = 0;
 
   constructor(
     private readonly renew: (leases: Lease[]) => Promise<RenewalOutcome[]>,
@@ -23,30 +24,34 @@ export class Watchdog {
     this.reschedule();
   }
 
+  /** A timer armed for a lease no longer tracked just finds nothing to do (cheaper than re-arming). */
   untrack(lease: Lease): void {
     this.nextRenewal.delete(lease);
-    this.reschedule();
   }
 
-  /** Call after `renewers` changed. */
+  /** Call after `renewers` changed. Keeps the armed timer when it fires no later than needed. */
   reschedule(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
     let next = Number.POSITIVE_INFINITY;
     for (const [lease, renewAt] of this.nextRenewal) {
       next = Math.min(next, lease.validUntil, this.wantsRenewal(lease) ? renewAt : Number.POSITIVE_INFINITY);
     }
+    if (this.timer && this.timerAt <= next) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
     if (next === Number.POSITIVE_INFINITY) return;
+    this.timerAt = next;
     this.timer = setTimeout(() => this.tick(), Math.max(0, next - now()));
     this.timer.unref();
   }
 
   stop(): void {
     clearTimeout(this.timer);
+    this.timer = undefined;
     this.nextRenewal.clear();
   }
 
   private tick(): void {
+    this.timer = undefined;
     const at = now();
     for (const lease of [...this.nextRenewal.keys()]) {
       if (lease.validUntil <= at) {

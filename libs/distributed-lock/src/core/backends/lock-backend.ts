@@ -20,6 +20,20 @@ export interface LeaseRef {
   token: string;
 }
 
+/** The next waiter of the releasing process, as `handOver` sees it. */
+export interface NextInLine {
+  token: string;
+  ttlMs: number;
+  /** How long its queue entry stays live if it has to queue behind another process. */
+  queueForMs: number;
+}
+
+export type HandOverResult =
+  | { kind: 'local'; fence: number; validUntil: number }
+  /** A waiter of another process got the lock; ours is queued behind it. */
+  | { kind: 'remote' }
+  | { kind: 'notHeld' };
+
 export type ExtendResult = { ok: true; validUntil: number } | { ok: false } | { ok: false; error: unknown };
 
 /**
@@ -33,6 +47,11 @@ export interface LockBackend {
   /** Leaves the queue; acquired if a release handed the lock over in the meantime. */
   cancelWait(request: AttemptRequest): Promise<AttemptResult>;
   release(lease: LeaseRef): Promise<boolean>;
+  /**
+   * Releases a single-key lease by passing it to `next` in one step (see the hand-over script);
+   * with `keepLocal` false a queued waiter of another process goes first. Absent under Redlock.
+   */
+  handOver?(lease: LeaseRef, next: NextInLine, keepLocal: boolean): Promise<HandOverResult>;
   /** Extends several leases, batched (one pipeline per node). */
   extend(leases: LeaseRef[], ttlMs: number[]): Promise<ExtendResult[]>;
   /** After a handoff or acquire, wait for replicas when configured; false when too few acked. */

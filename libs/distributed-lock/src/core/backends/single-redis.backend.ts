@@ -5,12 +5,13 @@ import { acquireManyScript } from '../scripts/acquire-many';
 import { acquireScript } from '../scripts/acquire';
 import { cancelWaitScript } from '../scripts/cancel-wait';
 import { extendScript } from '../scripts/extend';
+import { handOverScript } from '../scripts/hand-over';
 import { raiseFenceScript } from '../scripts/raise-fence';
 import { releaseScript } from '../scripts/release';
 import { driftMs, now } from '../timing';
 import { clusterSlot } from './cluster-slot';
 import { waitOnShards } from './cluster-wait';
-import type { AttemptRequest, AttemptResult, ExtendResult, LeaseRef, LockBackend } from './lock-backend';
+import type { AttemptRequest, AttemptResult, ExtendResult, HandOverResult, LeaseRef, LockBackend, NextInLine } from './lock-backend';
 
 export interface SingleRedisSettings {
   driftFactor: number;
@@ -63,6 +64,16 @@ export class SingleRedisBackend implements LockBackend {
     if (this.inOneScript(keys)) return (await this.releaseTogether(keys, token)) === keys.length;
     const owned = await Promise.all(keys.map((key) => this.releaseTogether([key], token)));
     return owned.every((n) => n === 1);
+  }
+
+  async handOver({ keys, token }: LeaseRef, next: NextInLine, keepLocal: boolean): Promise<HandOverResult> {
+    const sentAt = now();
+    const names = this.naming.namesOf(keys[0]);
+    const args = [token, next.token, next.ttlMs, keepLocal ? 1 : 0, next.queueForMs, names.channel];
+    const reply = await handOverScript.run(this.client, queueKeys(names), args);
+    if (reply[0] === 0) return { kind: 'notHeld' };
+    if (reply[0] === 2) return { kind: 'remote' };
+    return { kind: 'local', fence: reply[1], validUntil: sentAt + next.ttlMs - driftMs(next.ttlMs, this.settings.driftFactor) };
   }
 
   async extend(leases: LeaseRef[], ttlMs: number[]): Promise<ExtendResult[]> {

@@ -2,7 +2,8 @@ import { LuaScript } from '../lua-script';
 
 // Takes a free lock (fair: only when no live waiter is ahead of us) and INCRs its fence in the
 // same step; a lock a release already handed to our token counts as ours. On failure, a waiter
-// joins the queue so that the next release hands the lock straight to the oldest one.
+// joins the queue so that the next release hands the lock straight to the oldest one. With no
+// queue at all (the uncontended case) a free lock is taken without any queue housekeeping.
 const SOURCE = `
 -- KEYS: lock, fence counter, waiter queue (list), waiter deadlines (zset)
 -- ARGV: token, ttl ms, fair (1/0), stay queued for ms (0: do not queue on failure)
@@ -11,6 +12,10 @@ local entry = token .. ':' .. ttl
 local holder = redis.call('GET', KEYS[1])
 if holder == token then
   return {1, tonumber(redis.call('GET', KEYS[2]) or '0'), redis.call('PTTL', KEYS[1])}
+end
+if not holder and redis.call('EXISTS', KEYS[3]) == 0 then
+  redis.call('SET', KEYS[1], token, 'PX', ttl)
+  return {1, redis.call('INCR', KEYS[2]), tonumber(ttl)}
 end
 local time = redis.call('TIME')
 local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)

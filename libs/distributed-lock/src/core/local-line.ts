@@ -1,0 +1,79 @@
+import type { Lease } from './lease';
+import { now } from './timing';
+
+/** What a chain waiting in its process's line is told. */
+export type Turn =
+  /** The previous local holder passed the lock to us. */
+  | { kind: 'handedOver'; fence: number; validUntil: number }
+  /** Our turn to take the lock from Redis (queueing there behind other processes). */
+  | { kind: 'contend' }
+  | { kind: 'timeout' }
+  | { kind: 'closed' };
+
+export interface LocalWaiter {
+  readonly token: string;
+  readonly ttlMs: number;
+  readonly deadline: number;
+  settle(turn: Turn): void;
+}
+
+/**
+ * The chains of one process that want one key. At most one of them deals with Redis at a time
+ * (`engaged`: it holds the lock, is being handed it, or is acquiring it); the others wait here
+ * in arrival order and cost Redis nothing.
+ */
+export class LocalLine {
+  engaged = false;
+  holder?: Lease;
+  /** Local handoffs since the lock last came from Redis, and when it did. */
+  run = 0;
+  since = 0;
+  private readonly waiters: LocalWaiter[] = [];
+  private readonly timers = new Map<LocalWaiter, NodeJS.Timeout>();
+
+  get idle(): boolean {
+    return !this.engaged && this.waiters.length === 0;
+  }
+
+  wait(token: string, ttlMs: number, deadline: number): Promise<Turn> {
+    return new Promise((resolve) => {
+      const waiter: LocalWaiter = { token, ttlMs, deadline, settle: resolve };
+      this.waiters.push(waiter);
+      const timer = setTimeout(() => {
+        this.remove(waiter);
+        resolve({ kind: 'timeout' });
+      }, Math.max(0, deadline - now()));
+      this.timers.set(waiter, timer);
+    });
+  }
+
+  /** Takes the oldest waiter out of the line (its own timeout no longer applies). */
+  shift(): LocalWaiter | undefined {
+    const waiter = this.waiters.shift();
+    if (waiter) this.remove(waiter);
+    return waiter;
+  }
+
+  /** Records the local holder; `onGone` runs if its lease is lost before it is released. */
+  hold(lease: Lease, onGone: () => void): void {
+    this.holder = lease;
+    lease.onLost = onGone;
+  }
+
+  letGo(): void {
+    if (this.holder) this.holder.onLost = undefined;
+    this.holder = undefined;
+  }
+
+  /** Every waiter is told `turn` and the line empties (shutdown). */
+  drain(turn: Turn): void {
+    for (let waiter = this.shift(); waiter; waiter = this.shift()) waiter.settle(turn);
+  }
+
+  private remove(waiter: LocalWaiter): void {
+    clearTimeout(this.timers.get(waiter));
+    this.timers.delete(waiter);
+    const at = this.waiters.indexOf(waiter);
+    if (at >= 0) this.waiters.splice(at, 1);
+  }
+}
