@@ -167,3 +167,44 @@ describe('lock library on Redis Sentinel (primary, replica, 3 Sentinels)', () =>
     await expect(locks[0].acquire('stock:x', { waitMs: 200 })).rejects.toThrow(/replica/i);
   });
 });
+
+describe('the failover window: a lock the replica never saw', () => {
+  let group: RedisSentinelGroup;
+
+  beforeAll(async () => {
+    group = await RedisSentinelGroup.start();
+  });
+  afterAll(() => group.stop());
+
+  it('without WAIT a second holder gets the lock after failover, with a fence that went backwards; WAIT refuses the first', async () => {
+    const [a, b] = [group.client(), group.client()];
+    [a, b].forEach((c) => c.on('error', () => undefined));
+    const first = new DistributedLock(a, { defaultTtlMs: 30_000 });
+    const waited = new DistributedLock(a, { waitForReplicas: { replicas: 1, timeoutMs: 200 } });
+    const master = await group.master();
+    const replica = group.servers.find((s) => s !== master)!;
+    await (await first.acquire('stock:window')).release(); // fence 1 reaches the replica
+    await sleep(200);
+    // Replication stalls (the replica is stopped and its link cut): what follows is on the master only.
+    replica.pause();
+    const admin = master.client();
+    await admin.call('CLIENT', 'KILL', 'TYPE', 'replica');
+    admin.disconnect();
+    const held = await first.acquire('stock:window');
+    await expect(waited.acquire('stock:other', { waitMs: 100 })).rejects.toThrow(/replica/i);
+    await master.kill();
+    replica.resume();
+    await group.waitForFailover(master, 30_000);
+    const second = new DistributedLock(b);
+    let stolen;
+    for (let i = 0; i < 100 && !stolen; i++) {
+      stolen = await second.tryAcquire('stock:window').catch(() => undefined);
+      if (!stolen) await sleep(100);
+    }
+    // Two holders at once: the lease of `held` (30 s) is not over, yet another process holds the key.
+    expect(stolen).toBeDefined();
+    expect(stolen!.fence).toBeLessThanOrEqual(held.fence); // Postgres (lock_fence <= $fence) refuses it
+    await Promise.all([first.close(), waited.close(), second.close()]);
+    [a, b].forEach((c) => c.disconnect());
+  });
+});
