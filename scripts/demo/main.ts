@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { formatSummary, runLoadTest, terminalProgress } from '../loadtest';
 import { startStack } from '../infra/stack';
+import { REDIS_TOPOLOGIES, RedisTopology } from '../infra/redis-topology';
 
 const DEMO_SECRET = 'demo-secret-for-the-flash-sale';
 
@@ -20,18 +21,23 @@ async function main(): Promise<number> {
       connections: { type: 'string', default: '64' },
       'per-user-limit': { type: 'string', default: '1' },
       keep: { type: 'boolean', default: false },
+      topology: { type: 'string', default: 'standalone' },
     },
   });
   const instances = count(values.instances, '--instances');
-  console.log(`[demo] starting Postgres, Redis and ${instances} API instance(s)…`);
+  const topology = values.topology as RedisTopology;
+  if (!REDIS_TOPOLOGIES.includes(topology)) throw new Error(`--topology must be one of ${REDIS_TOPOLOGIES.join(', ')}`);
+  console.log(`[demo] starting Postgres, Redis (${topology}) and ${instances} API instance(s)…`);
   const stack = await startStack({
     database: 'flashsale_demo',
     instances,
+    topology,
     logDir: '.infra/logs',
     env: { JWT_SECRET: DEMO_SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '50' },
   });
   try {
     const urls = stack.apis.map((api) => api.url);
+    console.log(`[demo] Redis: ${stack.redisDescription}`);
     console.log(`[demo] API instances: ${urls.join(', ')}  (Swagger: ${urls[0]}/docs)`);
     const progress = terminalProgress();
     const result = await runLoadTest({

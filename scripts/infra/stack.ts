@@ -2,11 +2,14 @@ import { freePort } from '../../test/support/free-port';
 import { ApiProcess } from './api-process';
 import { createDatabase } from './databases';
 import { ensurePostgres } from './postgres';
-import { ensureRedis, RunningService } from './redis';
+import { RunningService } from './redis';
+import { RedisTopology, startRedisTopology } from './redis-topology';
 
 export interface Stack {
   databaseUrl: string;
-  redisUrl: string;
+  /** How the instances reach Redis (REDIS_MODE and its variables). */
+  redisEnv: Record<string, string>;
+  redisDescription: string;
   apis: ApiProcess[];
   stop(): Promise<void>;
 }
@@ -16,6 +19,8 @@ export interface StackOptions {
   instances: number;
   env?: Record<string, string>;
   logDir?: string;
+  /** Default standalone. */
+  topology?: RedisTopology;
 }
 
 /**
@@ -26,8 +31,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const started: RunningService[] = [];
   const postgres = await ensurePostgres();
   started.push(postgres);
-  const redis = await ensureRedis();
-  started.push(redis);
+  const redis = await startRedisTopology(options.topology ?? 'standalone');
+  started.push({ url: redis.description, private: true, stop: redis.stop });
   const databaseUrl = await createDatabase(postgres.url, options.database, true);
   const apis: ApiProcess[] = [];
   const stop = async () => {
@@ -39,7 +44,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const port = await freePort();
       const api = new ApiProcess({
         port,
-        env: { DATABASE_URL: databaseUrl, REDIS_URL: redis.url, REDIS_KEY_PREFIX: `${options.database}:`, LOG_LEVEL: 'warn', ...options.env },
+        env: { DATABASE_URL: databaseUrl, ...redis.env, REDIS_KEY_PREFIX: `${options.database}:`, LOG_LEVEL: 'warn', ...options.env },
         logFile: options.logDir ? `${options.logDir}/api-${i + 1}.log` : undefined,
       });
       apis.push(api);
@@ -51,5 +56,5 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await stop();
     throw error;
   }
-  return { databaseUrl, redisUrl: redis.url, apis, stop };
+  return { databaseUrl, redisEnv: redis.env, redisDescription: redis.description, apis, stop };
 }
