@@ -9,6 +9,11 @@ export type Fence = number | null;
  * Runs `work` through `underLock`; when the lock cannot be had because Redis is unreachable,
  * `fallback` decides: `db` runs the work with Postgres alone guarding the invariants (fence
  * null), `reject` answers 503. Work that has started is never run a second time.
+ *
+ * Work that ran to its end keeps its result even if the lease lapsed before the release (the
+ * holder was paused, say): its writes are already committed, and Postgres accepted them only
+ * because its fence was still the newest. Answering an error would report a committed order as
+ * failed.
  */
 export async function runWithFallback<T>(
   fallback: LockFallback,
@@ -17,13 +22,17 @@ export async function runWithFallback<T>(
   work: (fence: Fence) => Promise<T>,
 ): Promise<T> {
   let started = false;
-  const tracked = (fence: Fence) => {
+  let finished: { value: T } | undefined;
+  const tracked = async (fence: Fence) => {
     started = true;
-    return work(fence);
+    const value = await work(fence);
+    finished = { value };
+    return value;
   };
   try {
     return await underLock(tracked);
   } catch (error) {
+    if (finished && (error as { name?: unknown } | null)?.name === 'LockLostError') return finished.value;
     if (started || !isRedisUnavailable(error)) throw error;
     if (fallback === 'reject') throw dependencyUnavailable(`redis (${what})`);
     return tracked(null);
