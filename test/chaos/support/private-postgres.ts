@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { isRoot, postgresBinDir } from '../../../scripts/infra/system-packages';
 import { freePort } from '../../support/free-port';
@@ -25,7 +26,7 @@ export class PrivatePostgres {
       chownSync(dataDir, id('-u'), id('-g'));
     }
     const server = new PrivatePostgres(await freePort(), dataDir, bin);
-    server.run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+    await server.run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
     await server.startServer();
     return server;
   }
@@ -42,26 +43,29 @@ export class PrivatePostgres {
 
   async startServer(): Promise<void> {
     const options = `-p ${this.port} -k /tmp -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`;
-    this.run('pg_ctl', ['-D', this.dataDir, '-l', `${this.dataDir}/server.log`, '-w', '-t', '60', '-o', options, 'start']);
+    await this.run('pg_ctl', ['-D', this.dataDir, '-l', `${this.dataDir}/server.log`, '-w', '-t', '60', '-o', options, 'start']);
   }
 
   /** `immediate` is a crash (recovery on the next start); `fast` a clean shutdown. */
-  stopServer(mode: 'fast' | 'immediate' = 'fast'): void {
-    this.run('pg_ctl', ['-D', this.dataDir, '-m', mode, '-w', 'stop']);
+  async stopServer(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
+    await this.run('pg_ctl', ['-D', this.dataDir, '-m', mode, '-w', 'stop']);
   }
 
   async destroy(): Promise<void> {
     try {
-      this.stopServer('immediate');
+      await this.stopServer('immediate');
     } catch {
       // already stopped
     }
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 
-  private run(tool: string, args: string[]): void {
+  /** Asynchronous, so that the test's own clients keep running while Postgres stops or starts. */
+  private async run(tool: string, args: string[]): Promise<void> {
     const cmd = `${this.bin}/${tool}`;
-    if (isRoot()) execFileSync('runuser', ['-u', 'postgres', '--', cmd, ...args], { stdio: 'ignore', cwd: '/tmp' });
-    else execFileSync(cmd, args, { stdio: 'ignore', cwd: '/tmp' });
+    if (isRoot()) await execFileAsync('runuser', ['-u', 'postgres', '--', cmd, ...args], { cwd: '/tmp' });
+    else await execFileAsync(cmd, args, { cwd: '/tmp' });
   }
 }
+
+const execFileAsync = promisify(execFile);

@@ -75,6 +75,8 @@ export interface AttemptResult {
   key: string;
   /** The outcome of the last answer; `gave-up` after maxAttempts of retryable answers. */
   final: string;
+  /** The outcome of the last answer, even when the client gave up. */
+  last: string;
   orderId?: string;
   /** Every order id a 201 answered with (all equal when idempotency holds). */
   orderIds: string[];
@@ -98,7 +100,7 @@ let rr = 0;
  * transport errors (honouring Retry-After, capped) against the next instance with the same key.
  */
 export async function buyOnce(user: string, key: string, o: BuyOptions): Promise<AttemptResult> {
-  const result: AttemptResult = { user, key, final: 'gave-up', orderIds: [], attempts: 0 };
+  const result: AttemptResult = { user, key, final: 'gave-up', last: 'none', orderIds: [], attempts: 0 };
   const max = o.maxAttempts ?? 30;
   for (let attempt = 1; attempt <= max; attempt++) {
     const send = httpSender(o.urls[rr++ % o.urls.length], o.timeoutMs ?? 15_000);
@@ -111,6 +113,7 @@ export async function buyOnce(user: string, key: string, o: BuyOptions): Promise
     }
     result.attempts = attempt;
     const outcome = o.rec.record(res, performance.now() - t0);
+    result.last = outcome;
     if (isAnswer(res) && res.status === 201) result.orderIds.push(String(res.body.id));
     const retryable = !isAnswer(res) || res.status === 503 || res.status === 429;
     if (!retryable) {

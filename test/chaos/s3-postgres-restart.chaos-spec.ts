@@ -1,0 +1,77 @@
+import { ApiProcess } from '../../scripts/infra/api-process';
+import { Api, httpSender, invariants, sleep } from '../support/api-client';
+import { RedisServerProcess } from '../support/redis-server';
+import { apiAgrees, check, contractAnswers, durability, idempotency, sqlInvariants, Verdict } from './support/checks';
+import { baseEnv, msUntilHealthy, startApis, stopAll } from './support/cluster';
+import { PrivatePostgres } from './support/private-postgres';
+import { saveResult } from './support/results';
+import { Recorder, runCrowd, users } from './support/traffic';
+
+jest.setTimeout(180_000);
+
+const DOWN_MS = 3000;
+
+describe('chaos 3: Postgres crashed and restarted mid-sale', () => {
+  let redis: RedisServerProcess;
+  let pg: PrivatePostgres;
+  let dbUrl: string;
+  let apis: ApiProcess[] = [];
+
+  beforeAll(async () => {
+    [redis, pg] = await Promise.all([RedisServerProcess.start(), PrivatePostgres.start()]);
+    dbUrl = await pg.createDatabase('chaos_s3');
+    apis = await startApis('s3', 2, baseEnv(dbUrl, redis.url));
+  });
+
+  afterAll(async () => {
+    await stopAll(apis);
+    await redis?.stop();
+    await pg?.destroy();
+  });
+
+  it('answers 503 with Retry-After while down, leaves no partial order, recovers without an API restart', async () => {
+    const urls = apis.map((a) => a.url);
+    const pids = apis.map((a) => a.pid);
+    const product = await new Api(httpSender(urls[0])).createProduct({ stock: 5000, perUserLimit: 1 });
+    const rec = new Recorder();
+    let stop = false;
+    const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s3', 5000), concurrency: 6, thinkMs: 20, maxAttempts: 60, stop: () => stop });
+    await sleep(2000);
+    rec.setPhase('postgres down');
+    const downAt = rec.now();
+    await pg.stopServer('immediate');
+    await sleep(DOWN_MS);
+    await pg.startServer();
+    rec.setPhase('postgres back');
+    const upAt = rec.now();
+    const healthyMs = await msUntilHealthy(urls);
+    await sleep(3000);
+    stop = true;
+    const attempts = await crowd;
+
+    const recoveryMs = rec.firstCreatedAfter(upAt);
+    const down = rec.phases['postgres down'];
+    const unavailable = down?.outcomes['503 DEPENDENCY_UNAVAILABLE'] ?? 0;
+    const sameProcesses = apis.every((a, i) => a.running && a.pid === pids[i]);
+    const verdicts: Verdict[] = [
+      check('503 DEPENDENCY_UNAVAILABLE while Postgres is down', unavailable > 0 && (down?.outcomes['201'] ?? 0) <= 6, `${unavailable} x 503 while down; outcomes ${JSON.stringify(down?.outcomes)}`),
+      contractAnswers(rec.violations),
+      check('recovered without restarting the API', sameProcesses && recoveryMs !== undefined && recoveryMs < 15_000, `same pids: ${sameProcesses}; first 201 ${recoveryMs} ms after Postgres was back; /health 200 after ${healthyMs} ms`),
+      ...(await sqlInvariants(dbUrl)),
+      await durability(dbUrl, attempts),
+      await idempotency(dbUrl, attempts),
+      await apiAgrees(urls[1], dbUrl, product.id),
+    ];
+    saveResult({
+      id: 's3-postgres-restart',
+      title: 'Postgres crashed and restarted mid-sale',
+      setup: '2 API instances, a private Postgres (initdb in /tmp), 1 redis-server; 5000 units, 6 buyers in flight with Idempotency-Keys and retries',
+      rec,
+      faults: [`pg_ctl stop -m immediate (a crash) at t=${(downAt / 1000).toFixed(1)} s, down ${DOWN_MS} ms, then start (crash recovery)`],
+      recovery: { 'first 201 after Postgres back (ms)': recoveryMs, 'all /health 200 after Postgres back (ms)': healthyMs },
+      verdicts,
+      extra: { ordersByStatus: (await invariants(dbUrl, product.id)).ordersByStatus, retriedAttempts: attempts.filter((a) => a.attempts > 1).length },
+    });
+    expect(verdicts.filter((v) => !v.ok)).toEqual([]);
+  });
+});
