@@ -36,6 +36,7 @@ export class DistributedLock extends EventEmitter {
   private readonly ttlMs: number;
   private readonly waitMs: number;
   private readonly driftFactor: number;
+  private readonly confirmsReplicas: boolean;
   private closed = false;
 
   constructor(redis: Redis | Cluster | Redis[], options: DistributedLockOptions = {}) {
@@ -44,10 +45,11 @@ export class DistributedLock extends EventEmitter {
     this.ttlMs = options.defaultTtlMs ?? 5000;
     this.waitMs = options.defaultWaitMs ?? 3000;
     this.driftFactor = options.driftFactor ?? 0.01;
+    this.confirmsReplicas = options.waitForReplicas !== undefined;
     this.backend = createBackend(redis, naming, this.driftFactor, options);
     const subscriber = options.subscriber;
     this.hub = new WakeupHub(() => subscriber ?? subscriberFor(this.backend.primary), subscriber === undefined);
-    this.local = new LocalHandoff(this.backend, options.maxLocalHandoffs ?? 16);
+    this.local = new LocalHandoff(this.backend, options.maxLocalHandoffs ?? 8);
     this.keeper = new LeaseKeeper(
       this.backend,
       (event, payload) => this.emit(event, payload),
@@ -142,7 +144,7 @@ export class DistributedLock extends EventEmitter {
       return undefined;
     }
     try {
-      await this.confirmReplicated(name, request, acquired);
+      if (this.confirmsReplicas) await this.confirmReplicated(name, request, acquired);
     } catch (error) {
       if (inLine) this.local.gaveUp(keys[0]);
       throw error;

@@ -78,7 +78,7 @@ export class LeaseKeeper implements LeaseOperations {
     lease.released = true;
     this.held.delete(lease);
     this.watchdog.untrack(lease);
-    await lease.inflight;
+    if (lease.inflight) await lease.inflight;
     let wasHeld: boolean;
     try {
       wasHeld = await this.giveBack(lease);

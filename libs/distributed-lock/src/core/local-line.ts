@@ -42,7 +42,7 @@ export class LocalLine {
       const timer = setTimeout(() => {
         this.remove(waiter);
         resolve({ kind: 'timeout' });
-      }, Math.max(0, deadline - now()));
+      }, Math.max(0, Math.ceil(deadline - now())));
       this.timers.set(waiter, timer);
     });
   }

@@ -15,11 +15,22 @@ export class NoReplyError extends Error {
   }
 }
 
-/** Rejects with NoReplyError when `promise` has not settled within `ms`. */
+/**
+ * Rejects with NoReplyError when `promise` has not settled within `ms`. On every lock operation's
+ * path, so kept cheap: one timer (whole ms, so timers share Node's per-duration list), no race.
+ */
 export function withReplyTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new NoReplyError(what, ms)), ms);
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new NoReplyError(what, ms)), Math.ceil(ms));
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -2,6 +2,8 @@
 //   exclusion <port> <key> <rounds>   take the lock <rounds> times, counting overlaps in Redis
 //   hold <port> <key> <ttlMs>         take the lock, print its token, then hang (to be killed)
 //   take <port> <key> <waitMs> <holdMs>  wait for the lock, print token and fence, hold, release
+//   crowd <port> <key> <chains> <rounds>  <chains> concurrent chains each take the lock <rounds>
+//                                         times, counting overlaps and appending fences in Redis
 import Redis from 'ioredis';
 import { DistributedLock } from '../../src/distributed-lock';
 
@@ -20,6 +22,18 @@ async function main(): Promise<void> {
         await redis.incr('sections');
       });
     }
+  } else if (mode === 'crowd') {
+    const chain = async (): Promise<void> => {
+      for (let i = 0; i < Number(b); i++) {
+        await locks.using(key, { waitMs: 60_000 }, async (_signal, lock) => {
+          if ((await redis.incr('inside')) > 1) await redis.incr('overlaps');
+          await redis.rpush('fences', lock.fence);
+          await sleep(1);
+          await redis.decr('inside');
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: Number(a) }, chain));
   } else if (mode === 'hold') {
     const lock = await locks.acquire(key, { ttlMs: Number(a) });
     process.stdout.write(`held ${lock.token}\n`);
