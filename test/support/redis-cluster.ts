@@ -100,6 +100,7 @@ export class RedisClusterProcess {
     const states = await Promise.all(
       live.map(async (n) => {
         const c = n.client({ lazyConnect: true, retryStrategy: () => null });
+        c.on('error', () => undefined);
         try {
           await c.connect();
           if (!/cluster_state:ok/.test(String(await c.call('CLUSTER', 'INFO')))) return false;
@@ -118,6 +119,8 @@ export class RedisClusterProcess {
   private anyLiveNode(): Redis {
     const node = this.nodes.find((n) => n.pid !== undefined);
     if (!node) throw new Error('no live Cluster node');
-    return node.client();
+    const client = node.client();
+    client.on('error', () => undefined);
+    return client;
   }
 }
