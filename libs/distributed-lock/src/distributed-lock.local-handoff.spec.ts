@@ -44,10 +44,40 @@ describe('DistributedLock: handoff between waiters of one process', () => {
     await Promise.all(waiters);
     expect(order).toEqual([0, 1, 2, 3, 4]);
     expect(fences).toEqual([first.fence + 1, first.fence + 2, first.fence + 3, first.fence + 4, first.fence + 5]);
-    // The waiters never queued in Redis nor subscribed: 1 acquire, 5 handoffs, 1 release.
+    // The waiters never queued in Redis nor subscribed: 1 acquire, a fence reserved for each of
+    // the 5 handoffs while the previous holder worked, 1 release.
     const stats = await spy.info('commandstats');
     expect(stats).not.toMatch(/cmdstat_subscribe:/);
     expect(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1]).toBe('7');
+    await locks.close();
+  });
+
+  it('does not use a fence reserved before advanceFence raised the counter', async () => {
+    const locks = new DistributedLock(redis.client());
+    const held = await locks.acquire('raised');
+    const next = locks.acquire('raised', { waitMs: 5000 });
+    await sleep(20); // the fence for `next` is reserved meanwhile
+    await locks.advanceFence('raised', held.fence + 100);
+    await held.release();
+    const lock = await next;
+    expect(lock.fence).toBeGreaterThan(held.fence + 100);
+    await lock.release();
+    await locks.close();
+  });
+
+  it('never lets a passed-on lease outlive the lock in Redis, even after a shorter extension', async () => {
+    const locks = new DistributedLock(redis.client());
+    const spy = redis.client();
+    const held = await locks.acquire('shortened', { ttlMs: 10_000 });
+    const next = locks.acquire('shortened', { ttlMs: 10_000, waitMs: 5000 });
+    await sleep(20); // reserved with a 10 s lease
+    await held.extend(300); // now Redis expires the key in 300 ms
+    await held.release();
+    const lock = await next;
+    const pttl = await spy.pttl('lock:{shortened}');
+    expect(lock.validUntil - performance.now()).toBeLessThanOrEqual(pttl);
+    expect(lock.validUntil - performance.now()).toBeGreaterThan(5000); // re-handed with a fresh ttl
+    await lock.release();
     await locks.close();
   });
 

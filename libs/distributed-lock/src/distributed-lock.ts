@@ -19,8 +19,8 @@ import { waitForLock, type Acquired } from './core/wait-for-lock';
 import { subscriberFor } from './core/pubsub-mode';
 import { WakeupHub } from './core/wakeup-hub';
 
-/** An acquired lock; `fromLine` when a holder of this process passed it on. */
-type InLine = Acquired & { fromLine?: true };
+/** An acquired lock; `fromLine` when a holder of this process passed it on (maybe its token). */
+type InLine = Acquired & { fromLine?: true; token?: string };
 
 /**
  * Redis locks with fencing tokens, a batched watchdog, re-entry within an async call chain,
@@ -100,6 +100,7 @@ export class DistributedLock extends EventEmitter {
    */
   async advanceFence(key: string, fence: number): Promise<void> {
     const [canonical] = canonicalKeys(key);
+    this.local.dropReservation(canonical);
     try {
       await this.backend.advanceFence(canonical, fence);
     } catch (error) {
@@ -143,13 +144,14 @@ export class DistributedLock extends EventEmitter {
       if (waitMs > 0) this.emit('timeout', { key: name, waitMs: now() - startedAt });
       return undefined;
     }
+    const owned = acquired.token ? { ...request, token: acquired.token } : request;
     try {
-      if (this.confirmsReplicas) await this.confirmReplicated(name, request, acquired);
+      if (this.confirmsReplicas) await this.confirmReplicated(name, owned, acquired);
     } catch (error) {
       if (inLine) this.local.gaveUp(keys[0]);
       throw error;
     }
-    const lease = this.keeper.open(new Lease(name, keys, request.token, acquired.fence, request.ttlMs, now(), acquired.validUntil));
+    const lease = this.keeper.open(new Lease(name, keys, owned.token, acquired.fence, request.ttlMs, now(), acquired.validUntil));
     if (inLine) this.local.held(lease, !acquired.fromLine);
     this.emit('acquired', { key: name, waitMs: now() - startedAt, fence: acquired.fence, reentrant: false });
     return new LockHandle(lease, this.keeper);
@@ -165,7 +167,7 @@ export class DistributedLock extends EventEmitter {
     if (turn.kind === 'timeout') return undefined;
     if (turn.kind === 'closed') throw new LockUnavailableError(name, 'the DistributedLock was closed');
     if (turn.kind === 'handedOver' && turn.validUntil > now()) {
-      return { acquired: true, fence: turn.fence, validUntil: turn.validUntil, handedOver: false, fromLine: true };
+      return { acquired: true, fence: turn.fence, validUntil: turn.validUntil, handedOver: false, fromLine: true, token: turn.token };
     }
     // A handoff whose reply came too late is re-confirmed by the first attempt (the lock is ours).
     let acquired: Acquired | undefined;

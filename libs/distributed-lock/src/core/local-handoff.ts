@@ -1,6 +1,6 @@
 import type { HandOverResult, LockBackend } from './backends/lock-backend';
 import type { Lease } from './lease';
-import { LocalLine, type Turn } from './local-line';
+import { LocalLine, type LocalWaiter, type Turn } from './local-line';
 import { now } from './timing';
 import { QUEUE_WINDOW_MS } from './wait-for-lock';
 
@@ -9,6 +9,7 @@ import { QUEUE_WINDOW_MS } from './wait-for-lock';
 const MAX_LOCAL_MS = 25;
 
 type HandOver = NonNullable<LockBackend['handOver']>;
+type ReserveFence = NonNullable<LockBackend['reserveFence']>;
 
 /**
  * Per key, one line of this process's waiting chains. Only the line's engaged chain talks to
@@ -20,6 +21,7 @@ type HandOver = NonNullable<LockBackend['handOver']>;
 export class LocalHandoff {
   private readonly lines = new Map<string, LocalLine>();
   private readonly handOver?: HandOver;
+  private readonly reserveFence?: ReserveFence;
   private closed = false;
 
   constructor(
@@ -27,6 +29,7 @@ export class LocalHandoff {
     private readonly maxRun: number,
   ) {
     this.handOver = backend.handOver?.bind(backend);
+    this.reserveFence = backend.reserveFence?.bind(backend);
   }
 
   /** Single keys, on a backend that can hand over, outside fair mode, for callers willing to wait. */
@@ -41,7 +44,11 @@ export class LocalHandoff {
       line = new LocalLine();
       this.lines.set(key, line);
     }
-    if (line.engaged) return line.wait(token, ttlMs, deadline);
+    if (line.engaged) {
+      const turn = line.wait(token, ttlMs, deadline);
+      this.reserve(line);
+      return turn;
+    }
     line.engaged = true;
     return Promise.resolve({ kind: 'contend' });
   }
@@ -54,11 +61,14 @@ export class LocalHandoff {
       line.run = 0;
       line.since = now();
     }
-    line.hold(lease, () => {
-      if (line.holder !== lease) return;
-      line.letGo();
-      this.promote(lease.keys[0], line);
-    });
+    line.hold(lease, () => this.takeOver(line, lease));
+    this.reserve(line);
+  }
+
+  /** A fence counter was raised behind our back: a fence reserved before would be too low. */
+  dropReservation(key: string): void {
+    const line = this.lines.get(key);
+    if (line) line.reserved = undefined;
   }
 
   /** The engaged chain did not get the lock (timeout, error): the next chain in line tries. */
@@ -71,6 +81,7 @@ export class LocalHandoff {
     const key = lease.keys[0];
     const line = this.lines.get(key);
     if (!line || line.holder !== lease || !this.handOver) return this.backend.release(lease);
+    const reserved = line.reserved?.holder === lease ? line.reserved : undefined;
     line.letGo();
     const next = line.shift();
     if (!next) {
@@ -78,23 +89,17 @@ export class LocalHandoff {
       this.forgetIfIdle(key, line);
       return this.backend.release(lease);
     }
-    const keepLocal = line.run < this.maxRun && now() - line.since < MAX_LOCAL_MS;
-    const queueForMs = Math.ceil(Math.min(Math.max(0, next.deadline - now()), QUEUE_WINDOW_MS)) + 50;
-    let result: HandOverResult;
-    try {
-      result = await this.handOver(lease, { token: next.token, ttlMs: next.ttlMs, queueForMs }, keepLocal);
-    } catch (error) {
-      next.settle({ kind: 'contend' });
-      throw error;
+    const reply = reserved && (await reserved.reply);
+    if (reserved && reply?.kind === 'fence') {
+      // An extension sent after the reservation may have set a shorter expiry than it did.
+      const validUntil = lease.extendSentAt >= reserved.sentAt ? Math.min(reply.validUntil, lease.validUntil) : reply.validUntil;
+      if (validUntil - now() > next.ttlMs / 2) {
+        this.startTurn(line, reserved.checkedQueue);
+        next.settle({ kind: 'handedOver', fence: reply.fence, validUntil, token: lease.token });
+        return true;
+      }
     }
-    if (result.kind === 'local') {
-      line.run += 1;
-      next.settle({ kind: 'handedOver', fence: result.fence, validUntil: result.validUntil });
-      return true;
-    }
-    // Queued in Redis behind another process (remote), or the lease was gone (notHeld).
-    next.settle({ kind: 'contend' });
-    return result.kind === 'remote';
+    return this.passOn(line, lease, next, reply?.kind !== 'remote' && !this.turnIsOver(line));
   }
 
   /** Shutdown: waiting chains are told the instance closed; releases go straight to Redis. */
@@ -105,6 +110,67 @@ export class LocalHandoff {
       line.drain({ kind: 'closed' });
     }
     this.lines.clear();
+  }
+
+  /** One round trip: the hand-over script gives `next` the lock under its own token. */
+  private async passOn(line: LocalLine, lease: Lease, next: LocalWaiter, keepLocal: boolean): Promise<boolean> {
+    const queueForMs = Math.ceil(Math.min(Math.max(0, next.deadline - now()), QUEUE_WINDOW_MS)) + 50;
+    let result: HandOverResult = { kind: 'notHeld' };
+    try {
+      if (this.handOver) result = await this.handOver(lease, { token: next.token, ttlMs: next.ttlMs, queueForMs }, keepLocal);
+    } catch (error) {
+      next.settle({ kind: 'contend' });
+      throw error;
+    }
+    if (result.kind === 'local') {
+      this.startTurn(line, !keepLocal);
+      next.settle({ kind: 'handedOver', fence: result.fence, validUntil: result.validUntil });
+      return true;
+    }
+    // Queued in Redis behind another process (remote), or the lease was gone (notHeld).
+    next.settle({ kind: 'contend' });
+    return result.kind === 'remote';
+  }
+
+  /**
+   * The holder's lease was declared lost (its validity ran out, say, or a renewal found the lock
+   * gone). Its token may still be in Redis (a reservation extends the lease), so the next chain
+   * takes over from it, as from an expired lease; the old holder's signal is already aborted.
+   */
+  private takeOver(line: LocalLine, lease: Lease): void {
+    if (line.holder !== lease) return;
+    line.letGo();
+    const next = line.shift();
+    if (!next) return this.promote(lease.keys[0], line);
+    this.passOn(line, lease, next, !this.turnIsOver(line)).catch(() => undefined);
+  }
+
+  /**
+   * While the holder works, reserve the fence of the line's next chain, so that the release
+   * passes the lock on with no round trip (the next chain inherits the holder's token). Near the
+   * end of a turn the reservation also checks whether another process is waiting.
+   */
+  private reserve(line: LocalLine): void {
+    const holder = line.holder;
+    const next = line.peek();
+    if (!holder || !next || line.reserved || !this.reserveFence) return;
+    const checkedQueue = this.turnIsOver(line);
+    const sentAt = now();
+    const reply = this.reserveFence(holder, next.ttlMs, checkedQueue).catch(() => undefined);
+    line.reserved = { holder, sentAt, checkedQueue, reply };
+  }
+
+  /** Whether the next handoff must let other processes in first. */
+  private turnIsOver(line: LocalLine): boolean {
+    return line.run >= this.maxRun || now() - line.since >= MAX_LOCAL_MS;
+  }
+
+  /** One more local handoff; one that checked that no other process waits starts a new turn. */
+  private startTurn(line: LocalLine, checkedQueue: boolean): void {
+    if (checkedQueue) {
+      line.run = 0;
+      line.since = now();
+    } else line.run += 1;
   }
 
   private promote(key: string, line: LocalLine): void {

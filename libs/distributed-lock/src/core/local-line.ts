@@ -1,10 +1,11 @@
+import type { ReserveResult } from './backends/lock-backend';
 import type { Lease } from './lease';
 import { now } from './timing';
 
 /** What a chain waiting in its process's line is told. */
 export type Turn =
-  /** The previous local holder passed the lock to us. */
-  | { kind: 'handedOver'; fence: number; validUntil: number }
+  /** The previous local holder passed the lock to us (under its token, when one is given). */
+  | { kind: 'handedOver'; fence: number; validUntil: number; token?: string }
   /** Our turn to take the lock from Redis (queueing there behind other processes). */
   | { kind: 'contend' }
   | { kind: 'timeout' }
@@ -28,6 +29,8 @@ export class LocalLine {
   /** Local handoffs since the lock last came from Redis, and when it did. */
   run = 0;
   since = 0;
+  /** A fence reserved in Redis for whoever follows `holder`, asked for while it works. */
+  reserved?: { holder: Lease; sentAt: number; checkedQueue: boolean; reply: Promise<ReserveResult | undefined> };
   private readonly waiters: LocalWaiter[] = [];
   private readonly timers = new Map<LocalWaiter, NodeJS.Timeout>();
 
@@ -47,6 +50,10 @@ export class LocalLine {
     });
   }
 
+  peek(): LocalWaiter | undefined {
+    return this.waiters[0];
+  }
+
   /** Takes the oldest waiter out of the line (its own timeout no longer applies). */
   shift(): LocalWaiter | undefined {
     const waiter = this.waiters.shift();
@@ -63,6 +70,7 @@ export class LocalLine {
   letGo(): void {
     if (this.holder) this.holder.onLost = undefined;
     this.holder = undefined;
+    this.reserved = undefined;
   }
 
   /** Every waiter is told `turn` and the line empties (shutdown). */

@@ -7,11 +7,12 @@ import { cancelWaitScript } from '../scripts/cancel-wait';
 import { extendScript } from '../scripts/extend';
 import { handOverScript } from '../scripts/hand-over';
 import { raiseFenceScript } from '../scripts/raise-fence';
+import { reserveFenceScript } from '../scripts/reserve-fence';
 import { releaseScript } from '../scripts/release';
 import { driftMs, now } from '../timing';
 import { clusterSlot } from './cluster-slot';
 import { waitOnShards } from './cluster-wait';
-import type { AttemptRequest, AttemptResult, ExtendResult, HandOverResult, LeaseRef, LockBackend, NextInLine } from './lock-backend';
+import type { AttemptRequest, AttemptResult, ExtendResult, HandOverResult, LeaseRef, LockBackend, NextInLine, ReserveResult } from './lock-backend';
 
 export interface SingleRedisSettings {
   driftFactor: number;
@@ -74,6 +75,14 @@ export class SingleRedisBackend implements LockBackend {
     if (reply[0] === 0) return { kind: 'notHeld' };
     if (reply[0] === 2) return { kind: 'remote' };
     return { kind: 'local', fence: reply[1], validUntil: sentAt + next.ttlMs - driftMs(next.ttlMs, this.settings.driftFactor) };
+  }
+
+  async reserveFence({ keys, token }: LeaseRef, ttlMs: number, checkQueue: boolean): Promise<ReserveResult> {
+    const sentAt = now();
+    const reply = await reserveFenceScript.run(this.client, queueKeys(this.naming.namesOf(keys[0])), [token, ttlMs, checkQueue ? 1 : 0]);
+    if (reply === -1) return { kind: 'notHeld' };
+    if (reply === -2) return { kind: 'remote' };
+    return { kind: 'fence', fence: reply, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) };
   }
 
   async extend(leases: LeaseRef[], ttlMs: number[]): Promise<ExtendResult[]> {
