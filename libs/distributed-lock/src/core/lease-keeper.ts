@@ -37,7 +37,6 @@ export class LeaseKeeper implements LeaseOperations {
 
   async extend(lease: Lease, ttlMs = lease.ttlMs): Promise<boolean> {
     if (!lease.active) return false;
-    lease.extendSentAt = now();
     const sent = this.backend.extend([lease], [ttlMs]).catch((error: unknown) => [{ ok: false as const, error }]);
     const [result] = await lease.track(sent);
     if (result.ok && result.validUntil > now()) {
@@ -93,8 +92,6 @@ export class LeaseKeeper implements LeaseOperations {
 
   private async renew(leases: Lease[]): Promise<RenewalOutcome[]> {
     const ttls = leases.map((lease) => lease.ttlMs);
-    const sentAt = now();
-    leases.forEach((lease) => (lease.extendSentAt = sentAt));
     const batch = this.backend.extend(leases, ttls).catch((error: unknown) => leases.map(() => ({ ok: false as const, error })));
     leases.forEach((lease) => lease.track(batch));
     const results = await batch;

@@ -12,8 +12,6 @@ export class Lease implements LeaseRef {
   renewers = 0;
   released = false;
   lost = false;
-  /** When the last extension was sent (a reserved fence's validity must not outlive it). */
-  extendSentAt = 0;
   /** The extension on its way to Redis, which a release must wait for. */
   inflight?: Promise<unknown>;
 

@@ -1,12 +1,15 @@
 import type { HandOverResult, LockBackend } from './backends/lock-backend';
 import type { Lease } from './lease';
-import { LocalLine, type LocalWaiter, type Turn } from './local-line';
+import { LocalLine, type LocalWaiter, type Reservation, type Turn } from './local-line';
 import { now } from './timing';
 import { QUEUE_WINDOW_MS } from './wait-for-lock';
 
 // How long a process may keep passing a key among its own chains before a waiter of another
 // process (if one is queued) gets its turn; the count limit is an option.
 const MAX_LOCAL_MS = 25;
+// Fences reserved ahead: with two, the next chain's reply has long been read when it is needed,
+// so a handoff does not even wait for the event loop to poll the socket.
+const RESERVE_AHEAD = 2;
 
 type HandOver = NonNullable<LockBackend['handOver']>;
 type ReserveFence = NonNullable<LockBackend['reserveFence']>;
@@ -68,7 +71,7 @@ export class LocalHandoff {
   /** A fence counter was raised behind our back: a fence reserved before would be too low. */
   dropReservation(key: string): void {
     const line = this.lines.get(key);
-    if (line) line.reserved = undefined;
+    if (line) line.reservations = [];
   }
 
   /** The engaged chain did not get the lock (timeout, error): the next chain in line tries. */
@@ -81,24 +84,27 @@ export class LocalHandoff {
     const key = lease.keys[0];
     const line = this.lines.get(key);
     if (!line || line.holder !== lease || !this.handOver) return this.backend.release(lease);
-    const reserved = line.reserved?.holder === lease ? line.reserved : undefined;
     line.letGo();
     const next = line.shift();
     if (!next) {
       line.engaged = false;
+      line.reservations = [];
       this.forgetIfIdle(key, line);
       return this.backend.release(lease);
     }
-    const reply = reserved && (await reserved.reply);
+    const reserved = line.reservations[0]?.token === lease.token ? line.reservations.shift() : undefined;
+    if (reserved?.result === undefined) await reserved?.settled;
+    const reply = reserved?.result;
     if (reserved && reply?.kind === 'fence') {
-      // An extension sent after the reservation may have set a shorter expiry than it did.
-      const validUntil = lease.extendSentAt >= reserved.sentAt ? Math.min(reply.validUntil, lease.validUntil) : reply.validUntil;
+      // Never beyond the holder's own validity: an extension may have shortened the expiry.
+      const validUntil = Math.min(reply.validUntil, lease.validUntil);
       if (validUntil - now() > next.ttlMs / 2) {
         this.startTurn(line, reserved.checkedQueue);
         next.settle({ kind: 'handedOver', fence: reply.fence, validUntil, token: lease.token });
         return true;
       }
     }
+    line.reservations = [];
     return this.passOn(line, lease, next, reply?.kind !== 'remote' && !this.turnIsOver(line));
   }
 
@@ -140,29 +146,37 @@ export class LocalHandoff {
   private takeOver(line: LocalLine, lease: Lease): void {
     if (line.holder !== lease) return;
     line.letGo();
+    line.reservations = [];
     const next = line.shift();
     if (!next) return this.promote(lease.keys[0], line);
     this.passOn(line, lease, next, !this.turnIsOver(line)).catch(() => undefined);
   }
 
   /**
-   * While the holder works, reserve the fence of the line's next chain, so that the release
+   * While the holder works, reserve the fences of the line's next chains, so that the release
    * passes the lock on with no round trip (the next chain inherits the holder's token). Near the
-   * end of a turn the reservation also checks whether another process is waiting.
+   * end of a turn a reservation also checks whether another process is waiting.
    */
   private reserve(line: LocalLine): void {
     const holder = line.holder;
-    const next = line.peek();
-    if (!holder || !next || line.reserved || !this.reserveFence) return;
-    const checkedQueue = this.turnIsOver(line);
-    const sentAt = now();
-    const reply = this.reserveFence(holder, next.ttlMs, checkedQueue).catch(() => undefined);
-    line.reserved = { holder, sentAt, checkedQueue, reply };
+    const reserveFence = this.reserveFence;
+    if (!holder || !reserveFence) return;
+    while (line.reservations.length < Math.min(RESERVE_AHEAD, line.waiting)) {
+      const ahead = line.reservations.length;
+      const ttlMs = line.peek(ahead)?.ttlMs ?? holder.ttlMs;
+      const checkedQueue = this.turnIsOver(line, ahead);
+      const reservation: Reservation = { token: holder.token, checkedQueue, settled: Promise.resolve() };
+      reservation.settled = reserveFence(holder, ttlMs, checkedQueue).then(
+        (result) => void (reservation.result = result),
+        () => void (reservation.result = null),
+      );
+      line.reservations.push(reservation);
+    }
   }
 
-  /** Whether the next handoff must let other processes in first. */
-  private turnIsOver(line: LocalLine): boolean {
-    return line.run >= this.maxRun || now() - line.since >= MAX_LOCAL_MS;
+  /** Whether the handoff `ahead` places from now must let other processes in first. */
+  private turnIsOver(line: LocalLine, ahead = 0): boolean {
+    return line.run + ahead >= this.maxRun || now() - line.since >= MAX_LOCAL_MS;
   }
 
   /** One more local handoff; one that checked that no other process waits starts a new turn. */
@@ -174,6 +188,7 @@ export class LocalHandoff {
   }
 
   private promote(key: string, line: LocalLine): void {
+    line.reservations = [];
     const next = line.shift();
     if (next) {
       line.engaged = true;

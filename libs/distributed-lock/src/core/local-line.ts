@@ -11,6 +11,15 @@ export type Turn =
   | { kind: 'timeout' }
   | { kind: 'closed' };
 
+export interface Reservation {
+  token: string;
+  /** Whether Redis was asked to decline when another process waits (end of a turn). */
+  checkedQueue: boolean;
+  /** Set when the reply came: undefined until then, null if Redis did not answer. */
+  result?: ReserveResult | null;
+  settled: Promise<void>;
+}
+
 export interface LocalWaiter {
   readonly token: string;
   readonly ttlMs: number;
@@ -29,8 +38,8 @@ export class LocalLine {
   /** Local handoffs since the lock last came from Redis, and when it did. */
   run = 0;
   since = 0;
-  /** A fence reserved in Redis for whoever follows `holder`, asked for while it works. */
-  reserved?: { holder: Lease; sentAt: number; checkedQueue: boolean; reply: Promise<ReserveResult | undefined> };
+  /** Fences reserved in Redis for the next chains while `token` holds the lock, oldest first. */
+  reservations: Reservation[] = [];
   private readonly waiters: LocalWaiter[] = [];
   private readonly timers = new Map<LocalWaiter, NodeJS.Timeout>();
 
@@ -50,8 +59,13 @@ export class LocalLine {
     });
   }
 
-  peek(): LocalWaiter | undefined {
-    return this.waiters[0];
+  /** The waiter `ahead` places from the front, if the line is that long. */
+  peek(ahead = 0): LocalWaiter | undefined {
+    return this.waiters[ahead];
+  }
+
+  get waiting(): number {
+    return this.waiters.length;
   }
 
   /** Takes the oldest waiter out of the line (its own timeout no longer applies). */
@@ -70,7 +84,6 @@ export class LocalLine {
   letGo(): void {
     if (this.holder) this.holder.onLost = undefined;
     this.holder = undefined;
-    this.reserved = undefined;
   }
 
   /** Every waiter is told `turn` and the line empties (shutdown). */
