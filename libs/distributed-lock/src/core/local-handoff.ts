@@ -7,12 +7,13 @@ import { QUEUE_WINDOW_MS } from './wait-for-lock';
 // How long a process may keep passing a key among its own chains before a waiter of another
 // process (if one is queued) gets its turn; the count limit is an option.
 const MAX_LOCAL_MS = 25;
-// Fences reserved ahead: with two, the next chain's reply has long been read when it is needed,
-// so a handoff does not even wait for the event loop to poll the socket.
+// Fences are reserved in blocks, at least two ahead: the reply has long been read when a fence is
+// needed, and most handoffs send nothing at all (a write can cost the CPU to Redis at once).
 const RESERVE_AHEAD = 2;
+const RESERVE_BLOCK = 8;
 
 type HandOver = NonNullable<LockBackend['handOver']>;
-type ReserveFence = NonNullable<LockBackend['reserveFence']>;
+type ReserveFences = NonNullable<LockBackend['reserveFences']>;
 
 /**
  * Per key, one line of this process's waiting chains. Only the line's engaged chain talks to
@@ -24,7 +25,7 @@ type ReserveFence = NonNullable<LockBackend['reserveFence']>;
 export class LocalHandoff {
   private readonly lines = new Map<string, LocalLine>();
   private readonly handOver?: HandOver;
-  private readonly reserveFence?: ReserveFence;
+  private readonly reserveFences?: ReserveFences;
   private closed = false;
 
   constructor(
@@ -32,7 +33,7 @@ export class LocalHandoff {
     private readonly maxRun: number,
   ) {
     this.handOver = backend.handOver?.bind(backend);
-    this.reserveFence = backend.reserveFence?.bind(backend);
+    this.reserveFences = backend.reserveFences?.bind(backend);
   }
 
   /** Single keys, on a backend that can hand over, outside fair mode, for callers willing to wait. */
@@ -92,15 +93,18 @@ export class LocalHandoff {
       this.forgetIfIdle(key, line);
       return this.backend.release(lease);
     }
-    const reserved = line.reservations[0]?.token === lease.token ? line.reservations.shift() : undefined;
-    if (reserved?.result === undefined) await reserved?.settled;
+    const reserved = line.reservations[0]?.token === lease.token ? line.reservations[0] : undefined;
+    if (reserved && reserved.result === undefined) await reserved.settled;
     const reply = reserved?.result;
-    if (reserved && reply?.kind === 'fence') {
+    if (reserved && line.reservations[0] === reserved && reply?.kind === 'fences') {
       // Never beyond the holder's own validity: an extension may have shortened the expiry.
       const validUntil = Math.min(reply.validUntil, lease.validUntil);
       if (validUntil - now() > next.ttlMs / 2) {
-        this.startTurn(line, reserved.checkedQueue);
-        next.settle({ kind: 'handedOver', fence: reply.fence, validUntil, token: lease.token });
+        const fence = reply.first + reserved.used;
+        reserved.used += 1;
+        if (reserved.used >= reply.count) line.reservations.shift();
+        this.startTurn(line, reserved.checkedQueue && reserved.used === 1);
+        next.settle({ kind: 'handedOver', fence, validUntil, token: lease.token });
         return true;
       }
     }
@@ -159,18 +163,21 @@ export class LocalHandoff {
    */
   private reserve(line: LocalLine): void {
     const holder = line.holder;
-    const reserveFence = this.reserveFence;
-    if (!holder || !reserveFence) return;
-    while (line.reservations.length < Math.min(RESERVE_AHEAD, line.waiting)) {
-      const ahead = line.reservations.length;
+    const reserveFences = this.reserveFences;
+    if (!holder || !reserveFences) return;
+    let ahead = line.reservations.reduce((n, r) => n + r.count - r.used, 0);
+    while (ahead < Math.min(RESERVE_AHEAD, line.waiting)) {
       const ttlMs = line.peek(ahead)?.ttlMs ?? holder.ttlMs;
       const checkedQueue = this.turnIsOver(line, ahead);
-      const reservation: Reservation = { token: holder.token, checkedQueue, settled: Promise.resolve() };
-      reservation.settled = reserveFence(holder, ttlMs, checkedQueue).then(
+      // An unchecked block must not carry the turn past its limit.
+      const count = checkedQueue ? Math.min(RESERVE_BLOCK, this.maxRun) : Math.min(RESERVE_BLOCK, this.maxRun - line.run - ahead);
+      const reservation: Reservation = { token: holder.token, count, used: 0, checkedQueue, settled: Promise.resolve() };
+      reservation.settled = reserveFences(holder, ttlMs, checkedQueue, count).then(
         (result) => void (reservation.result = result),
         () => void (reservation.result = null),
       );
       line.reservations.push(reservation);
+      ahead += count;
     }
   }
 

@@ -13,6 +13,9 @@ export type Turn =
 
 export interface Reservation {
   token: string;
+  /** How many fences were asked for, and how many of them holders have used. */
+  count: number;
+  used: number;
   /** Whether Redis was asked to decline when another process waits (end of a turn). */
   checkedQueue: boolean;
   /** Set when the reply came: undefined until then, null if Redis did not answer. */

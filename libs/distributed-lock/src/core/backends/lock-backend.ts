@@ -34,7 +34,8 @@ export type HandOverResult =
   | { kind: 'remote' }
   | { kind: 'notHeld' };
 
-export type ReserveResult = { kind: 'fence'; fence: number; validUntil: number } | { kind: 'remote' } | { kind: 'notHeld' };
+/** `count` fences from `first` on, reserved for holders that inherit the token. */
+export type ReserveResult = { kind: 'fences'; first: number; count: number; validUntil: number } | { kind: 'remote' } | { kind: 'notHeld' };
 
 export type ExtendResult = { ok: true; validUntil: number } | { ok: false } | { ok: false; error: unknown };
 
@@ -55,11 +56,11 @@ export interface LockBackend {
    */
   handOver?(lease: LeaseRef, next: NextInLine, keepLocal: boolean): Promise<HandOverResult>;
   /**
-   * While `lease` is held, reserves the fence of a next holder that will inherit its token and
-   * keeps the lease alive for `ttlMs` from now (never shorter); with `checkQueue`, declines when
-   * a waiter of another process is queued. Absent under Redlock.
+   * While `lease` is held, reserves `count` fences for next holders that will inherit its token
+   * and keeps the lease alive for `ttlMs` from now (never shorter); with `checkQueue`, declines
+   * when a waiter of another process is queued. Absent under Redlock.
    */
-  reserveFence?(lease: LeaseRef, ttlMs: number, checkQueue: boolean): Promise<ReserveResult>;
+  reserveFences?(lease: LeaseRef, ttlMs: number, checkQueue: boolean, count: number): Promise<ReserveResult>;
   /** Extends several leases, batched (one pipeline per node). */
   extend(leases: LeaseRef[], ttlMs: number[]): Promise<ExtendResult[]>;
   /** After a handoff or acquire, wait for replicas when configured; false when too few acked. */

@@ -77,12 +77,12 @@ export class SingleRedisBackend implements LockBackend {
     return { kind: 'local', fence: reply[1], validUntil: sentAt + next.ttlMs - driftMs(next.ttlMs, this.settings.driftFactor) };
   }
 
-  async reserveFence({ keys, token }: LeaseRef, ttlMs: number, checkQueue: boolean): Promise<ReserveResult> {
+  async reserveFences({ keys, token }: LeaseRef, ttlMs: number, checkQueue: boolean, count: number): Promise<ReserveResult> {
     const sentAt = now();
-    const reply = await reserveFenceScript.run(this.client, queueKeys(this.naming.namesOf(keys[0])), [token, ttlMs, checkQueue ? 1 : 0]);
+    const reply = await reserveFenceScript.run(this.client, queueKeys(this.naming.namesOf(keys[0])), [token, ttlMs, checkQueue ? 1 : 0, count]);
     if (reply === -1) return { kind: 'notHeld' };
     if (reply === -2) return { kind: 'remote' };
-    return { kind: 'fence', fence: reply, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) };
+    return { kind: 'fences', first: reply - count + 1, count, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) };
   }
 
   async extend(leases: LeaseRef[], ttlMs: number[]): Promise<ExtendResult[]> {

@@ -1,11 +1,12 @@
 import { LuaScript } from '../lua-script';
 
-// While a holder works, reserves the fence of the next holder of its process (who will inherit
-// the holder's token) and makes sure the lease lasts the next holder's ttl (never shortening it).
-// With the check on, it reserves nothing if a live waiter of another process is queued.
+// While a holder works, reserves a block of fences for the next holders of its process (who will
+// inherit the holder's token) and makes sure the lease lasts the next holder's ttl (never
+// shortening it). With the check on, it reserves nothing if a live waiter of another process is
+// queued.
 const SOURCE = `
 -- KEYS: lock, fence counter, waiter queue (list), waiter deadlines (zset)
--- ARGV: token, next holder's ttl ms, check for other processes' waiters (1/0)
+-- ARGV: token, next holder's ttl ms, check for other processes' waiters (1/0), fences wanted
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 if ARGV[3] == '1' and redis.call('EXISTS', KEYS[3]) == 1 then
   local time = redis.call('TIME')
@@ -14,8 +15,8 @@ if ARGV[3] == '1' and redis.call('EXISTS', KEYS[3]) == 1 then
 end
 local ttl = tonumber(ARGV[2])
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
-return redis.call('INCR', KEYS[2])
+return redis.call('INCRBY', KEYS[2], ARGV[4])
 `;
 
-/** The reserved fence; -1: the lock is not held by the token; -2: another process waits. */
+/** The last fence of the block; -1: the lock is not held by the token; -2: another process waits. */
 export const reserveFenceScript = new LuaScript<number>('reserve-fence', SOURCE);
