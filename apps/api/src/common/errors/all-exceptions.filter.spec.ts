@@ -25,6 +25,8 @@ describe('AllExceptionsFilter.toAnswer', () => {
     expect(filter.toAnswer(pgDown).body.code).toBe('DEPENDENCY_UNAVAILABLE');
     expect(filter.toAnswer(new Error('Connection is closed.')).body.code).toBe('DEPENDENCY_UNAVAILABLE');
     expect(filter.toAnswer(new ServiceUnavailableException()).body.code).toBe('DEPENDENCY_UNAVAILABLE');
+    // A Postgres that accepts the connection but never answers (black-holed network).
+    expect(filter.toAnswer(new Error('Query read timeout')).body.code).toBe('DEPENDENCY_UNAVAILABLE');
   });
 
   it('maps Fastify body errors to 4xx codes', () => {

@@ -10,6 +10,8 @@ const PG_UNAVAILABLE_MESSAGES = [
   'canceling statement due to statement timeout',
   'terminating connection',
   'the database system is',
+  // node-postgres' own query_timeout (DB_STATEMENT_TIMEOUT_MS + 1 s): the server stopped answering.
+  'Query read timeout',
 ];
 const REDIS_UNAVAILABLE_MESSAGES = ['Connection is closed', "Stream isn't writeable", 'Command timed out', 'Reached the max retries', 'connect ECONNREFUSED'];
 
