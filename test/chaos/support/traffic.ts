@@ -42,11 +42,16 @@ export class Recorder {
     return Date.now() - this.started;
   }
 
-  record(res: ApiResponse | Error, latencyMs: number): string {
+  get currentPhase(): string {
+    return this.phase;
+  }
+
+  /** Counts an answer under `phase`: by default the phase its request started in. */
+  record(res: ApiResponse | Error, latencyMs: number, phaseName = this.phase): string {
     const outcome = outcomeOf(res);
     this.requests++;
     this.outcomes[outcome] = (this.outcomes[outcome] ?? 0) + 1;
-    const phase = (this.phases[this.phase] ??= { requests: 0, outcomes: {}, maxLatencyMs: 0 });
+    const phase = (this.phases[phaseName] ??= { requests: 0, outcomes: {}, maxLatencyMs: 0 });
     phase.requests++;
     phase.outcomes[outcome] = (phase.outcomes[outcome] ?? 0) + 1;
     phase.maxLatencyMs = Math.max(phase.maxLatencyMs, Math.round(latencyMs));
@@ -105,6 +110,7 @@ export async function buyOnce(user: string, key: string, o: BuyOptions): Promise
   for (let attempt = 1; attempt <= max; attempt++) {
     const send = httpSender(o.urls[rr++ % o.urls.length], o.timeoutMs ?? 15_000);
     const t0 = performance.now();
+    const phase = o.rec.currentPhase;
     let res: ApiResponse | Error;
     try {
       res = await send({ method: 'POST', url: `/products/${o.productId}/purchase`, headers: { ...auth(user), 'idempotency-key': key }, payload: { quantity: o.quantity ?? 1 } });
@@ -112,7 +118,7 @@ export async function buyOnce(user: string, key: string, o: BuyOptions): Promise
       res = error as Error;
     }
     result.attempts = attempt;
-    const outcome = o.rec.record(res, performance.now() - t0);
+    const outcome = o.rec.record(res, performance.now() - t0, phase);
     result.last = outcome;
     if (isAnswer(res) && res.status === 201) result.orderIds.push(String(res.body.id));
     const retryable = !isAnswer(res) || res.status === 503 || res.status === 429;
