@@ -7,7 +7,6 @@ export type ToChild =
   | {
       type: 'go';
       key: string;
-      counterKey: string;
       workers: number;
       idPrefix: string;
       startAt: number;

@@ -3,7 +3,7 @@ import { CellResult, summarise } from './cell-result';
 import { ChildPool } from './child-pool';
 import { ContenderSpec } from './lockers/types';
 import { diff, snapshot } from './server-stats';
-import { epochNow } from './stats';
+import { countOverlaps, epochNow } from './stats';
 
 /** Splits `total` workers over `n` processes as evenly as possible (50 over 4 → 13,13,12,12). */
 const share = (total: number, n: number, i: number) => Math.floor(total / n) + (i < total % n ? 1 : 0);
@@ -14,16 +14,14 @@ export async function runContendedProcs(ctx: BenchContext, pool: ChildPool, spec
   await pool.ask(() => ({ type: 'prepare', port: ctx.port, spec, warmKey: ctx.nextKey('warm'), ttlMs }), 'ready');
   try {
     const key = ctx.nextKey('hot-c');
-    const counterKey = ctx.nextKey('inflight');
     const before = await snapshot(ctx.admin);
     const startAt = epochNow() + 100;
     const done = await pool.ask(
-      (i) => ({ type: 'go', key, counterKey, workers: share(workers, pool.size, i), idPrefix: `p${i}w`, startAt, durationMs: cellMs, criticalMs, ttlMs }),
+      (i) => ({ type: 'go', key, workers: share(workers, pool.size, i), idPrefix: `p${i}w`, startAt, durationMs: cellMs, criticalMs, ttlMs }),
       'done',
     );
     const server = diff(before, await snapshot(ctx.admin));
     const runs = done.map((d) => d.run);
-    const probeCommands = runs.reduce((n, r) => n + r.bookkeepingCommands, 0);
     return summarise({
       scenario: 'c',
       contender: spec,
@@ -35,9 +33,8 @@ export async function runContendedProcs(ctx: BenchContext, pool: ChildPool, spec
       cycles: runs.reduce((n, r) => n + r.records.length, 0),
       clientCommands: sumCounts(done.map((d) => d.clientCommands)),
       server,
-      // the probe sends one INCR and one DECR per section
-      bookkeeping: { info: 1, incr: probeCommands / 2, decr: probeCommands / 2 },
-      overlaps: runs.reduce((n, r) => n + r.overlaps, 0),
+      bookkeeping: { info: 1 },
+      overlaps: countOverlaps(runs.flatMap((r) => r.records)),
       failures: runs.reduce((n, r) => n + r.failures, 0),
       censored: runs.reduce((n, r) => n + r.censored, 0),
       measureHandoff: true,

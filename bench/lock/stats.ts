@@ -38,6 +38,25 @@ export function handoffGaps(records: readonly SectionRecord[]): number[] {
   return ordered.slice(1).map((r, i) => r.acquiredAt - ordered[i].releasedAt);
 }
 
+// Process clocks (timeOrigin + now) agree to a few microseconds on one machine; a real overlap
+// lasts a whole section (1 ms), so this slack cannot hide one.
+const CLOCK_SLACK_MS = 0.05;
+
+/**
+ * Sections that began before an earlier one had begun its release, from the merged records of
+ * every process. Checked after the run, so the check costs the critical section nothing.
+ */
+export function countOverlaps(records: readonly SectionRecord[]): number {
+  const ordered = [...records].sort((a, b) => a.acquiredAt - b.acquiredAt);
+  let busyUntil = Number.NEGATIVE_INFINITY;
+  let overlaps = 0;
+  for (const r of ordered) {
+    if (r.acquiredAt < busyUntil - CLOCK_SLACK_MS) overlaps++;
+    busyUntil = Math.max(busyUntil, r.releasedAt);
+  }
+  return overlaps;
+}
+
 /** Epoch milliseconds with sub-millisecond precision, comparable across processes on one machine. */
 export function epochNow(): number {
   return performance.timeOrigin + performance.now();
