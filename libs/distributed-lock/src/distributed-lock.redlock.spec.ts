@@ -41,6 +41,20 @@ describe('DistributedLock: Redlock over 5 independent nodes', () => {
     expect(await nodes[0].client().get('lock:{minority}')).toBe('rival');
   });
 
+  it('rides out nodes that are only slow: a missed reply is no vote, not a node down', async () => {
+    nodes.slice(0, 3).forEach((n) => n.server.pause());
+    const resumed = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        nodes.slice(0, 3).forEach((n) => n.server.resume());
+        resolve();
+      }, 500),
+    );
+    const lock = await locks.acquire('slow-nodes', { ttlMs: 2000, waitMs: 5000 });
+    await resumed;
+    expect(lock.fence).toBeGreaterThan(0);
+    expect(await lock.release()).toBe(true);
+  });
+
   it('keeps working with 1 node killed, and is unavailable (not timed out) with 3 killed', async () => {
     await nodes[4].server.kill();
     const lock = await locks.acquire('survivor', { ttlMs: 2000 });

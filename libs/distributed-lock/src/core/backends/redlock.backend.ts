@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { LockUnavailableError } from '../../errors';
 import type { LockNaming } from '../lock-names';
 import type { LuaScript } from '../lua-script';
-import { withReplyTimeout } from '../redis-errors';
+import { NoReplyError, withReplyTimeout } from '../redis-errors';
 import { acquireManyScript } from '../scripts/acquire-many';
 import { raiseFenceScript } from '../scripts/raise-fence';
 import { extendScript } from '../scripts/extend';
@@ -48,11 +48,14 @@ export class RedlockBackend implements LockBackend {
     const won = replies.flatMap((r) => (r.ok && r.value[0] === 1 ? [r.value[1]] : []));
     if (won.length >= this.quorum && validUntil > now()) return { acquired: true, fence: Math.max(...won), validUntil };
     await this.release({ keys, token }).catch(() => undefined);
-    const failed = replies.filter((r) => !r.ok);
-    if (this.nodes.length - failed.length < this.quorum) {
-      const error = failed.length > 0 ? (failed[0] as { error: unknown }).error : undefined;
-      throw new LockUnavailableError(keys.join(','), `only ${this.nodes.length - failed.length} of ${this.nodes.length} Redlock nodes answered (quorum ${this.quorum})`, error);
+    const failed = replies.filter((r): r is { ok: false; error: unknown } => !r.ok);
+    // A node whose connection is gone is down; one that is connected but was slow to reply (a
+    // loaded host) may answer the next try, so a quorum lost to slowness is retried like contention.
+    const down = replies.flatMap((r, i) => (!r.ok && (!(r.error instanceof NoReplyError) || this.nodes[i].status !== 'ready') ? [r] : []));
+    if (this.nodes.length - down.length < this.quorum) {
+      throw new LockUnavailableError(keys.join(','), `only ${this.nodes.length - down.length} of ${this.nodes.length} Redlock nodes are reachable (quorum ${this.quorum})`, down[0]?.error);
     }
+    if (this.nodes.length - failed.length < this.quorum) return { acquired: false, holderTtlMs: -1 };
     const holderTtls = replies.flatMap((r) => (r.ok && r.value[0] === 0 ? [r.value[1]] : []));
     return { acquired: false, holderTtlMs: holderTtls.length > 0 ? Math.min(...holderTtls) : 0 };
   }
