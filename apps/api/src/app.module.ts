@@ -3,6 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { ShutdownState } from './common/shutdown-gate';
 import { LockingModule } from './common/locking/locking.module';
 import { RedisModule } from './common/redis/redis.module';
 import { AppConfigModule } from './config/app-config.module';
@@ -27,6 +28,6 @@ import { OrdersModule } from './orders/orders.module';
     InventoryModule,
     OrdersModule,
   ],
-  providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
+  providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }, ShutdownState],
 })
 export class AppModule {}

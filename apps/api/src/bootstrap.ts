@@ -11,6 +11,7 @@ import { SoldOutFlags } from './inventory/sold-out-flags';
 import { ProductCatalog } from './inventory/product-catalog.service';
 import { installSoldOutShortcut } from './orders/sold-out-shortcut';
 import { PurchaseMetrics } from './orders/purchase.metrics';
+import { installShutdownGate, ShutdownState } from './common/shutdown-gate';
 
 /** Builds the configured app without listening; main.ts and the e2e tests share it. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
@@ -18,11 +19,14 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     bodyLimit: config.http.bodyLimitBytes,
     // On close, drop idle keep-alive sockets so shutdown waits only for in-flight requests.
     forceCloseConnections: 'idle',
+    // Draining requests are refused by our shutdown gate, in the contract's shape.
+    return503OnClosing: false,
     trustProxy: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { bufferLogs: true, abortOnError: false });
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
+  installShutdownGate(fastify, app.get(ShutdownState));
   instrumentHttp(fastify);
   installSoldOutShortcut(fastify, { tokens: app.get(TokenVerifier), flags: app.get(SoldOutFlags), catalog: app.get(ProductCatalog), metrics: app.get(PurchaseMetrics) });
   app.useGlobalPipes(createValidationPipe());
