@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Counter, register } from 'prom-client';
 import { PurchaseResult } from './purchase.service';
 import { OrderView } from './order.view';
+import { classifyError } from '../common/errors/all-exceptions.filter';
 
 const NAME = 'purchases_total';
 
@@ -23,8 +24,7 @@ export class PurchaseMetrics {
       this.outcomes.inc({ outcome: result.replayed ? 'replayed' : 'created' });
       return result.order;
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      this.outcomes.inc({ outcome: typeof code === 'string' && /^[A-Z_]+$/.test(code) ? code : 'ERROR' });
+      this.outcomes.inc({ outcome: classifyError(error).body.code });
       throw error;
     }
   }

@@ -21,20 +21,25 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 
   toAnswer(exception: unknown): ErrorAnswer {
-    if (exception instanceof HttpException) return fromHttpException(exception);
-    const name = (exception as { name?: string } | null)?.name;
-    if (name === 'LockTimeoutError' || name === 'LockLostError') {
-      return { body: this.body(ErrorCode.LockTimeout, 'the product is busy, retry shortly'), retryAfterS: 1 };
+    const answer = classifyError(exception);
+    if (answer.body.code === ErrorCode.Internal) {
+      this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
-    if (isRedisUnavailable(exception)) return { body: this.body(ErrorCode.DependencyUnavailable, 'redis is unavailable, retry later'), retryAfterS: 1 };
-    if (isDatabaseUnavailable(exception)) return { body: this.body(ErrorCode.DependencyUnavailable, 'the database is unavailable, retry later'), retryAfterS: 2 };
-    const framework = fromFrameworkError((exception ?? {}) as { statusCode?: number; code?: string; message?: string });
-    if (framework) return framework;
-    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
-    return { body: this.body(ErrorCode.Internal, 'internal error') };
+    return answer;
   }
+}
 
-  private body(code: ErrorCode, message: string) {
-    return { statusCode: STATUS_OF[code], code, message };
+const body = (code: ErrorCode, message: string) => ({ statusCode: STATUS_OF[code], code, message });
+
+/** The contract answer for any error (pure: the filter logs, metrics count). */
+export function classifyError(exception: unknown): ErrorAnswer {
+  if (exception instanceof HttpException) return fromHttpException(exception);
+  const name = (exception as { name?: string } | null)?.name;
+  if (name === 'LockTimeoutError' || name === 'LockLostError') {
+    return { body: body(ErrorCode.LockTimeout, 'the product is busy, retry shortly'), retryAfterS: 1 };
   }
+  if (isRedisUnavailable(exception)) return { body: body(ErrorCode.DependencyUnavailable, 'redis is unavailable, retry later'), retryAfterS: 1 };
+  if (isDatabaseUnavailable(exception)) return { body: body(ErrorCode.DependencyUnavailable, 'the database is unavailable, retry later'), retryAfterS: 2 };
+  const framework = fromFrameworkError((exception ?? {}) as { statusCode?: number; code?: string; message?: string });
+  return framework ?? { body: body(ErrorCode.Internal, 'internal error') };
 }
