@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { LimitResult } from './limit';
+import type { ProfileSummary } from './cpu-profile';
 import type { HotResult, SoldOutResult } from './scenarios';
 
 export interface AppBenchResult {
@@ -10,6 +11,7 @@ export interface AppBenchResult {
   limit: LimitResult;
   hot: HotResult[];
   soldOut: SoldOutResult;
+  profile?: ProfileSummary;
 }
 
 const START = '<!-- bench:app:start -->';
@@ -25,14 +27,14 @@ function render(r: AppBenchResult): string {
   const violations = [...r.hot.flatMap((h) => h.violations), ...r.soldOut.violations];
   const hotRow = (h: HotResult) =>
     `| hot, ${h.instances} instance(s) | ${n(h.purchasesPerSecond)} purchases/s | ${n(h.purchasesPerSecond / r.limit.transactionsPerSecond, 2)}× limit | ${n(h.load.p50)} / ${n(h.load.p99)} ms | ${h.peakRssMb.map((m) => n(m)).join(', ')} MB | mean batch ${n(h.batchMean, 1)} | ${h.load.errors} |`;
-  const profile = hot1.profile
-    ? `Where the time goes (1 instance under the hot load, \`node --cpu-prof\`, ${hot1.profile.samples} samples, self time):
+  const profile = r.profile
+    ? `Where the time goes (1 instance under the hot load in a separate, shorter run under \`node --cpu-prof\`, ${r.profile.samples} samples, self time):
 
 | area | share |
 |---|---:|
-${hot1.profile.byArea.map((a) => `| ${a.area} | ${(a.share * 100).toFixed(1)}% |`).join('\n')}
+${r.profile.byArea.map((a) => `| ${a.area} | ${(a.share * 100).toFixed(1)}% |`).join('\n')}
 
-Top functions: ${hot1.profile.topFunctions.slice(0, 10).map((f) => `\`${f.name.trim()}\` ${(f.share * 100).toFixed(1)}%`).join(', ')}.`
+Top functions: ${r.profile.topFunctions.slice(0, 10).map((f) => `\`${f.name.trim()}\` ${(f.share * 100).toFixed(1)}%`).join(', ')}.`
     : '';
   return `${START}
 ## Application (npm run bench)
@@ -47,6 +49,7 @@ Machine: ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}; the
 ${r.hot.map(hotRow).join('\n')}
 | sold-out refusals (409, no Idempotency-Key) | ${n(r.soldOut.soldOut.perSecond)} req/s | – | ${n(r.soldOut.soldOut.p50)} / ${n(r.soldOut.soldOut.p99)} ms | – | ${(r.soldOut.ratio * 100).toFixed(0)}% of the bare endpoint | ${r.soldOut.soldOut.errors} |
 | bare endpoint \`GET /health/live\` (same app) | ${n(r.soldOut.bare.perSecond)} req/s | – | ${n(r.soldOut.bare.p50)} / ${n(r.soldOut.bare.p99)} ms | – | the ceiling for sold-out | ${r.soldOut.bare.errors} |
+| cheapest POST: unrouted path, same body (404) | ${n(r.soldOut.barePost.perSecond)} req/s | – | ${n(r.soldOut.barePost.p50)} / ${n(r.soldOut.barePost.p99)} ms | – | sold-out is ${((r.soldOut.soldOut.perSecond / r.soldOut.barePost.perSecond) * 100).toFixed(0)}% of it | ${r.soldOut.barePost.errors} |
 
 Goals (issue 7):
 
