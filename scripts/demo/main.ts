@@ -22,6 +22,7 @@ async function main(): Promise<number> {
       'per-user-limit': { type: 'string', default: '1' },
       keep: { type: 'boolean', default: false },
       topology: { type: 'string', default: 'standalone' },
+      database: { type: 'string', default: 'flashsale_demo' },
     },
   });
   const instances = count(values.instances, '--instances');
@@ -29,7 +30,7 @@ async function main(): Promise<number> {
   if (!REDIS_TOPOLOGIES.includes(topology)) throw new Error(`--topology must be one of ${REDIS_TOPOLOGIES.join(', ')}`);
   console.log(`[demo] starting Postgres, Redis (${topology}) and ${instances} API instance(s)…`);
   const stack = await startStack({
-    database: 'flashsale_demo',
+    database: values.database!,
     instances,
     topology,
     logDir: '.infra/logs',
