@@ -57,9 +57,12 @@ describe('chaos 5: Redlock over 5 nodes losing 1, then 3 nodes, then getting the
 
     const phase = (name: string) => rec.phases[name]?.outcomes ?? {};
     const soldOneDown = rec.createdAt.filter((t) => t > oneDownAt && t < threeDownAt).length;
+    // Judged by when answers came: a request that started with 1 node down but was still waiting
+    // for the lock when 2 more died is rightly refused, and says so ("only 2 of 5 reachable").
+    const refusedOneDown = rec.unavailableAt.filter((t) => t > oneDownAt && t < threeDownAt).length;
     const recoveryMs = rec.firstCreatedAfter(backAt);
     const verdicts: Verdict[] = [
-      check('service goes on with 1 node down', soldOneDown > 0 && !phase('1 of 5 nodes killed')['503 DEPENDENCY_UNAVAILABLE'], `${soldOneDown} sale(s); outcomes ${JSON.stringify(phase('1 of 5 nodes killed'))}`),
+      check('service goes on with 1 node down', soldOneDown > 0 && refusedOneDown === 0, `${soldOneDown} sale(s), ${refusedOneDown} refusal(s) answered while 1 node was down; outcomes by start phase ${JSON.stringify(phase('1 of 5 nodes killed'))}`),
       check('503 DEPENDENCY_UNAVAILABLE and no sale without a quorum', (phase('3 of 5 nodes killed')['503 DEPENDENCY_UNAVAILABLE'] ?? 0) > 0 && soldWithoutQuorum === 0, `${soldWithoutQuorum} sale(s) later than 1 s into the outage; outcomes ${JSON.stringify(phase('3 of 5 nodes killed'))}`),
       check('service resumes when the nodes are back', recoveryMs !== undefined && recoveryMs < 5000, `first 201 ${recoveryMs} ms after the restart`),
       ...(await sqlInvariants(db.url)),

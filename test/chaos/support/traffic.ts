@@ -32,6 +32,8 @@ export class Recorder {
   maxLatencyMs = 0;
   /** Milliseconds since start of each 201, to measure recovery. */
   readonly createdAt: number[] = [];
+  /** Milliseconds since start of each 503 DEPENDENCY_UNAVAILABLE, to judge a state by when it was answered. */
+  readonly unavailableAt: number[] = [];
   private phase = 'before the fault';
 
   setPhase(name: string): void {
@@ -60,6 +62,7 @@ export class Recorder {
       const violation = contractViolation(res);
       if (violation && this.violations.length < 20) this.violations.push(violation);
       if (res.status === 201) this.createdAt.push(this.now());
+      if (outcome === '503 DEPENDENCY_UNAVAILABLE') this.unavailableAt.push(this.now());
     }
     return outcome;
   }

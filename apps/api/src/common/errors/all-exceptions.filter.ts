@@ -24,6 +24,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const answer = classifyError(exception);
     if (answer.body.code === ErrorCode.Internal) {
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    } else if (answer.body.code === ErrorCode.DependencyUnavailable) {
+      // Operators need the cause of a 503, which the client's message does not carry.
+      const cause = (exception as { cause?: { message?: string } }).cause?.message;
+      this.logger.warn(`503 ${answer.body.message}: ${exception instanceof Error ? exception.message : String(exception)}${cause ? ` (cause: ${cause})` : ''}`);
     }
     return answer;
   }

@@ -25,3 +25,4 @@ describe('runWithFallback', () => {
     await expect(runWithFallback('reject', 'product lock', underLock, async () => 'never')).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
   });
 });
+

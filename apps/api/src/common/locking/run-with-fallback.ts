@@ -34,7 +34,7 @@ export async function runWithFallback<T>(
   } catch (error) {
     if (finished && (error as { name?: unknown } | null)?.name === 'LockLostError') return finished.value;
     if (started || !isRedisUnavailable(error)) throw error;
-    if (fallback === 'reject') throw dependencyUnavailable(`redis (${what})`);
-    return tracked(null);
+    if (fallback === 'reject') throw Object.assign(dependencyUnavailable(`redis (${what})`), { cause: error });
   }
+  return tracked(null);
 }
