@@ -42,7 +42,7 @@ export class StockLedger {
 
   /** The same for a segmented product, under all its segment locks: the units are spread evenly. */
   async setSegmented(tx: EntityManager, productId: string, stock: number, segments: number, fence: Fence): Promise<SetOutcome> {
-    const current = await tx.query('SELECT COALESCE(SUM(stock), 0)::int AS total FROM product_segments WHERE product_id = $1', [productId]);
+    const currentTotal = await this.segmentedTotal(tx, productId);
     const updated = await queryRows(
       tx,
       `UPDATE product_segments SET stock = $2::int / $3::int + CASE WHEN segment < $2::int % $3::int THEN 1 ELSE 0 END,
@@ -55,7 +55,7 @@ export class StockLedger {
       // All segments or none: a partial write would break conservation, so undo by failing the transaction.
       throw new StaleSegmentsError();
     }
-    await tx.query('UPDATE products SET supplied = supplied + ($2::int - $3::int), updated_at = now() WHERE id = $1', [productId, stock, current[0].total]);
+    await tx.query('UPDATE products SET supplied = supplied + ($2::int - $3::int), updated_at = now() WHERE id = $1', [productId, stock, currentTotal]);
     return 'ok';
   }
 

@@ -37,9 +37,6 @@ export class PurchaseController {
     @CurrentUser() user: AuthUser,
   ): Promise<OrderView> {
     const idempotencyKey = parseIdempotencyKey(rawKey);
-    return this.metrics.track(async () => {
-      const result = await this.purchases.purchase({ user, productId, quantity: dto?.quantity ?? 1, idempotencyKey });
-      return result;
-    });
+    return this.metrics.track(() => this.purchases.purchase({ user, productId, quantity: dto?.quantity ?? 1, idempotencyKey }));
   }
 }
