@@ -11,6 +11,7 @@ import { LeaseKeeper } from './core/lease-keeper';
 import { LockContext } from './core/lock-context';
 import { LockHandle } from './core/lock-handle';
 import { LocalHandoff } from './core/local-handoff';
+import type { Turn } from './core/local-line';
 import { canonicalKeys, displayKey, LockNaming } from './core/lock-names';
 import { isUnreachableError } from './core/redis-errors';
 import { now } from './core/timing';
@@ -18,6 +19,8 @@ import { ownerToken } from './core/owner-token';
 import { waitForLock, type Acquired } from './core/wait-for-lock';
 import { subscriberFor } from './core/pubsub-mode';
 import { WakeupHub } from './core/wakeup-hub';
+
+const CONTEND: Turn = { kind: 'contend' };
 
 /** An acquired lock; `fromLine` when a holder of this process passed it on (maybe its token). */
 type InLine = Acquired & { fromLine?: true; token?: string };
@@ -137,7 +140,7 @@ export class DistributedLock extends EventEmitter {
       this.emit('acquired', { key: name, waitMs: 0, fence: reentered.fence, reentrant: true });
       return new LockHandle(reentered, this.keeper);
     }
-    const request = { keys, token: ownerToken(), ttlMs: opts.ttlMs ?? this.ttlMs, fair: opts.fair ?? false };
+    const request = { keys, token: ownerToken(), ttlMs: opts.ttlMs ?? this.ttlMs, fair: opts.fair ?? false, mayBeQueued: false };
     const inLine = this.local.applies(keys, request.fair, waitMs);
     const acquired: InLine | undefined = inLine ? await this.waitInLine(name, request, startedAt + waitMs) : await this.waitFor(name, request, waitMs);
     if (!acquired) {
@@ -163,16 +166,18 @@ export class DistributedLock extends EventEmitter {
    */
   private async waitInLine(name: string, request: Parameters<typeof waitForLock>[1], deadline: number): Promise<InLine | undefined> {
     const key = request.keys[0];
-    const turn = await this.local.enter(key, request.token, request.ttlMs, deadline);
+    const queued = this.local.enter(key, request.token, request.ttlMs, deadline);
+    const turn: Turn = queued ? await queued : CONTEND;
     if (turn.kind === 'timeout') return undefined;
     if (turn.kind === 'closed') throw new LockUnavailableError(name, 'the DistributedLock was closed');
     if (turn.kind === 'handedOver' && turn.validUntil > now()) {
       return { acquired: true, fence: turn.fence, validUntil: turn.validUntil, handedOver: false, fromLine: true, token: turn.token };
     }
     // A handoff whose reply came too late is re-confirmed by the first attempt (the lock is ours).
+    // A turn that came through the line may have queued the token in Redis (behind another process).
     let acquired: Acquired | undefined;
     try {
-      acquired = await this.waitFor(name, request, Math.max(1, deadline - now()));
+      acquired = await this.waitFor(name, queued ? { ...request, mayBeQueued: true } : request, Math.max(1, deadline - now()));
     } catch (error) {
       this.local.gaveUp(key);
       throw error;

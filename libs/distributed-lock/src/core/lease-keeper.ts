@@ -51,10 +51,10 @@ export class LeaseKeeper implements LeaseOperations {
     return false;
   }
 
-  async exit(lease: Lease): Promise<boolean> {
-    if (lease.released) return false;
+  exit(lease: Lease): Promise<boolean> {
+    if (lease.released) return Promise.resolve(false);
     lease.holders -= 1;
-    if (lease.holders > 0) return !lease.lost;
+    if (lease.holders > 0) return Promise.resolve(!lease.lost);
     return this.releaseNow(lease);
   }
 

@@ -41,8 +41,11 @@ export class LocalHandoff {
     return this.handOver !== undefined && this.maxRun > 0 && keys.length === 1 && !fair && waitMs > 0 && !this.closed;
   }
 
-  /** 'contend' at once when no chain of this process is engaged with the key; else queues here. */
-  enter(key: string, token: string, ttlMs: number, deadline: number): Promise<Turn> {
+  /**
+   * Null when no chain of this process is engaged with the key: the caller engages and contends
+   * at once (no promise to wait for: the uncontended path). Else queues here for its turn.
+   */
+  enter(key: string, token: string, ttlMs: number, deadline: number): Promise<Turn> | null {
     let line = this.lines.get(key);
     if (!line) {
       line = new LocalLine();
@@ -54,7 +57,7 @@ export class LocalHandoff {
       return turn;
     }
     line.engaged = true;
-    return Promise.resolve({ kind: 'contend' });
+    return null;
   }
 
   /** The engaged chain now holds `lease`; `fromRedis` unless a local holder passed it on. */
@@ -81,7 +84,7 @@ export class LocalHandoff {
     if (line) this.promote(key, line);
   }
 
-  async release(lease: Lease): Promise<boolean> {
+  release(lease: Lease): Promise<boolean> {
     const key = lease.keys[0];
     const line = this.lines.get(key);
     if (!line || line.holder !== lease || !this.handOver) return this.backend.release(lease);
@@ -93,6 +96,11 @@ export class LocalHandoff {
       this.forgetIfIdle(key, line);
       return this.backend.release(lease);
     }
+    return this.passToLocal(line, lease, next);
+  }
+
+  /** The releasing holder's next chain in line gets the lock: from a reserved fence, or by script. */
+  private async passToLocal(line: LocalLine, lease: Lease, next: LocalWaiter): Promise<boolean> {
     const reserved = line.reservations[0]?.token === lease.token ? line.reservations[0] : undefined;
     if (reserved && reserved.result === undefined) await reserved.settled;
     const reply = reserved?.result;

@@ -10,23 +10,36 @@ export interface LockNames {
   waiters: string;
   /** Pub/sub channel on which releases and handoffs are announced. */
   channel: string;
+  /** lock, fence, queue, waiters: the KEYS of the single-key scripts, in that order. */
+  scriptKeys: string[];
 }
 
 const HAS_HASH_TAG = /\{[^{}]+\}/;
+// Names are looked up on every acquire and release; a hot key's are built once. Bounded: when
+// full, the cache starts over (keys used once, like order ids, must not grow it forever).
+const CACHED_KEYS = 2048;
 
 /**
  * Maps a lock key to its Redis names. Suffixes start with `#`, which wrapped keys cannot end
  * with (they end with `}`) and caller-tagged keys have escaped, so names never collide.
  */
 export class LockNaming {
+  private readonly cache = new Map<string, LockNames>();
+
   constructor(
     private readonly prefix: string,
     private readonly hashTag: boolean,
   ) {}
 
   namesOf(key: string): LockNames {
+    let names = this.cache.get(key);
+    if (names) return names;
     const lock = this.prefix + this.storedKey(key);
-    return { lock, fence: `${lock}#fence`, queue: `${lock}#queue`, waiters: `${lock}#waiters`, channel: `${lock}#wake` };
+    const [fence, queue, waiters] = [`${lock}#fence`, `${lock}#queue`, `${lock}#waiters`];
+    names = { lock, fence, queue, waiters, channel: `${lock}#wake`, scriptKeys: [lock, fence, queue, waiters] };
+    if (this.cache.size >= CACHED_KEYS) this.cache.clear();
+    this.cache.set(key, names);
+    return names;
   }
 
   private storedKey(key: string): string {
@@ -42,6 +55,7 @@ function escapeSuffixMarker(key: string): string {
 
 /** Sorted and deduplicated: every process locks several keys in the same order (no deadlock). */
 export function canonicalKeys(key: string | string[]): string[] {
+  if (typeof key === 'string' && key.length > 0) return [key];
   const keys = Array.isArray(key) ? key : [key];
   if (keys.length === 0) throw new TypeError('a lock needs at least one key');
   for (const k of keys) if (typeof k !== 'string' || k.length === 0) throw new TypeError(`invalid lock key: ${String(k)}`);

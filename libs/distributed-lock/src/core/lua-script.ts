@@ -23,15 +23,11 @@ export class LuaScript<Reply> {
     if (shardedSource !== source) this.sharded = { source: shardedSource, sha: sha1(shardedSource) };
   }
 
-  async run(client: RedisClient, keys: string[], args: ScriptArg[]): Promise<Reply> {
+  /** Not async on purpose: one promise per call on the lock's hot path, not three. */
+  run(client: RedisClient, keys: string[], args: ScriptArg[]): Promise<Reply> {
     const variant = this.sharded && usesShardedPubSub(client) ? this.sharded : this;
-    try {
-      return await runVariant<Reply>(client, variant, keys, args);
-    } catch (error) {
-      if (variant === this || !isUnknownShardedCommand(error)) throw error;
-      markUnsharded(client);
-      return runVariant<Reply>(client, this, keys, args);
-    }
+    const sent = client.evalsha(variant.sha, keys.length, ...keys, ...args) as Promise<Reply>;
+    return sent.catch((error: unknown) => this.recover(error, client, variant, keys, args));
   }
 
   /** Queues the script on a pipeline; answers that came back NOSCRIPT are rerun by `rerunIfMissing`. */
@@ -45,19 +41,25 @@ export class LuaScript<Reply> {
     if (!isNoScript(error)) throw error;
     return (await client.eval(this.source, keys.length, ...keys, ...args)) as Reply;
   }
+
+  /**
+   * NOSCRIPT (a fresh, restarted or failed-over server): send the source. A Redis 6 Cluster that
+   * lacks sharded pub/sub: from now on the plain variant.
+   */
+  private async recover(error: unknown, client: RedisClient, variant: { sha: string; source: string }, keys: string[], args: ScriptArg[]): Promise<Reply> {
+    try {
+      if (!isNoScript(error)) throw error;
+      return (await client.eval(variant.source, keys.length, ...keys, ...args)) as Reply;
+    } catch (failure) {
+      if (variant === this || !isUnknownShardedCommand(failure)) throw failure;
+      markUnsharded(client);
+      return this.run(client, keys, args);
+    }
+  }
 }
 
 function sha1(source: string): string {
   return createHash('sha1').update(source).digest('hex');
-}
-
-async function runVariant<Reply>(client: RedisClient, script: { sha: string; source: string }, keys: string[], args: ScriptArg[]): Promise<Reply> {
-  try {
-    return (await client.evalsha(script.sha, keys.length, ...keys, ...args)) as Reply;
-  } catch (error) {
-    if (!isNoScript(error)) throw error;
-    return (await client.eval(script.source, keys.length, ...keys, ...args)) as Reply;
-  }
 }
 
 function isNoScript(error: unknown): boolean {

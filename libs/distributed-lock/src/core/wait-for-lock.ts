@@ -31,14 +31,17 @@ const REPLY_GRACE_MS = 1000;
 export async function waitForLock(settings: WaitSettings, request: Omit<AttemptRequest, 'queueForMs'>, waitMs: number): Promise<Acquired | undefined> {
   const deadline = now() + waitMs;
   const queued = settings.backend.handsOff && request.keys.length === 1;
-  const attemptFor = (remaining: number): AttemptRequest => ({
-    ...request,
-    queueForMs: queued && remaining > 0 ? Math.ceil(Math.min(remaining, QUEUE_WINDOW_MS)) + 50 : 0,
-  });
+  // One request object, its queue window updated before each attempt (no copy per attempt).
+  const attempt: AttemptRequest = { keys: request.keys, token: request.token, ttlMs: request.ttlMs, fair: request.fair, queueForMs: 0, mayBeQueued: request.mayBeQueued };
+  const attemptFor = (remaining: number): AttemptRequest => {
+    attempt.queueForMs = queued && remaining > 0 ? Math.ceil(Math.min(remaining, QUEUE_WINDOW_MS)) + 50 : 0;
+    return attempt;
+  };
 
   let sentAt = now();
   let result = await attemptOnce(settings, attemptFor(waitMs), deadline);
   if (result.acquired || waitMs <= 0) return result.acquired ? { ...result, handedOver: false } : undefined;
+  attempt.mayBeQueued = true;
 
   const inbox = new WakeSignal(request.token);
   const stopWatching = request.keys.map((key) => settings.hub.watch(settings.backend.channelOf(key), inbox));

@@ -9,6 +9,8 @@ export interface AttemptRequest {
   fair: boolean;
   /** When > 0 and the lock is held, stay in its handoff queue for this long. */
   queueForMs: number;
+  /** False only when the token cannot be in the handoff queue yet (a chain's first try). */
+  mayBeQueued: boolean;
 }
 
 export type AttemptResult =

@@ -49,7 +49,7 @@ export class SingleRedisBackend implements LockBackend {
       return this.toResult(reply, startedAt, ttlMs);
     }
     const names = this.naming.namesOf(keys[0]);
-    const reply = await acquireScript.run(this.client, queueKeys(names), [token, ttlMs, request.fair ? 1 : 0, request.queueForMs]);
+    const reply = await acquireScript.run(this.client, queueKeys(names), [token, ttlMs, request.fair ? 1 : 0, request.queueForMs, request.mayBeQueued ? 1 : 0]);
     return this.toResult(reply, startedAt, ttlMs);
   }
 
@@ -62,6 +62,7 @@ export class SingleRedisBackend implements LockBackend {
   }
 
   async release({ keys, token }: LeaseRef): Promise<boolean> {
+    if (keys.length === 1) return (await this.releaseTogether(keys, token)) === 1;
     if (this.inOneScript(keys)) return (await this.releaseTogether(keys, token)) === keys.length;
     const owned = await Promise.all(keys.map((key) => this.releaseTogether([key], token)));
     return owned.every((n) => n === 1);
@@ -127,6 +128,10 @@ export class SingleRedisBackend implements LockBackend {
   }
 
   private releaseTogether(keys: string[], token: string): Promise<number> {
+    if (keys.length === 1) {
+      const one = this.naming.namesOf(keys[0]);
+      return releaseScript.run(this.client, one.scriptKeys, [token, one.channel]);
+    }
     const names = keys.map((k) => this.naming.namesOf(k));
     return releaseScript.run(this.client, names.flatMap(queueKeys), [token, ...names.map((n) => n.channel)]);
   }
@@ -175,5 +180,5 @@ export class SingleRedisBackend implements LockBackend {
 }
 
 function queueKeys(names: LockNames): string[] {
-  return [names.lock, names.fence, names.queue, names.waiters];
+  return names.scriptKeys;
 }
