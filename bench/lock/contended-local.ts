@@ -6,7 +6,7 @@ import { LocalOverlapProbe } from './overlap-probe';
 import { CommandTally } from './redis-clients';
 import { runHotWorkers } from './hot-workers';
 import { diff, snapshot } from './server-stats';
-import { epochNow } from './stats';
+import { machineNow } from './stats';
 
 /** Scenario (b): one hot key, all workers in this process sharing one contender instance. */
 export async function runContendedLocal(ctx: BenchContext, spec: ContenderSpec, windowMs = ctx.config.cellMs): Promise<CellResult> {
@@ -16,7 +16,7 @@ export async function runContendedLocal(ctx: BenchContext, spec: ContenderSpec, 
     await (await locker.acquire(ctx.nextKey('warm'), ctx.config.ttlMs)).release();
     tally.reset();
     const before = await snapshot(ctx.admin);
-    const startAt = epochNow() + 20;
+    const startAt = machineNow() + 20;
     const run = await runHotWorkers({
       locker,
       key: ctx.nextKey('hot-b'),

@@ -3,7 +3,7 @@ import { CellResult, summarise } from './cell-result';
 import { ChildPool } from './child-pool';
 import { ContenderSpec } from './lockers/types';
 import { diff, snapshot } from './server-stats';
-import { countOverlaps, epochNow } from './stats';
+import { countOverlaps, machineNow } from './stats';
 
 /** Splits `total` workers over `n` processes as evenly as possible (50 over 4 → 13,13,12,12). */
 const share = (total: number, n: number, i: number) => Math.floor(total / n) + (i < total % n ? 1 : 0);
@@ -15,7 +15,7 @@ export async function runContendedProcs(ctx: BenchContext, pool: ChildPool, spec
   try {
     const key = ctx.nextKey('hot-c');
     const before = await snapshot(ctx.admin);
-    const startAt = epochNow() + 100;
+    const startAt = machineNow() + 100;
     const done = await pool.ask(
       (i) => ({ type: 'go', key, workers: share(workers, pool.size, i), idPrefix: `p${i}w`, startAt, durationMs: cellMs, criticalMs, ttlMs }),
       'done',

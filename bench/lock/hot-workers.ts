@@ -1,6 +1,6 @@
 import { Locker } from './lockers/types';
 import { OverlapProbe } from './overlap-probe';
-import { epochNow, SectionRecord } from './stats';
+import { machineNow, SectionRecord } from './stats';
 
 export interface HotRunOptions {
   locker: Locker;
@@ -36,7 +36,7 @@ function busyWait(ms: number): void {
   }
 }
 
-const sleepUntil = (epochMs: number) => new Promise((r) => setTimeout(r, Math.max(0, epochMs - epochNow())));
+const sleepUntil = (atMs: number) => new Promise((r) => setTimeout(r, Math.max(0, atMs - machineNow())));
 
 /**
  * N workers hammering one key: want, hold for `criticalMs`, release, want again at once.
@@ -49,7 +49,7 @@ export async function runHotWorkers(o: HotRunOptions): Promise<HotRunResult> {
 
   const worker = async (holder: string) => {
     await sleepUntil(o.startAt);
-    while (epochNow() < end) {
+    while (machineNow() < end) {
       const wantedAt = performance.now();
       const held = await acquireUntilDone(o, end, result);
       const waited = performance.now() - wantedAt;
@@ -58,11 +58,11 @@ export async function runHotWorkers(o: HotRunOptions): Promise<HotRunResult> {
         result.censored++;
         return;
       }
-      const acquiredAt = epochNow();
+      const acquiredAt = machineNow();
       o.probes.forEach((p) => p.enter());
       if (acquiredAt < end) busyWait(o.criticalMs);
       o.probes.forEach((p) => p.exit());
-      result.records.push({ holder, acquiredAt, releasedAt: epochNow() });
+      result.records.push({ holder, acquiredAt, releasedAt: machineNow() });
       await held.release().catch(() => void result.failures++);
     }
   };
@@ -83,7 +83,7 @@ async function acquireUntilDone(o: HotRunOptions, end: number, result: HotRunRes
       return await o.locker.acquire(o.key, o.ttlMs);
     } catch {
       result.failures++;
-      if (epochNow() >= end) return undefined;
+      if (machineNow() >= end) return undefined;
     }
   }
 }

@@ -10,7 +10,7 @@ export function median(samples: readonly number[]): number {
   return percentile(samples, 50);
 }
 
-/** One critical section: who held the lock, when it got it and when it began releasing (epoch ms, sub-ms precision). */
+/** One critical section: who held the lock, when it got it and when it began releasing (machine monotonic ms, sub-µs precision). */
 export interface SectionRecord {
   holder: string;
   acquiredAt: number;
@@ -38,7 +38,7 @@ export function handoffGaps(records: readonly SectionRecord[]): number[] {
   return ordered.slice(1).map((r, i) => r.acquiredAt - ordered[i].releasedAt);
 }
 
-// Process clocks (timeOrigin + now) agree to a few microseconds on one machine; a real overlap
+// Process clocks (machineNow: the one monotonic clock) agree to microseconds; a real overlap
 // lasts a whole section (1 ms), so this slack cannot hide one.
 const CLOCK_SLACK_MS = 0.05;
 
@@ -57,7 +57,13 @@ export function countOverlaps(records: readonly SectionRecord[]): number {
   return overlaps;
 }
 
-/** Epoch milliseconds with sub-millisecond precision, comparable across processes on one machine. */
-export function epochNow(): number {
-  return performance.timeOrigin + performance.now();
+/**
+ * Milliseconds on the machine's monotonic clock (CLOCK_MONOTONIC, one clock for every process),
+ * with sub-microsecond precision. Not `performance.timeOrigin + now()`: each process fixes its
+ * timeOrigin from the wall clock when it starts, and this VM's wall clock is slewed by
+ * milliseconds against the monotonic one, which showed up as hundreds of false overlaps.
+ */
+export function machineNow(): number {
+  const [s, ns] = process.hrtime();
+  return s * 1000 + ns / 1e6;
 }

@@ -52,7 +52,7 @@ export class DistributedLock extends EventEmitter {
     this.backend = createBackend(redis, naming, this.driftFactor, options);
     const subscriber = options.subscriber;
     this.hub = new WakeupHub(() => subscriber ?? subscriberFor(this.backend.primary), subscriber === undefined);
-    this.local = new LocalHandoff(this.backend, options.maxLocalHandoffs ?? 8);
+    this.local = new LocalHandoff(this.backend, options.maxLocalHandoffs ?? 16);
     this.keeper = new LeaseKeeper(
       this.backend,
       (event, payload) => this.emit(event, payload),
@@ -177,7 +177,8 @@ export class DistributedLock extends EventEmitter {
     // A turn that came through the line may have queued the token in Redis (behind another process).
     let acquired: Acquired | undefined;
     try {
-      acquired = await this.waitFor(name, queued ? { ...request, mayBeQueued: true } : request, Math.max(1, deadline - now()));
+      const queuedSince = turn.kind === 'queued' ? turn.since : undefined;
+      acquired = await this.waitFor(name, queued ? { ...request, mayBeQueued: true } : request, Math.max(1, deadline - now()), queuedSince);
     } catch (error) {
       this.local.gaveUp(key);
       throw error;
@@ -186,9 +187,9 @@ export class DistributedLock extends EventEmitter {
     return acquired;
   }
 
-  private async waitFor(name: string, request: Parameters<typeof waitForLock>[1], waitMs: number): Promise<Acquired | undefined> {
+  private async waitFor(name: string, request: Parameters<typeof waitForLock>[1], waitMs: number, queuedSince?: number): Promise<Acquired | undefined> {
     try {
-      return await waitForLock({ backend: this.backend, hub: this.hub, driftFactor: this.driftFactor }, request, waitMs);
+      return await waitForLock({ backend: this.backend, hub: this.hub, driftFactor: this.driftFactor }, request, waitMs, queuedSince);
     } catch (error) {
       if (!(error instanceof LockUnavailableError) && !isUnreachableError(error)) throw error;
       this.emit('unavailable', { key: name, error });

@@ -21,7 +21,7 @@ export interface DistributedLockOptions {
   /**
    * Waiters in one process for one key queue in the process and a release passes the lock to the
    * next of them in one round trip. After this many such handoffs in a row (or 25 ms) a waiter
-   * of another process queued in Redis goes first. Default 8; 0 sends every waiter to Redis.
+   * of another process queued in Redis goes first. Default 16; 0 sends every waiter to Redis.
    */
   maxLocalHandoffs?: number;
   /** Connection for release notifications; default: `duplicate()` of the first client. */

@@ -134,6 +134,7 @@ export class LocalHandoff {
   private async passOn(line: LocalLine, lease: Lease, next: LocalWaiter, keepLocal: boolean): Promise<boolean> {
     const queueForMs = Math.ceil(Math.min(Math.max(0, next.deadline - now()), QUEUE_WINDOW_MS)) + 50;
     let result: HandOverResult = { kind: 'notHeld' };
+    const sentAt = now();
     try {
       if (this.handOver) result = await this.handOver(lease, { token: next.token, ttlMs: next.ttlMs, queueForMs }, keepLocal);
     } catch (error) {
@@ -145,8 +146,8 @@ export class LocalHandoff {
       next.settle({ kind: 'handedOver', fence: result.fence, validUntil: result.validUntil });
       return true;
     }
-    // Queued in Redis behind another process (remote), or the lease was gone (notHeld).
-    next.settle({ kind: 'contend' });
+    // Queued in Redis behind another process by the script (remote), or the lease was gone.
+    next.settle(result.kind === 'remote' ? { kind: 'queued', since: sentAt } : { kind: 'contend' });
     return result.kind === 'remote';
   }
 

@@ -8,6 +8,8 @@ export type Turn =
   | { kind: 'handedOver'; fence: number; validUntil: number; token?: string }
   /** Our turn to take the lock from Redis (queueing there behind other processes). */
   | { kind: 'contend' }
+  /** Our turn, and our token already waits in the Redis queue (since `since`): await the handoff. */
+  | { kind: 'queued'; since: number }
   | { kind: 'timeout' }
   | { kind: 'closed' };
 

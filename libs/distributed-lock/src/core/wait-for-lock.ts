@@ -22,13 +22,21 @@ const MAX_BACKOFF_MS = 200;
 export const QUEUE_WINDOW_MS = 3 * QUEUED_POLL_MS;
 // Slack beyond waitMs for Redis to answer before it counts as unreachable.
 const REPLY_GRACE_MS = 1000;
+// A waiter that starts already queued knows nothing of the holder's lease (a negative ttl).
+const NOT_YET_TRIED: AttemptResult = { acquired: false, holderTtlMs: -1 };
 
 /**
  * Tries to take the lock, and while `waitMs` lasts, waits for a handoff or a release and tries
  * again. Resolves undefined when the time is up; rejects with the driver's error when Redis
- * does not answer.
+ * does not answer. `queuedSince`: the token was put in the handoff queue at that time (by a
+ * releasing holder of this process), so the wait starts without a first try.
  */
-export async function waitForLock(settings: WaitSettings, request: Omit<AttemptRequest, 'queueForMs'>, waitMs: number): Promise<Acquired | undefined> {
+export async function waitForLock(
+  settings: WaitSettings,
+  request: Omit<AttemptRequest, 'queueForMs'>,
+  waitMs: number,
+  queuedSince?: number,
+): Promise<Acquired | undefined> {
   const deadline = now() + waitMs;
   const queued = settings.backend.handsOff && request.keys.length === 1;
   // One request object, its queue window updated before each attempt (no copy per attempt).
@@ -38,8 +46,8 @@ export async function waitForLock(settings: WaitSettings, request: Omit<AttemptR
     return attempt;
   };
 
-  let sentAt = now();
-  let result = await attemptOnce(settings, attemptFor(waitMs), deadline);
+  let sentAt = queuedSince ?? now();
+  let result: AttemptResult = queuedSince === undefined ? await attemptOnce(settings, attemptFor(waitMs), deadline) : NOT_YET_TRIED;
   if (result.acquired || waitMs <= 0) return result.acquired ? { ...result, handedOver: false } : undefined;
   attempt.mayBeQueued = true;
 
