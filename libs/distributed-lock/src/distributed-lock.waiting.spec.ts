@@ -29,24 +29,6 @@ describe('DistributedLock: waiting, handoff and fair mode', () => {
     await locks.close();
   });
 
-  it("keeps a key's channel subscribed for a moment after its last waiter, then unsubscribes", async () => {
-    const holder = new DistributedLock(redis.client());
-    const waiter = new DistributedLock(redis.client(), { defaultWaitMs: 5000 });
-    const channel = 'lock:{linger}#wake';
-    const subscribers = async () => ((await redis.client().pubsub('NUMSUB', channel)) as [string, number])[1];
-    const held = await holder.acquire('linger');
-    const waiting = waiter.acquire('linger');
-    await sleep(100);
-    expect(await subscribers()).toBe(1);
-    await held.release();
-    await (await waiting).release();
-    await sleep(500);
-    expect(await subscribers()).toBe(1); // the next waiter of a hot key needs no new SUBSCRIBE
-    await sleep(2000);
-    expect(await subscribers()).toBe(0);
-    await Promise.all([holder.close(), waiter.close()]);
-  });
-
   it('still acquires by polling when its subscriber is gone (lost release messages)', async () => {
     const deafSubscriber = redis.client({ retryStrategy: () => null, lazyConnect: true });
     deafSubscriber.disconnect();

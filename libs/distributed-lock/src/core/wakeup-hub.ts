@@ -4,10 +4,6 @@ import { withReplyTimeout } from './redis-errors';
 import { now } from './timing';
 
 const UNCLAIMED_FOR_MS = 5000;
-// A channel stays subscribed this long after its last waiter leaves. A hot key's waiters come and
-// go every few milliseconds (processes take turns); re-subscribing each time costs two round
-// trips, a re-check, and a window in which a handoff message finds no subscriber.
-const LINGER_MS = 2000;
 
 /** What woke a waiter: a handoff to its token, a release, or its subscription becoming live. */
 export type Wakeup = { kind: 'handedOver'; fence: number } | { kind: 'free' } | { kind: 'subscribed' } | { kind: 'timer' };
@@ -20,13 +16,12 @@ export interface Watcher {
 
 /**
  * The one subscriber connection of a `DistributedLock`, shared by all its waiters: a channel is
- * subscribed while at least one local waiter watches it (and for a moment after). A handoff wakes exactly the waiter it
+ * subscribed while at least one local waiter watches it. A handoff wakes exactly the waiter it
  * names; a plain release wakes only the oldest local waiter, so releases never cause a stampede.
  */
 export class WakeupHub {
   private connection?: RedisClient;
   private readonly channels = new Map<string, Map<string, Watcher>>();
-  private readonly lingering = new Map<string, NodeJS.Timeout>();
   // A handoff can arrive between a waiter's failed attempt and its watch(); kept here briefly.
   private readonly unclaimed = new Map<string, { fence: number; at: number }>();
   private readonly onMessage = (channel: string, message: string): void => this.dispatch(channel, message);
@@ -44,11 +39,6 @@ export class WakeupHub {
       this.channels.set(channel, watchers);
       this.subscribe(channel, watchers);
     }
-    const linger = this.lingering.get(channel);
-    if (linger) {
-      clearTimeout(linger);
-      this.lingering.delete(channel);
-    }
     watchers.set(watcher.token, watcher);
     const early = this.unclaimed.get(watcher.token);
     if (early) {
@@ -58,19 +48,11 @@ export class WakeupHub {
     const registered = watchers;
     return () => {
       registered.delete(watcher.token);
-      if (registered.size > 0 || this.channels.get(channel) !== registered || this.lingering.has(channel)) return;
-      const timer = setTimeout(() => this.unsubscribe(channel, registered), LINGER_MS);
-      timer.unref();
-      this.lingering.set(channel, timer);
+      if (registered.size > 0 || this.channels.get(channel) !== registered) return;
+      this.channels.delete(channel);
+      const connection = this.subscriber();
+      (usesShardedPubSub(connection) ? connection.sunsubscribe(channel) : connection.unsubscribe(channel)).catch(() => undefined);
     };
-  }
-
-  private unsubscribe(channel: string, watchers: Map<string, Watcher>): void {
-    this.lingering.delete(channel);
-    if (watchers.size > 0 || this.channels.get(channel) !== watchers || !this.connection) return;
-    this.channels.delete(channel);
-    const connection = this.connection;
-    (usesShardedPubSub(connection) ? connection.sunsubscribe(channel) : connection.unsubscribe(channel)).catch(() => undefined);
   }
 
   async close(): Promise<void> {
@@ -81,8 +63,6 @@ export class WakeupHub {
     connection.off('smessage', this.onMessage);
     const channels = [...this.channels.keys()];
     this.channels.clear();
-    this.lingering.forEach((timer) => clearTimeout(timer));
-    this.lingering.clear();
     if (this.ownsConnection && connection.status === 'ready') {
       await withReplyTimeout(connection.quit(), 1000, 'subscriber').catch(() => connection.disconnect());
     } else if (this.ownsConnection) connection.disconnect();
