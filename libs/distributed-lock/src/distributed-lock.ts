@@ -16,11 +16,14 @@ import { canonicalKeys, displayKey, LockNaming } from './core/lock-names';
 import { isUnreachableError } from './core/redis-errors';
 import { now } from './core/timing';
 import { ownerToken } from './core/owner-token';
-import { waitForLock, type Acquired } from './core/wait-for-lock';
+import { attemptOnce, queueWindowMs, waitForLock, type Acquired } from './core/wait-for-lock';
 import { subscriberFor } from './core/pubsub-mode';
 import { WakeupHub } from './core/wakeup-hub';
 
 const CONTEND: Turn = { kind: 'contend' };
+
+/** A first try's outcome: the lock, or a place in the Redis queue since `since`. */
+type FirstTry = { kind: 'acquired'; acquired: Acquired } | Extract<Turn, { kind: 'queued' }>;
 
 /** An acquired lock; `fromLine` when a holder of this process passed it on (maybe its token). */
 type InLine = Acquired & { fromLine?: true; token?: string };
@@ -40,6 +43,7 @@ export class DistributedLock extends EventEmitter {
   private readonly waitMs: number;
   private readonly driftFactor: number;
   private readonly confirmsReplicas: boolean;
+  private readonly firstTryStep: LockBackend['firstTry'];
   private closed = false;
 
   constructor(redis: Redis | Cluster | Redis[], options: DistributedLockOptions = {}) {
@@ -50,6 +54,7 @@ export class DistributedLock extends EventEmitter {
     this.driftFactor = options.driftFactor ?? 0.01;
     this.confirmsReplicas = options.waitForReplicas !== undefined;
     this.backend = createBackend(redis, naming, this.driftFactor, options);
+    this.firstTryStep = this.backend.firstTry?.bind(this.backend);
     const subscriber = options.subscriber;
     this.hub = new WakeupHub(() => subscriber ?? subscriberFor(this.backend.primary), subscriber === undefined);
     this.local = new LocalHandoff(this.backend, options.maxLocalHandoffs ?? 16);
@@ -141,8 +146,18 @@ export class DistributedLock extends EventEmitter {
       return new LockHandle(reentered, this.keeper);
     }
     const request = { keys, token: ownerToken(), ttlMs: opts.ttlMs ?? this.ttlMs, fair: opts.fair ?? false, mayBeQueued: false };
+    const deadline = startedAt + waitMs;
     const inLine = this.local.applies(keys, request.fair, waitMs);
-    const acquired: InLine | undefined = inLine ? await this.waitInLine(name, request, startedAt + waitMs) : await this.waitFor(name, request, waitMs);
+    const queued = inLine ? this.local.enter(keys[0], request.token, request.ttlMs, deadline) : null;
+    let acquired: InLine | undefined;
+    if (!queued && this.triesFirst(request)) {
+      const first = await this.firstTry(name, request, deadline, inLine);
+      if (first.kind === 'acquired') acquired = first.acquired;
+      else if (waitMs <= 0) return undefined;
+      else acquired = inLine ? await this.waitInLine(name, request, deadline, first) : await this.waitFor(name, { ...request, mayBeQueued: true }, deadline - now(), first.since);
+    } else {
+      acquired = inLine ? await this.waitInLine(name, request, deadline, queued) : await this.waitFor(name, request, waitMs);
+    }
     if (!acquired) {
       if (waitMs > 0) this.emit('timeout', { key: name, waitMs: now() - startedAt });
       return undefined;
@@ -154,9 +169,10 @@ export class DistributedLock extends EventEmitter {
       if (inLine) this.local.gaveUp(keys[0]);
       throw error;
     }
-    const lease = this.keeper.open(new Lease(name, keys, owned.token, acquired.fence, request.ttlMs, now(), acquired.validUntil));
+    const heldAt = now();
+    const lease = this.keeper.open(new Lease(name, keys, owned.token, acquired.fence, request.ttlMs, heldAt, acquired.validUntil));
     if (inLine) this.local.held(lease, !acquired.fromLine);
-    this.emit('acquired', { key: name, waitMs: now() - startedAt, fence: acquired.fence, reentrant: false });
+    this.emit('acquired', { key: name, waitMs: heldAt - startedAt, fence: acquired.fence, reentrant: false });
     return new LockHandle(lease, this.keeper);
   }
 
@@ -164,9 +180,8 @@ export class DistributedLock extends EventEmitter {
    * Waits in this process's line for the key (see LocalHandoff): either a local holder passes the
    * lock on, or this chain's turn comes to take it from Redis. Gives up its place on failure.
    */
-  private async waitInLine(name: string, request: Parameters<typeof waitForLock>[1], deadline: number): Promise<InLine | undefined> {
+  private async waitInLine(name: string, request: Parameters<typeof waitForLock>[1], deadline: number, queued: Turn | Promise<Turn> | null): Promise<InLine | undefined> {
     const key = request.keys[0];
-    const queued = this.local.enter(key, request.token, request.ttlMs, deadline);
     const turn: Turn = queued ? await queued : CONTEND;
     if (turn.kind === 'timeout') return undefined;
     if (turn.kind === 'closed') throw new LockUnavailableError(name, 'the DistributedLock was closed');
@@ -187,14 +202,41 @@ export class DistributedLock extends EventEmitter {
     return acquired;
   }
 
+  /** Whether a chain's first try goes by the backend's cheapest step (`firstTry`). */
+  private triesFirst(request: { keys: string[]; fair: boolean }): boolean {
+    return this.firstTryStep !== undefined && request.keys.length === 1 && !request.fair;
+  }
+
+  /**
+   * The lock if it was free; else the chain is queued in Redis (when it will wait) since the try
+   * was sent. The line's chain gives up its place on error.
+   */
+  private async firstTry(name: string, request: Parameters<typeof waitForLock>[1], deadline: number, inLine: boolean): Promise<FirstTry> {
+    const tryFirst = this.firstTryStep!;
+    const sentAt = now();
+    try {
+      const result = await attemptOnce(this.backend, request, deadline, () => tryFirst(request.keys[0], request.token, request.ttlMs, queueWindowMs(deadline - sentAt)));
+      if (!result.acquired) return { kind: 'queued', since: sentAt };
+      return { kind: 'acquired', acquired: { acquired: true, fence: result.fence, validUntil: result.validUntil, handedOver: false } };
+    } catch (error) {
+      if (inLine) this.local.gaveUp(request.keys[0]);
+      throw this.unavailable(name, error);
+    }
+  }
+
   private async waitFor(name: string, request: Parameters<typeof waitForLock>[1], waitMs: number, queuedSince?: number): Promise<Acquired | undefined> {
     try {
       return await waitForLock({ backend: this.backend, hub: this.hub, driftFactor: this.driftFactor }, request, waitMs, queuedSince);
     } catch (error) {
-      if (!(error instanceof LockUnavailableError) && !isUnreachableError(error)) throw error;
-      this.emit('unavailable', { key: name, error });
-      throw error instanceof LockUnavailableError ? error : new LockUnavailableError(name, 'Redis did not answer', error);
+      throw this.unavailable(name, error);
     }
+  }
+
+  /** A driver error that means "no answer" becomes LockUnavailableError (and an event); others are bugs. */
+  private unavailable(name: string, error: unknown): unknown {
+    if (!(error instanceof LockUnavailableError) && !isUnreachableError(error)) return error;
+    this.emit('unavailable', { key: name, error });
+    return error instanceof LockUnavailableError ? error : new LockUnavailableError(name, 'Redis did not answer', error);
   }
 
   private async confirmReplicated(name: string, request: { keys: string[]; token: string; ttlMs: number }, acquired: Acquired): Promise<void> {

@@ -29,6 +29,21 @@ describe('DistributedLock: waiting, handoff and fair mode', () => {
     await locks.close();
   });
 
+  it('a release with a waiter of another instance queued hands the lock to that waiter', async () => {
+    const [a, b] = [new DistributedLock(redis.client()), new DistributedLock(redis.client())];
+    const held = await a.acquire('queued-elsewhere');
+    // Less than the 5 s lease: only a release that really gives the lock up lets the waiter in.
+    const waiting = b.acquire('queued-elsewhere', { waitMs: 2000 });
+    while ((await redis.client().llen('lock:{queued-elsewhere}#queue')) === 0) await sleep(5);
+    expect(await held.release()).toBe(true);
+    const next = await waiting;
+    expect(next.fence).toBe(held.fence + 1);
+    expect(await redis.client().get('lock:{queued-elsewhere}')).toBe(next.token);
+    expect(await redis.client().llen('lock:{queued-elsewhere}#queue')).toBe(0);
+    await next.release();
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it('still acquires by polling when its subscriber is gone (lost release messages)', async () => {
     const deafSubscriber = redis.client({ retryStrategy: () => null, lazyConnect: true });
     deafSubscriber.disconnect();

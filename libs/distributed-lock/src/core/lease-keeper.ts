@@ -73,21 +73,23 @@ export class LeaseKeeper implements LeaseOperations {
     this.watchdog.stop();
   }
 
-  private async releaseNow(lease: Lease): Promise<boolean> {
-    if (lease.released) return false;
+  /** Not async on purpose: most releases wait for nothing but their own reply. */
+  private releaseNow(lease: Lease): Promise<boolean> {
+    if (lease.released) return Promise.resolve(false);
     lease.released = true;
     this.held.delete(lease);
     this.watchdog.untrack(lease);
-    if (lease.inflight) await lease.inflight;
-    let wasHeld: boolean;
-    try {
-      wasHeld = await this.giveBack(lease);
-    } catch (error) {
-      this.emit('unavailable', { key: lease.key, error });
-      throw new LockUnavailableError(lease.key, 'the release did not reach Redis (the lease will expire on its own)', error);
-    }
-    this.emit('released', { key: lease.key, holdMs: now() - lease.acquiredAt, wasHeld });
-    return wasHeld;
+    const givenBack = lease.inflight ? lease.inflight.then(() => this.giveBack(lease)) : this.giveBack(lease);
+    return givenBack.then(
+      (wasHeld) => {
+        this.emit('released', { key: lease.key, holdMs: now() - lease.acquiredAt, wasHeld });
+        return wasHeld;
+      },
+      (error: unknown) => {
+        this.emit('unavailable', { key: lease.key, error });
+        throw new LockUnavailableError(lease.key, 'the release did not reach Redis (the lease will expire on its own)', error);
+      },
+    );
   }
 
   private async renew(leases: Lease[]): Promise<RenewalOutcome[]> {

@@ -2,7 +2,7 @@ import type { HandOverResult, LockBackend } from './backends/lock-backend';
 import type { Lease } from './lease';
 import { LocalLine, type LocalWaiter, type Reservation, type Turn } from './local-line';
 import { now } from './timing';
-import { QUEUE_WINDOW_MS } from './wait-for-lock';
+import { queueWindowMs } from './wait-for-lock';
 
 // How long a process may keep passing a key among its own chains before a waiter of another
 // process (if one is queued) gets its turn; the count limit is an option.
@@ -132,7 +132,7 @@ export class LocalHandoff {
 
   /** One round trip: the hand-over script gives `next` the lock under its own token. */
   private async passOn(line: LocalLine, lease: Lease, next: LocalWaiter, keepLocal: boolean): Promise<boolean> {
-    const queueForMs = Math.ceil(Math.min(Math.max(0, next.deadline - now()), QUEUE_WINDOW_MS)) + 50;
+    const queueForMs = queueWindowMs(Math.max(1, next.deadline - now()));
     let result: HandOverResult = { kind: 'notHeld' };
     const sentAt = now();
     try {

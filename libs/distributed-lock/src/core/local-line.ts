@@ -32,6 +32,9 @@ export interface LocalWaiter {
   settle(turn: Turn): void;
 }
 
+/** A waiter with the timer that ends its wait at its deadline. */
+type Waiting = LocalWaiter & { timer?: NodeJS.Timeout };
+
 /**
  * The chains of one process that want one key. At most one of them deals with Redis at a time
  * (`engaged`: it holds the lock, is being handed it, or is acquiring it); the others wait here
@@ -45,8 +48,7 @@ export class LocalLine {
   since = 0;
   /** Fences reserved in Redis for the next chains while `token` holds the lock, oldest first. */
   reservations: Reservation[] = [];
-  private readonly waiters: LocalWaiter[] = [];
-  private readonly timers = new Map<LocalWaiter, NodeJS.Timeout>();
+  private readonly waiters: Waiting[] = [];
 
   get idle(): boolean {
     return !this.engaged && this.waiters.length === 0;
@@ -54,13 +56,12 @@ export class LocalLine {
 
   wait(token: string, ttlMs: number, deadline: number): Promise<Turn> {
     return new Promise((resolve) => {
-      const waiter: LocalWaiter = { token, ttlMs, deadline, settle: resolve };
+      const waiter: Waiting = { token, ttlMs, deadline, settle: resolve };
       this.waiters.push(waiter);
-      const timer = setTimeout(() => {
+      waiter.timer = setTimeout(() => {
         this.remove(waiter);
         resolve({ kind: 'timeout' });
       }, Math.max(0, Math.ceil(deadline - now())));
-      this.timers.set(waiter, timer);
     });
   }
 
@@ -96,9 +97,8 @@ export class LocalLine {
     for (let waiter = this.shift(); waiter; waiter = this.shift()) waiter.settle(turn);
   }
 
-  private remove(waiter: LocalWaiter): void {
-    clearTimeout(this.timers.get(waiter));
-    this.timers.delete(waiter);
+  private remove(waiter: Waiting): void {
+    clearTimeout(waiter.timer);
     const at = this.waiters.indexOf(waiter);
     if (at >= 0) this.waiters.splice(at, 1);
   }

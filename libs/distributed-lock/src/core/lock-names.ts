@@ -12,6 +12,10 @@ export interface LockNames {
   channel: string;
   /** lock, fence, queue, waiters: the KEYS of the single-key scripts, in that order. */
   scriptKeys: string[];
+  /** lock, fence: the KEYS of the scripts that do not touch the queue. */
+  lockAndFence: string[];
+  /** lock, queue: the KEYS of the release that only checks for waiters. */
+  lockAndQueue: string[];
 }
 
 const HAS_HASH_TAG = /\{[^{}]+\}/;
@@ -36,7 +40,7 @@ export class LockNaming {
     if (names) return names;
     const lock = this.prefix + this.storedKey(key);
     const [fence, queue, waiters] = [`${lock}#fence`, `${lock}#queue`, `${lock}#waiters`];
-    names = { lock, fence, queue, waiters, channel: `${lock}#wake`, scriptKeys: [lock, fence, queue, waiters] };
+    names = { lock, fence, queue, waiters, channel: `${lock}#wake`, scriptKeys: [lock, fence, queue, waiters], lockAndFence: [lock, fence], lockAndQueue: [lock, queue] };
     if (this.cache.size >= CACHED_KEYS) this.cache.clear();
     this.cache.set(key, names);
     return names;

@@ -1,4 +1,4 @@
-import type { AttemptRequest, AttemptResult, LockBackend } from './backends/lock-backend';
+import type { AttemptRequest, AttemptResult, LeaseRef, LockBackend } from './backends/lock-backend';
 import { withReplyTimeout } from './redis-errors';
 import { driftMs, jitter, now } from './timing';
 import { WakeSignal } from './wake-signal';
@@ -19,7 +19,12 @@ const QUEUED_POLL_MS = 400;
 const FIRST_BACKOFF_MS = 10;
 const MAX_BACKOFF_MS = 200;
 // A queue entry not refreshed for this long belongs to a dead waiter and is skipped.
-export const QUEUE_WINDOW_MS = 3 * QUEUED_POLL_MS;
+const QUEUE_WINDOW_MS = 3 * QUEUED_POLL_MS;
+
+/** How long a queue entry stays live for a waiter with `remainingMs` left (0: do not queue). */
+export function queueWindowMs(remainingMs: number): number {
+  return remainingMs > 0 ? Math.ceil(Math.min(remainingMs, QUEUE_WINDOW_MS)) + 50 : 0;
+}
 // Slack beyond waitMs for Redis to answer before it counts as unreachable.
 const REPLY_GRACE_MS = 1000;
 // A waiter that starts already queued knows nothing of the holder's lease (a negative ttl).
@@ -42,12 +47,12 @@ export async function waitForLock(
   // One request object, its queue window updated before each attempt (no copy per attempt).
   const attempt: AttemptRequest = { keys: request.keys, token: request.token, ttlMs: request.ttlMs, fair: request.fair, queueForMs: 0, mayBeQueued: request.mayBeQueued };
   const attemptFor = (remaining: number): AttemptRequest => {
-    attempt.queueForMs = queued && remaining > 0 ? Math.ceil(Math.min(remaining, QUEUE_WINDOW_MS)) + 50 : 0;
+    attempt.queueForMs = queued ? queueWindowMs(remaining) : 0;
     return attempt;
   };
 
   let sentAt = queuedSince ?? now();
-  let result: AttemptResult = queuedSince === undefined ? await attemptOnce(settings, attemptFor(waitMs), deadline) : NOT_YET_TRIED;
+  let result: AttemptResult = queuedSince === undefined ? await attemptOnce(settings.backend, attempt, deadline, () => settings.backend.attempt(attemptFor(waitMs))) : NOT_YET_TRIED;
   if (result.acquired || waitMs <= 0) return result.acquired ? { ...result, handedOver: false } : undefined;
   attempt.mayBeQueued = true;
 
@@ -65,7 +70,7 @@ export async function waitForLock(
       }
       if (wakeup.kind === 'timer') backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       sentAt = now();
-      result = await attemptOnce(settings, attemptFor(deadline - now()), deadline);
+      result = await attemptOnce(settings.backend, attempt, deadline, () => settings.backend.attempt(attemptFor(deadline - now())));
       if (result.acquired) return { ...result, handedOver: false };
     }
     if (!queued) return undefined;
@@ -76,17 +81,24 @@ export async function waitForLock(
   }
 }
 
-async function attemptOnce(settings: WaitSettings, request: AttemptRequest, deadline: number): Promise<AttemptResult> {
-  const pending = settings.backend.attempt(request);
+/**
+ * One try (`send`) under a reply deadline. A reply that comes too
+ * late to leave any of the lease counts as a failed try, and the lock it took is given back.
+ */
+export async function attemptOnce(backend: LockBackend, request: LeaseRef, deadline: number, send: () => Promise<AttemptResult>): Promise<AttemptResult> {
+  const pending = send();
   const replyWithin = Math.max(0, deadline - now()) + REPLY_GRACE_MS;
-  const result = await withReplyTimeout(pending, replyWithin, 'Redis').catch((error: unknown) => {
+  let result: AttemptResult;
+  try {
+    result = await withReplyTimeout(pending, replyWithin, 'Redis');
+  } catch (error) {
     // A reply that comes after we gave up may still have taken the lock: give it back.
-    pending.then((late) => late.acquired && settings.backend.release(request), () => undefined).catch(() => undefined);
+    pending.then((late) => late.acquired && backend.release(request), () => undefined).catch(() => undefined);
     throw error;
-  });
+  }
   if (!result.acquired || result.validUntil > now()) return result;
   // The reply came too late to leave any of the lease: it counts as a failed attempt.
-  await settings.backend.release(request).catch(() => undefined);
+  await backend.release(request).catch(() => undefined);
   return { acquired: false, holderTtlMs: 0 };
 }
 

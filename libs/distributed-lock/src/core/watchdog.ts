@@ -21,6 +21,9 @@ export class Watchdog {
 
   track(lease: Lease): void {
     this.nextRenewal.set(lease, now() + lease.ttlMs / 3);
+    // A new lease is not renewed yet: only its expiry matters, and an armed timer due by then
+    // serves it (no scan of every lease per acquire).
+    if (this.timer && this.timerAt <= (this.wantsRenewal(lease) ? Math.min(lease.validUntil, now() + lease.ttlMs / 3) : lease.validUntil)) return;
     this.reschedule();
   }
 

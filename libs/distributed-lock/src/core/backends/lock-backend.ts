@@ -49,6 +49,12 @@ export interface LockBackend {
   /** Whether a release hands the lock to a queued waiter (announced as `g <token> <fence>`). */
   readonly handsOff: boolean;
   attempt(request: AttemptRequest): Promise<AttemptResult>;
+  /**
+   * A chain's first try at one key outside fair mode, in the cheapest step: takes the lock if it
+   * is free, else queues the token for `queueForMs` (when > 0) like `attempt`. Absent under
+   * Redlock (its `attempt` is already one step per node).
+   */
+  firstTry?(key: string, token: string, ttlMs: number, queueForMs: number): Promise<AttemptResult>;
   /** Leaves the queue; acquired if a release handed the lock over in the meantime. */
   cancelWait(request: AttemptRequest): Promise<AttemptResult>;
   release(lease: LeaseRef): Promise<boolean>;

@@ -1,4 +1,5 @@
 import { LuaScript } from '../lua-script';
+import { QUEUE_ENTRY_LUA } from './queue-entry';
 
 // Takes a free lock (fair: only when no live waiter is ahead of us) and INCRs its fence in the
 // same step; a lock a release already handed to our token counts as ours. On failure, a waiter
@@ -41,10 +42,7 @@ if not holder then
   end
 end
 local queueFor = tonumber(ARGV[4])
-if queueFor > 0 then
-  if redis.call('ZADD', KEYS[4], nowMs + queueFor, entry) == 1 then redis.call('RPUSH', KEYS[3], entry) end
-  redis.call('PEXPIRE', KEYS[3], 60000)
-  redis.call('PEXPIRE', KEYS[4], 60000)
+if queueFor > 0 then${QUEUE_ENTRY_LUA}
 end
 return {0, redis.call('PTTL', KEYS[1])}
 `;

@@ -1,0 +1,95 @@
+import { RedisFixture, sleep } from '../../../test/redis-fixture';
+import { acquireScript } from './acquire';
+import { firstTryScript, holderTtlOf } from './first-try';
+import { RELEASED, releaseUnqueuedScript, WAITERS_QUEUED } from './release-unqueued';
+
+// The two cheap steps of the uncontended path against a real Redis: they must agree with the
+// full scripts on fences and must never delete a lock that is not theirs or that waiters queue for.
+describe('first-try and release-unqueued scripts', () => {
+  let redis: RedisFixture;
+  let n = 0;
+  let lock: string;
+  let fence: string;
+  let queue: string;
+  let waiters: string;
+  let channel: string;
+
+  beforeAll(async () => {
+    redis = await RedisFixture.start();
+  });
+  beforeEach(() => {
+    lock = `lock:{u${++n}}`;
+    [fence, queue, waiters, channel] = [`${lock}#fence`, `${lock}#queue`, `${lock}#waiters`, `${lock}#wake`];
+  });
+  afterAll(() => redis.stop());
+
+  const take = (token: string, queueFor = 0) => firstTryScript.run(redis.client(), [lock, fence, queue, waiters], [token, 5000, queueFor]);
+  const release = (token: string) => releaseUnqueuedScript.run(redis.client(), [lock, queue], [token, channel]);
+
+  it('takes a free lock with the next fence of the same counter the acquire script uses', async () => {
+    expect(await take('a')).toBe(1);
+    expect(await redis.client().get(lock)).toBe('a');
+    expect(await redis.client().pttl(lock)).toBeGreaterThan(4000);
+    await redis.client().del(lock);
+    const viaAcquire = await acquireScript.run(redis.client(), [lock, fence, queue, waiters], ['b', 5000, 0, 0, 0]);
+    expect(viaAcquire).toEqual([1, 2, 5000]);
+    await redis.client().del(lock);
+    expect(await take('c')).toBe(3);
+  });
+
+  it('refuses a held lock, leaves it and the fence alone, and reports the holder ttl', async () => {
+    await redis.client().set(lock, 'holder', 'PX', 3000);
+    const refusal = await take('x');
+    expect(refusal).toBeLessThan(0);
+    expect(holderTtlOf(refusal)).toBeGreaterThan(2000);
+    expect(holderTtlOf(refusal)).toBeLessThanOrEqual(3000);
+    expect(await redis.client().get(lock)).toBe('holder');
+    expect(await redis.client().exists(fence)).toBe(0);
+    expect(await redis.client().llen(queue)).toBe(0);
+  });
+
+  it('queues a caller that will wait, once, where the acquire script and the release find it', async () => {
+    await redis.client().set(lock, 'holder', 'PX', 3000);
+    expect(await take('w', 2000)).toBeLessThan(0);
+    expect(await take('w', 2000)).toBeLessThan(0);
+    expect(await redis.client().lrange(queue, 0, -1)).toEqual(['w:5000']);
+    expect(await redis.client().zcard(waiters)).toBe(1);
+    await redis.client().del(lock);
+    const viaAcquire = await acquireScript.run(redis.client(), [lock, fence, queue, waiters], ['w', 5000, 0, 2000, 1]);
+    expect(viaAcquire[0]).toBe(1);
+    expect(await redis.client().llen(queue)).toBe(0);
+  });
+
+  it('reads a holder without expiry as an unknown ttl, never as a fence', async () => {
+    await redis.client().set(lock, 'forever');
+    const refusal = await take('x');
+    expect(refusal).toBe(0);
+    expect(holderTtlOf(refusal)).toBe(-1);
+  });
+
+  it('releases its own lock and announces it', async () => {
+    const subscriber = redis.client();
+    const heard: string[] = [];
+    await subscriber.subscribe(channel);
+    subscriber.on('message', (_channel: string, message: string) => heard.push(message));
+    await take('mine');
+    expect(await release('mine')).toBe(RELEASED);
+    expect(await redis.client().exists(lock)).toBe(0);
+    await sleep(50);
+    expect(heard).toEqual(['f']);
+  });
+
+  it('never deletes a lock that another token holds', async () => {
+    await take('owner');
+    expect(await release('stale')).toBe(0);
+    expect(await redis.client().get(lock)).toBe('owner');
+  });
+
+  it('changes nothing when waiters are queued, so the full release can hand the lock over', async () => {
+    await take('owner');
+    await redis.client().rpush(queue, 'waiter:5000');
+    expect(await release('owner')).toBe(WAITERS_QUEUED);
+    expect(await redis.client().get(lock)).toBe('owner');
+    expect(await redis.client().lrange(queue, 0, -1)).toEqual(['waiter:5000']);
+  });
+});
