@@ -13,4 +13,5 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 USER node
 EXPOSE 3000
-CMD ["node", "dist/apps/api/main.js"]
+# --max-semi-space-size: see API_NODE_FLAGS in scripts/infra/api-process.ts
+CMD ["node", "--max-semi-space-size=32", "dist/apps/api/main.js"]

@@ -11,6 +11,15 @@ export interface ApiProcessOptions {
   nodeArgs?: string[];
 }
 
+/**
+ * V8 flags the API runs with everywhere (`npm start`, the Dockerfile, here). Under a hot sale a
+ * purchase waits tens of ms for its batch, long enough to outlive two scavenges of the default
+ * 16 MB young generation and be promoted; the old generation then fills with dead requests between
+ * major GCs. With 32 MB semispaces they die young: peak RSS under `npm run bench`'s hot load went
+ * from 201-279 MB (default) to 216-219 MB, at the same purchases/s (docs/BENCHMARKS.md).
+ */
+export const API_NODE_FLAGS = ['--max-semi-space-size=32'];
+
 /** One built API instance (`dist/apps/api/main.js`) as a child process. */
 export class ApiProcess {
   private child?: ChildProcess;
@@ -33,7 +42,7 @@ export class ApiProcess {
     const entry = resolve('dist/apps/api/main.js');
     if (!existsSync(entry)) throw new Error('dist/apps/api/main.js is missing: run `npm run build` first');
     const env = { ...process.env, ...this.options.env, PORT: String(this.options.port) };
-    this.child = spawn(process.execPath, [...(this.options.nodeArgs ?? []), entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [...API_NODE_FLAGS, ...(this.options.nodeArgs ?? []), entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     if (this.options.logFile) {
       mkdirSync(resolve(this.options.logFile, '..'), { recursive: true });
       const log = createWriteStream(this.options.logFile, { flags: 'a' });
