@@ -61,3 +61,25 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     errors: results.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
   };
 }
+
+/**
+ * One result from several slices of the same load (requests and statuses summed, the rate over
+ * their total time); latencies are the worst slice's, so a merge never flatters them.
+ */
+export function mergeLoads(slices: LoadResult[]): LoadResult {
+  if (slices.length === 0) throw new Error('nothing to merge');
+  const byStatus: Record<string, number> = {};
+  for (const slice of slices) for (const [code, count] of Object.entries(slice.byStatus)) byStatus[code] = (byStatus[code] ?? 0) + count;
+  const requests = slices.reduce((sum, s) => sum + s.requests, 0);
+  const seconds = slices.reduce((sum, s) => sum + (s.perSecond > 0 ? s.requests / s.perSecond : 0), 0);
+  return {
+    requests,
+    byStatus,
+    perSecond: seconds > 0 ? requests / seconds : 0,
+    ok2xx: slices.reduce((sum, s) => sum + s.ok2xx, 0),
+    p50: Math.max(...slices.map((s) => s.p50)),
+    p99: Math.max(...slices.map((s) => s.p99)),
+    max: Math.max(...slices.map((s) => s.max)),
+    errors: slices.reduce((sum, s) => sum + s.errors, 0),
+  };
+}
