@@ -4,9 +4,9 @@ import { cpus, loadavg } from 'node:os';
 import { createDatabase } from '../../scripts/infra/databases';
 import { ensurePostgres } from '../../scripts/infra/postgres';
 import { RedisServerProcess } from '../../test/support/redis-server';
-import { measureLimit } from './limit';
+import { LimitProbe } from './limit';
 import { writeAppSection } from './report';
-import { hot, soldOut } from './scenarios';
+import { hot, ROUNDS, soldOut } from './scenarios';
 
 /**
  * `npm run bench` (app part): the hot-row ceiling, hot-product purchases through 1 and 2
@@ -22,12 +22,11 @@ async function main(): Promise<void> {
   const redis = await RedisServerProcess.start();
   const env = { databaseUrl, redisUrl: redis.url, seconds: Number(values.seconds), connections: Number(values.connections), users: Number(values.users) };
   try {
-    console.log('[bench] hot, 1 instance…');
-    const hot1 = await hot(env, 1);
-    console.log(`[bench]   ${hot1.purchasesPerSecond.toFixed(0)} purchases/s`);
-    console.log('[bench] limit: one connection, one transaction per purchase…');
-    const limit = await measureLimit(databaseUrl, env.seconds);
-    console.log(`[bench]   ${limit.transactionsPerSecond.toFixed(0)} tx/s`);
+    console.log('[bench] hot, 1 instance, taking turns with the limit (one connection, one transaction per purchase)…');
+    const probe = new LimitProbe(databaseUrl);
+    const hot1 = await hot(env, 1, false, () => probe.run(env.seconds / ROUNDS));
+    const limit = await probe.close();
+    console.log(`[bench]   ${hot1.purchasesPerSecond.toFixed(0)} purchases/s; limit ${limit.transactionsPerSecond.toFixed(0)} tx/s`);
     console.log('[bench] hot, 2 instances…');
     const hot2 = await hot(env, 2);
     console.log(`[bench]   ${hot2.purchasesPerSecond.toFixed(0)} purchases/s`);

@@ -32,6 +32,9 @@ export interface SoldOutResult {
   violations: string[];
 }
 
+/** Loads compared with each other take turns in this many slices. */
+export const ROUNDS = 4;
+
 const jwt = new JwtService({ secret: BENCH_SECRET });
 const sign = (sub: string, role: 'user' | 'admin') => jwt.sign({ sub, role }, { algorithm: 'HS256', expiresIn: '1h' });
 
@@ -46,20 +49,31 @@ async function batchMean(url: string): Promise<number | undefined> {
   return count ? sum / count : undefined;
 }
 
-/** Many users buying one product with plenty of stock, through 1 or more instances. */
-export async function hot(env: BenchEnv, instances: number, profile = false): Promise<HotResult> {
+/**
+ * Many users buying one product with plenty of stock, through 1 or more instances. With
+ * `between`, the load runs in ROUNDS slices and `between` runs after each one (the measurement it
+ * is compared with takes turns with it, so machine drift hits both alike).
+ */
+export async function hot(env: BenchEnv, instances: number, profile = false, between?: () => Promise<void>): Promise<HotResult> {
   const { apis, profileDir } = await startInstances(instances, env.databaseUrl, env.redisUrl, profile);
   try {
     const productId = await createProduct(apis[0].url, sign('bench-admin', 'admin'), 100_000_000, 1_000_000);
-    const load = await runLoad({
+    const rounds = between ? ROUNDS : 1;
+    const spec = {
       urls: apis.map((a) => a.url),
       path: `/products/${productId}/purchase`,
-      method: 'POST',
+      method: 'POST' as const,
       body: '{"quantity":1}',
       connections: env.connections,
-      seconds: env.seconds,
+      seconds: env.seconds / rounds,
       tokens: userTokens(env.users, `hot${instances}`),
-    });
+    };
+    const slices: LoadResult[] = [];
+    for (let round = 0; round < rounds; round++) {
+      slices.push(await runLoad(spec));
+      await between?.();
+    }
+    const load = mergeLoads(slices);
     const rss = apis.map((a) => peakRssMb(a.pid));
     const means = await Promise.all(apis.map((a) => batchMean(a.url)));
     await Promise.all(apis.map((a) => a.stop()));
@@ -67,7 +81,7 @@ export async function hot(env: BenchEnv, instances: number, profile = false): Pr
     return {
       instances,
       load,
-      purchasesPerSecond: (load.byStatus['201'] ?? 0) / env.seconds,
+      purchasesPerSecond: (load.byStatus['201'] ?? 0) / (load.requests / load.perSecond),
       peakRssMb: rss,
       batchMean: means.reduce<number>((s, m) => s + (m ?? 0), 0) / means.length,
       violations: report.violations,
@@ -78,8 +92,6 @@ export async function hot(env: BenchEnv, instances: number, profile = false): Pr
   }
 }
 
-const SOLD_OUT_ROUNDS = 4;
-
 /** Refusals of a sold-out product against the same app's bare liveness endpoint. */
 export async function soldOut(env: BenchEnv): Promise<SoldOutResult> {
   const { apis } = await startInstances(1, env.databaseUrl, env.redisUrl);
@@ -87,7 +99,7 @@ export async function soldOut(env: BenchEnv): Promise<SoldOutResult> {
     const productId = await createProduct(apis[0].url, sign('bench-admin', 'admin'), 0, 1);
     // Both runs make the generator do the same work per request (a rotating Authorization
     // header): it shares the 2 cores with the app, so a cheaper generator would flatter the ceiling.
-    const common = { urls: [apis[0].url], connections: env.connections, seconds: env.seconds / SOLD_OUT_ROUNDS, tokens: userTokens(env.users, 'soldout') };
+    const common = { urls: [apis[0].url], connections: env.connections, seconds: env.seconds / ROUNDS, tokens: userTokens(env.users, 'soldout') };
     const loads: Array<Omit<LoadSpec, keyof typeof common>> = [
       { path: '/health/live', method: 'GET' },
       { path: `/products/${productId}/purchase`, method: 'POST', body: '{"quantity":1}' },
@@ -96,7 +108,7 @@ export async function soldOut(env: BenchEnv): Promise<SoldOutResult> {
     // The three loads take turns in short slices, in a rotating order, so that drift on the shared
     // machine (other jobs, CPU frequency) hits them alike: the ratio is what is judged.
     const slices: LoadResult[][] = loads.map(() => []);
-    for (let round = 0; round < SOLD_OUT_ROUNDS; round++) {
+    for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < loads.length; k++) {
         const which = (k + round) % loads.length;
         slices[which].push(await runLoad({ ...common, ...loads[which] }));
