@@ -21,8 +21,8 @@ export class Watchdog {
 
   track(lease: Lease): void {
     this.nextRenewal.set(lease, now() + lease.ttlMs / 3);
-    // A new lease is not renewed yet: only its expiry matters, and an armed timer due by then
-    // serves it (no scan of every lease per acquire).
+    // An armed timer due no later than this lease's first deadline (its expiry, or its first
+    // renewal if it wants one) serves it as it is: no scan of every held lease per acquire.
     if (this.timer && this.timerAt <= (this.wantsRenewal(lease) ? Math.min(lease.validUntil, now() + lease.ttlMs / 3) : lease.validUntil)) return;
     this.reschedule();
   }
