@@ -58,7 +58,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   const users = Array.from({ length: o.users }, (_, n) => ({ id: `${userPrefix}${n}`, token: mintToken(o.tokenSecret, `${userPrefix}${n}`, 'user') }));
   const startedAt = Date.now();
   const recorder = new Recorder(startedAt);
-  const ticker = o.onProgress ? setInterval(() => o.onProgress?.(recorder.progress(Date.now())), 1000) : undefined;
+  const ticker = o.onProgress ? setInterval(() => o.onProgress?.(recorder.progress(Date.now())), o.progressEveryMs ?? 1000) : undefined;
   try {
     await drive({ ...o, urls, productId: product.id, users, recorder, runId });
   } finally {

@@ -29,8 +29,10 @@ export interface LoadTestOptions {
   requestTimeoutMs?: number;
   /** Where `<timestamp>/report.{json,html}` go; null writes nothing. Default "reports". */
   reportDir?: string | null;
-  /** Called about once a second while the load runs. */
+  /** Called about every `progressEveryMs` while the load runs. */
   onProgress?: (progress: ProgressSnapshot) => void;
+  /** Default 1000 ms. */
+  progressEveryMs?: number;
   /** Identifies this run in user ids (`lt-<runId>-<n>`), the sku and idempotency keys. Default random. */
   runId?: string;
 }

@@ -34,7 +34,7 @@ export interface SaleFigures {
   purchasesPerSecond: number;
   /** With a fault: ms from the kill until Redis took writes for the product again. */
   failoverMs?: number;
-  /** Seconds from the kill until the next progress tick with new purchases (1 s resolution). */
+  /** Seconds from the kill until the next progress tick with new purchases (0.1 s resolution). */
   purchasesResumedAfterS?: number;
 }
 
@@ -42,7 +42,10 @@ export interface SaleOptions {
   apis: ApiProcess[];
   databaseUrl: string;
   stock: number;
-  /** Called once, about a second into the sale, with the product id; resolves when Redis is back. */
+  /**
+   * Called once, when a quarter of the stock is sold (mid-sale however fast the machine sells),
+   * with the product id; resolves when Redis is back.
+   */
   fault?: (productId: string) => Promise<void>;
 }
 
@@ -62,8 +65,9 @@ export async function runScaleSale({ apis, databaseUrl, stock, fault }: SaleOpti
     maxRetries: 30,
     tokenSecret: TEST_JWT_SECRET,
     reportDir: null,
+    progressEveryMs: 100,
     onProgress: (p) => {
-      if (fault && !faultAt && p.elapsedS >= 1) {
+      if (fault && !faultAt && p.created >= stock / 4) {
         faultAt = { at: Date.now(), created: p.created };
         failover = fault(product.id).then(() => Date.now() - faultAt!.at);
       } else if (faultAt && resumedAfterS === undefined && p.created > faultAt.created) {
@@ -71,6 +75,7 @@ export async function runScaleSale({ apis, databaseUrl, stock, fault }: SaleOpti
       }
     },
   });
+  if (fault && !faultAt) throw new Error('the sale ended before the fault was injected');
   await expectInvariants(databaseUrl, product.id);
   return {
     productId: product.id,
