@@ -13,6 +13,8 @@ jest.setTimeout(180_000);
 
 const LOCK_TTL_MS = 1000;
 const PAUSE_MS = 2500;
+// LOCAL_MEMORY_MS in apps/api/src/inventory/sold-out-flags.ts
+const SOLD_OUT_MEMORY_MS = 250;
 const soldOutKey = (id: string) => `fs:{stock:${id}}:sold-out`;
 
 describe('chaos 2: Redis paused past the lease, then killed and restarted empty', () => {
@@ -80,6 +82,10 @@ describe('chaos 2: Redis paused past the lease, then killed and restarted empty'
     faults.push('SIGKILL + empty restart of redis after product 2 sold out');
     await msUntilHealthy(urls);
     const viewsAfterRestart = await Promise.all(urls.map(async (url) => (await new Api(httpSender(url)).getProduct(b.id)).body.stock));
+    // Each instance trusts a sold-out it saw for LOCAL_MEMORY_MS (250 ms) without asking Redis; on a
+    // fast machine the restart is over sooner, and the late buyers would be refused from memory
+    // (rightly) without reaching Redis, which is what this part is about.
+    await sleep(SOLD_OUT_MEMORY_MS + 100);
     const late = await Promise.all(urls.map((url, i) => buyOnce(`s2b-late-${i}`, `s2b-late-${i}-key`, { urls: [url], productId: b.id, rec })));
     attempts.push(...late);
     const flagRebuilt = await eventually(async () => (await probe.exists(soldOutKey(b.id))) === 1, 5000, 100, 'sold-out flag rebuilt').catch(() => false);
