@@ -9,7 +9,10 @@ const retryStrategy = (attempt: number): number => Math.min(50 * 2 ** attempt, 1
 /**
  * Clients fail fast while disconnected (no offline queue, bounded command time) so that a Redis
  * outage turns into a quick fallback or 503 instead of requests piling up; they keep reconnecting
- * in the background and recover on their own.
+ * in the background and recover on their own. Commands left unanswered when a connection drops
+ * are not re-sent once it is back (ioredis re-sends them by default, even those whose caller was
+ * already told they timed out): a replayed lock acquire would lock the product for a holder that
+ * gave up, for a whole lease.
  */
 function failFastOptions(commandTimeoutMs: number, name: string): RedisOptions {
   return {
@@ -20,6 +23,7 @@ function failFastOptions(commandTimeoutMs: number, name: string): RedisOptions {
     connectTimeout: 2000,
     retryStrategy,
     lazyConnect: true,
+    autoResendUnfulfilledCommands: false,
   };
 }
 
