@@ -4,6 +4,7 @@ const slice = (requests: number, seconds: number, p99: number, byStatus: Record<
   requests,
   byStatus,
   perSecond: requests / seconds,
+  seconds,
   ok2xx: byStatus['200'] ?? 0,
   p50: p99 / 4,
   p99,
@@ -20,6 +21,10 @@ describe('mergeLoads', () => {
     expect(merged.ok2xx).toBe(3990);
     expect(merged.p99).toBe(90);
     expect(merged.max).toBe(180);
+  });
+
+  it('counts the time of a slice that got no answers', () => {
+    expect(mergeLoads([slice(1000, 2, 40, { '200': 1000 }), slice(0, 2, 0, {})]).perSecond).toBeCloseTo(250);
   });
 
   it('refuses to merge nothing', () => {

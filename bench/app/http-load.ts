@@ -15,6 +15,8 @@ export interface LoadResult {
   requests: number;
   byStatus: Record<string, number>;
   perSecond: number;
+  /** How long the load ran. */
+  seconds: number;
   ok2xx: number;
   p50: number;
   p99: number;
@@ -53,6 +55,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     requests,
     byStatus,
     perSecond: requests / seconds,
+    seconds,
     ok2xx: results.reduce((sum, r) => sum + r['2xx'], 0),
     // With one generator per URL, report the worse instance's percentiles.
     p50: Math.max(...results.map((r) => r.latency.p50)),
@@ -71,11 +74,12 @@ export function mergeLoads(slices: LoadResult[]): LoadResult {
   const byStatus: Record<string, number> = {};
   for (const slice of slices) for (const [code, count] of Object.entries(slice.byStatus)) byStatus[code] = (byStatus[code] ?? 0) + count;
   const requests = slices.reduce((sum, s) => sum + s.requests, 0);
-  const seconds = slices.reduce((sum, s) => sum + (s.perSecond > 0 ? s.requests / s.perSecond : 0), 0);
+  const seconds = slices.reduce((sum, s) => sum + s.seconds, 0);
   return {
     requests,
     byStatus,
     perSecond: seconds > 0 ? requests / seconds : 0,
+    seconds,
     ok2xx: slices.reduce((sum, s) => sum + s.ok2xx, 0),
     p50: Math.max(...slices.map((s) => s.p50)),
     p99: Math.max(...slices.map((s) => s.p99)),

@@ -81,7 +81,7 @@ export async function hot(env: BenchEnv, instances: number, profile = false, bet
     return {
       instances,
       load,
-      purchasesPerSecond: (load.byStatus['201'] ?? 0) / (load.requests / load.perSecond),
+      purchasesPerSecond: (load.byStatus['201'] ?? 0) / load.seconds,
       peakRssMb: rss,
       batchMean: means.reduce<number>((s, m) => s + (m ?? 0), 0) / means.length,
       violations: report.violations,

@@ -82,8 +82,8 @@ export async function waitForLock(
 }
 
 /**
- * One try (`send`) under a reply deadline. A reply that comes too
- * late to leave any of the lease counts as a failed try, and the lock it took is given back.
+ * One try (`send`) under a reply deadline. A reply that comes too late to leave any of the lease
+ * counts as a failed try, and the lock it took is given back.
  */
 export async function attemptOnce(backend: LockBackend, request: LeaseRef, deadline: number, send: () => Promise<AttemptResult>): Promise<AttemptResult> {
   const pending = send();
