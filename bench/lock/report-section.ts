@@ -19,7 +19,7 @@ Round trip (${r.roundTrip.start.samples} sequential PINGs, median): ${fmt.ms(r.r
 Limit for (b)/(c) = 1 / (${c.criticalMs} ms + RTT) = ${fmt.num(limit)} sections/s; for (a) the "% of limit" is of 1 / (2·RTT), the two-round-trip floor.
 
 How it is measured:
-- (a) one sequential loop, acquire + release on a fresh key each time; contenders take turns in ${c.uncontendedSliceMs} ms slices over ${c.uncontendedRounds} rounds so drift hits all alike. "wait" = acquire latency.
+- (a) one sequential loop, acquire + release on a fresh key each time; contenders take turns in ${c.uncontendedSliceMs} ms slices over ${c.uncontendedRounds} rounds so drift hits all alike, each after one untimed ${c.uncontendedSliceMs} ms warm-up slice (the sweep has already warmed the peers' code, not ours). "wait" = acquire latency.
 - (b) ${c.workers} workers in one process share one contender instance (one ioredis connection) and hammer one key; ${c.criticalMs} ms **busy-wait** critical section (CPU-bound, exact), then release, then want the lock again at once. ${c.cellMs / 1000} s window.
 - (c) the same, ${c.workers} workers **in total** split over ${c.processes} child processes (13/13/12/12), each process with its own contender instance.
 - wait = from wanting the lock to holding it, over every acquisition that started in the window (waits still running at its end are followed to completion; a wait that ends in a give-up after the window counts at its length). Acquires that throw (retries exhausted) are retried by the worker and the wait keeps running; they are counted under "failed acquires".
