@@ -211,17 +211,18 @@ export class DistributedLock extends EventEmitter {
    * The lock if it was free; else the chain is queued in Redis (when it will wait) since the try
    * was sent. The line's chain gives up its place on error.
    */
-  private async firstTry(name: string, request: Parameters<typeof waitForLock>[1], deadline: number, inLine: boolean): Promise<FirstTry> {
+  private firstTry(name: string, request: Parameters<typeof waitForLock>[1], deadline: number, inLine: boolean): Promise<FirstTry> {
     const tryFirst = this.firstTryStep!;
     const sentAt = now();
-    try {
-      const result = await attemptOnce(this.backend, request, deadline, () => tryFirst(request.keys[0], request.token, request.ttlMs, queueWindowMs(deadline - sentAt)));
-      if (!result.acquired) return { kind: 'queued', since: sentAt };
-      return { kind: 'acquired', acquired: { acquired: true, fence: result.fence, validUntil: result.validUntil, handedOver: false } };
-    } catch (error) {
-      if (inLine) this.local.gaveUp(request.keys[0]);
-      throw this.unavailable(name, error);
-    }
+    const send = () => tryFirst(request.keys[0], request.token, request.ttlMs, queueWindowMs(deadline - sentAt));
+    return attemptOnce(this.backend, request, deadline, send).then(
+      (result): FirstTry =>
+        result.acquired ? { kind: 'acquired', acquired: { acquired: true, fence: result.fence, validUntil: result.validUntil, handedOver: false } } : { kind: 'queued', since: sentAt },
+      (error: unknown) => {
+        if (inLine) this.local.gaveUp(request.keys[0]);
+        throw this.unavailable(name, error);
+      },
+    );
   }
 
   private async waitFor(name: string, request: Parameters<typeof waitForLock>[1], waitMs: number, queuedSince?: number): Promise<Acquired | undefined> {

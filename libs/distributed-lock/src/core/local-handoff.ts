@@ -69,7 +69,7 @@ export class LocalHandoff {
       line.since = now();
     }
     line.hold(lease, () => this.takeOver(line, lease));
-    this.reserve(line);
+    if (line.waiting > 0) this.reserve(line);
   }
 
   /** A fence counter was raised behind our back: a fence reserved before would be too low. */
@@ -92,7 +92,7 @@ export class LocalHandoff {
     const next = line.shift();
     if (!next) {
       line.engaged = false;
-      line.reservations = [];
+      if (line.reservations.length > 0) line.reservations = [];
       this.forgetIfIdle(key, line);
       return this.backend.release(lease);
     }

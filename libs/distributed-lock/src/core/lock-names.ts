@@ -19,41 +19,38 @@ export interface LockNames {
 }
 
 const HAS_HASH_TAG = /\{[^{}]+\}/;
-// Names are looked up on every acquire and release; a hot key's are built once. Bounded: when
-// full, the cache starts over (keys used once, like order ids, must not grow it forever).
-const CACHED_KEYS = 2048;
 
 /**
  * Maps a lock key to its Redis names. Suffixes start with `#`, which wrapped keys cannot end
  * with (they end with `}`) and caller-tagged keys have escaped, so names never collide.
  */
 export class LockNaming {
-  private readonly cache = new Map<string, LockNames>();
-
   constructor(
     private readonly prefix: string,
     private readonly hashTag: boolean,
   ) {}
 
+  // Built on every call, not cached: building costs ~0.1 µs, while a cache of fresh keys' names
+  // (order ids) cost ~1 µs per acquire in the garbage collector (entries outlive young-GC cycles).
   namesOf(key: string): LockNames {
-    let names = this.cache.get(key);
-    if (names) return names;
     const lock = this.prefix + this.storedKey(key);
-    const [fence, queue, waiters] = [`${lock}#fence`, `${lock}#queue`, `${lock}#waiters`];
-    names = { lock, fence, queue, waiters, channel: `${lock}#wake`, scriptKeys: [lock, fence, queue, waiters], lockAndFence: [lock, fence], lockAndQueue: [lock, queue] };
-    if (this.cache.size >= CACHED_KEYS) this.cache.clear();
-    this.cache.set(key, names);
-    return names;
+    const fence = lock + '#fence';
+    const queue = lock + '#queue';
+    const waiters = lock + '#waiters';
+    return { lock, fence, queue, waiters, channel: lock + '#wake', scriptKeys: [lock, fence, queue, waiters], lockAndFence: [lock, fence], lockAndQueue: [lock, queue] };
   }
 
   private storedKey(key: string): string {
     if (!this.hashTag) return escapeSuffixMarker(key);
-    if (HAS_HASH_TAG.test(key)) return escapeSuffixMarker(key);
+    if (key.includes('{') && HAS_HASH_TAG.test(key)) return escapeSuffixMarker(key);
     return `{${key}}`;
   }
 }
 
+// Checked before replacing: most keys have neither, and a lock on a fresh key (an order id)
+// builds its names on the acquire path.
 function escapeSuffixMarker(key: string): string {
+  if (!key.includes('%') && !key.includes('#')) return key;
   return key.replace(/[%#]/g, (c) => (c === '%' ? '%25' : '%23'));
 }
 
