@@ -10,7 +10,7 @@ export interface GoalCheck {
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const ms = (x: number) => `${x.toFixed(1)} ms`;
-const isPeer = (c: CellResult) => c.contender.kind !== 'ours' && c.contender.kind !== 'raw';
+const isPeer = (c: CellResult) => c.contender.kind !== 'ours' && c.contender.kind !== 'raw' && c.contender.kind !== 'rawFenced';
 
 /** The issue's goals, checked against our library's cells; `pass: null` when ours did not run. */
 export function checkGoals(cells: CellResult[]): GoalCheck[] {

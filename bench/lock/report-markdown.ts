@@ -26,7 +26,7 @@ export function goalsTable(goals: GoalCheck[]): string {
 export function breakdownTable(cells: CellResult[]): string {
   const head = '| scenario | contender | sent per section, by command | executed per section (incl. Lua inner calls) |\n|---|---|---|---|';
   const rows = cells
-    .filter((c) => c.contender.kind === 'ours' || c.contender.kind === 'raw')
+    .filter((c) => c.contender.kind === 'ours' || c.contender.kind === 'raw' || c.contender.kind === 'rawFenced')
     .map((c) => `| ${c.scenario} | ${c.contender.label} | ${fmt.perSection(c.clientCommands, cyclesOf(c))} | ${fmt.perSection(c.serverCommands, cyclesOf(c))} |`);
   return [head, ...rows].join('\n');
 }

@@ -27,7 +27,7 @@ How it is measured:
 - idle gap = from one holder calling release to the next holder holding the lock (median); the limit assumes one round trip. hold mean = measured section length; above 1 ms when the shared CPU preempted the worker mid-section.
 - cmds/section (sent) = commands the contender's connections sent (counted on the ioredis client, subscriber connections included) ÷ acquire+release cycles; server cmds/section = Redis \`total_commands_processed\` delta, which also counts commands run inside Lua scripts, minus the harness's own INFO commands.
 - overlaps: (b) an in-process in-flight counter checked on entry; (c) after the run, from the merged section records of all processes: a section that began before an earlier one began its release (process clocks agree to microseconds; 0.05 ms slack). No probe runs inside the section, so it is exactly the 1 ms busy-wait.
-- raw floor = \`SET key token NX PX ttl\` + a Lua compare-and-delete, retrying SET the moment a "held" reply arrives.
+- raw floor = \`SET key token NX PX ttl\` + a Lua compare-and-delete, retrying SET the moment a "held" reply arrives. Raw fenced floor ((a) only) = the same with the acquire as one script that also \`INCR\`s a fence counter: what handing out a fence in the acquire's atomic step (requirement 2) costs by itself.
 - tuned settings: a ${c.sweepMs / 1000} s scenario (b) run per candidate, the one with most sections/s wins; TTL ${c.ttlMs} ms everywhere.
 
 Chosen tuned settings:
@@ -38,6 +38,7 @@ ${resultsTable(r.cells, r.goals)}
 Goals (issue 3), for our library:
 
 ${goalsTable(r.goals)}
+${fencedFloorLine(r)}
 
 Where our library's (and the floor's) commands go, per acquire+release:
 
@@ -49,4 +50,12 @@ ${sweepTable(r)}
 
 </details>
 ${r.oursAvailable ? '' : '\n**Our library did not export `DistributedLock` at the time of this run; its rows and goals are missing.**\n'}`;
+}
+
+/** Our (a) time per op against the fenced floor's: a reference beside the goal, not a goal. */
+function fencedFloorLine(r: BenchReport): string {
+  const a = (kind: string) => r.cells.find((cell) => cell.scenario === 'a' && cell.contender.kind === kind);
+  const [ours, raw, fenced] = [a('ours'), a('raw'), a('rawFenced')];
+  if (!ours || !raw || !fenced) return '';
+  return `\nFor reference, in the same (a) run: the raw fenced floor took ${(raw.perSec / fenced.perSec).toFixed(3)}× the raw floor's time per op, and our library ${(fenced.perSec / ours.perSec).toFixed(3)}× the fenced floor's.\n`;
 }

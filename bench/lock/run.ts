@@ -23,6 +23,7 @@ import { runUncontended } from './uncontended';
 const ROOT = join(__dirname, '..', '..');
 const names: Record<ContenderKind, string> = {
   raw: 'raw SET NX + Lua floor',
+  rawFenced: 'raw fenced floor (SET NX + INCR script)',
   ours: '@app/distributed-lock',
   redlock: 'redlock@5.0.0-beta.2',
   sesame: '@sesamecare-oss/redlock',
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
 
     const cells: CellResult[] = [];
     log('scenario (a)…');
-    cells.push(...(await runUncontended(ctx, specs)));
+    cells.push(...(await runUncontended(ctx, [...specs, { kind: 'rawFenced', label: names.rawFenced, settings: {} }])));
     for (const spec of specs) {
       log(`scenario (b) ${spec.label}…`);
       cells.push(await runContendedLocal(ctx, spec));

@@ -2,6 +2,7 @@ import Redlock from 'redlock';
 import { Redlock as SesameRedlock } from '@sesamecare-oss/redlock';
 import { CommandTally, countedClient } from '../redis-clients';
 import { loadOurs, OursLocker } from './ours';
+import { RawFencedFloorLocker } from './raw-fenced-floor';
 import { RawFloorLocker } from './raw-floor';
 import { RedlockConstructor, RedlockFamilyLocker } from './redlock-family';
 import { SemaphoreMutexLocker } from './semaphore-mutex';
@@ -13,6 +14,8 @@ export function createLocker(spec: ContenderSpec, port: number, tally: CommandTa
   switch (spec.kind) {
     case 'raw':
       return new RawFloorLocker(redis);
+    case 'rawFenced':
+      return new RawFencedFloorLocker(redis);
     case 'redlock':
       return new RedlockFamilyLocker(Redlock as unknown as RedlockConstructor, redis, spec.settings);
     case 'sesame':

@@ -8,7 +8,8 @@ export interface Locker {
   close(): Promise<void>;
 }
 
-export type ContenderKind = 'raw' | 'ours' | 'redlock' | 'sesame' | 'semaphore';
+/** `rawFenced` runs in scenario (a) only. */
+export type ContenderKind = 'raw' | 'rawFenced' | 'ours' | 'redlock' | 'sesame' | 'semaphore';
 
 /** Serialisable, so child processes can build the same contender from it. */
 export interface ContenderSpec {
