@@ -12,6 +12,7 @@ export type Emit = <E extends keyof LockEventMap>(event: E, payload: LockEventMa
 export class LeaseKeeper implements LeaseOperations {
   private readonly held = new Set<Lease>();
   private readonly watchdog = new Watchdog(
+    this.held,
     (leases) => this.renew(leases),
     (lease) => this.markLost(lease, 'its validity ran out before it was renewed'),
   );
@@ -61,7 +62,6 @@ export class LeaseKeeper implements LeaseOperations {
   markLost(lease: Lease, reason: string): void {
     if (!lease.active) return;
     lease.lost = true;
-    this.watchdog.untrack(lease);
     lease.abort.abort(new LockLostError(lease.key, reason));
     lease.onLost?.();
     this.emit('lost', { key: lease.key, holdMs: now() - lease.acquiredAt });
@@ -78,7 +78,6 @@ export class LeaseKeeper implements LeaseOperations {
     if (lease.released) return Promise.resolve(false);
     lease.released = true;
     this.held.delete(lease);
-    this.watchdog.untrack(lease);
     const givenBack = lease.inflight ? lease.inflight.then(() => this.giveBack(lease)) : this.giveBack(lease);
     return givenBack.then(
       (wasHeld) => {

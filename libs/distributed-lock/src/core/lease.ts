@@ -10,6 +10,8 @@ export class Lease implements LeaseRef {
   private controller?: AbortController;
   holders = 1;
   renewers = 0;
+  /** When the watchdog next renews it (if a `using` scope wants that). */
+  renewAt = 0;
   released = false;
   lost = false;
   /** The extension on its way to Redis, which a release must wait for. */

@@ -6,37 +6,34 @@ export type RenewalOutcome = 'renewed' | 'lost' | 'retry';
 /**
  * One timer for every lease of the process. It renews the leases of `using` scopes every
  * ttl/3, in one batch per tick (leases due soon join the batch early), and declares any lease
- * whose validity has run out lost, even when Redis does not answer.
+ * whose validity has run out lost, even when Redis does not answer. It keeps no collection of
+ * its own: it serves the active leases of the keeper's set, and a lease carries its next renewal
+ * time (one set insert and delete per acquire, not two).
  */
 export class Watchdog {
-  private readonly nextRenewal = new Map<Lease, number>();
   private readonly renewing = new Set<Lease>();
   private timer?: NodeJS.Timeout;
   private timerAt = 0;
 
   constructor(
+    private readonly leases: Iterable<Lease>,
     private readonly renew: (leases: Lease[]) => Promise<RenewalOutcome[]>,
     private readonly expire: (lease: Lease) => void,
   ) {}
 
+  /** A lease just joined `leases`. */
   track(lease: Lease): void {
-    this.nextRenewal.set(lease, now() + lease.ttlMs / 3);
+    lease.renewAt = now() + lease.ttlMs / 3;
     // An armed timer due no later than this lease's first deadline (its expiry, or its first
     // renewal if it wants one) serves it as it is: no scan of every held lease per acquire.
-    if (this.timer && this.timerAt <= (this.wantsRenewal(lease) ? Math.min(lease.validUntil, now() + lease.ttlMs / 3) : lease.validUntil)) return;
+    if (this.timer && this.timerAt <= (this.wantsRenewal(lease) ? Math.min(lease.validUntil, lease.renewAt) : lease.validUntil)) return;
     this.reschedule();
   }
 
-  /** A timer armed for a lease no longer tracked just finds nothing to do (cheaper than re-arming). */
-  untrack(lease: Lease): void {
-    this.nextRenewal.delete(lease);
-  }
-
-  /** Call after `renewers` changed. Keeps the armed timer when it fires no later than needed. */
   reschedule(): void {
     let next = Number.POSITIVE_INFINITY;
-    for (const [lease, renewAt] of this.nextRenewal) {
-      next = Math.min(next, lease.validUntil, this.wantsRenewal(lease) ? renewAt : Number.POSITIVE_INFINITY);
+    for (const lease of this.leases) {
+      if (lease.active) next = Math.min(next, lease.validUntil, this.wantsRenewal(lease) ? lease.renewAt : Number.POSITIVE_INFINITY);
     }
     if (this.timer && this.timerAt <= next) return;
     clearTimeout(this.timer);
@@ -50,20 +47,18 @@ export class Watchdog {
   stop(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.nextRenewal.clear();
   }
 
   private tick(): void {
     this.timer = undefined;
     const at = now();
-    for (const lease of [...this.nextRenewal.keys()]) {
-      if (lease.validUntil <= at) {
-        this.nextRenewal.delete(lease);
-        this.expire(lease);
-      }
+    const due: Lease[] = [];
+    for (const lease of [...this.leases]) {
+      if (!lease.active) continue;
+      if (lease.validUntil <= at) this.expire(lease);
+      else if (this.wantsRenewal(lease) && lease.renewAt <= at + lease.ttlMs / 12) due.push(lease);
     }
-    const due = [...this.nextRenewal].filter(([lease, renewAt]) => this.wantsRenewal(lease) && renewAt <= at + lease.ttlMs / 12).map(([lease]) => lease);
-    due.forEach((lease) => this.nextRenewal.set(lease, at + lease.ttlMs / 3));
+    due.forEach((lease) => (lease.renewAt = at + lease.ttlMs / 3));
     if (due.length > 0) void this.renewBatch(due);
     this.reschedule();
   }
@@ -73,10 +68,8 @@ export class Watchdog {
     const outcomes = await this.renew(leases).finally(() => leases.forEach((lease) => this.renewing.delete(lease)));
     outcomes.forEach((outcome, i) => {
       const lease = leases[i];
-      if (!this.nextRenewal.has(lease)) return;
-      if (outcome === 'lost') this.nextRenewal.delete(lease);
       // A failed round trip is retried soon, while the lease still has validity left.
-      if (outcome === 'retry') this.nextRenewal.set(lease, now() + Math.min(lease.ttlMs / 6, 250));
+      if (lease.active && outcome === 'retry') lease.renewAt = now() + Math.min(lease.ttlMs / 6, 250);
     });
     this.reschedule();
   }
