@@ -8,7 +8,7 @@ export const benchConfig = {
   /** window per contended cell (b, c) */
   cellMs: num('BENCH_CELL_MS', 5000),
   /** uncontended (a): rounds, each giving every contender one slice, interleaved against drift */
-  uncontendedRounds: num('BENCH_A_ROUNDS', 12),
+  uncontendedRounds: num('BENCH_A_ROUNDS', 18),
   uncontendedSliceMs: num('BENCH_A_SLICE_MS', 300),
   /** window per setting in the tuning sweep (scenario b) */
   sweepMs: num('BENCH_SWEEP_MS', 1500),

@@ -4,6 +4,7 @@ import { createLocker } from './lockers';
 import { ContenderSpec, Locker } from './lockers/types';
 import { CommandTally } from './redis-clients';
 import { diff, ServerSnapshot, snapshot } from './server-stats';
+import { sliceOrder } from './slice-order';
 
 interface Entry {
   spec: ContenderSpec;
@@ -18,7 +19,8 @@ interface Entry {
 
 /**
  * Scenario (a): sequential acquire+release on a fresh key each time. Contenders take turns in
- * short slices over several rounds, so drift from the shared machine hits them all alike.
+ * short slices over several rounds, in a shuffled order per round, so drift from the shared
+ * machine hits them all alike.
  * Each first runs one untimed slice: the peers' code (and the driver's) is already optimised by
  * the sweep before (a), a library's own code is not until it has run a few thousand cycles.
  */
@@ -34,7 +36,7 @@ export async function runUncontended(ctx: BenchContext, specs: ContenderSpec[]):
   let clientCommands: Record<string, number>[];
   try {
     for (let round = 0; round < ctx.config.uncontendedRounds; round++) {
-      for (let k = 0; k < entries.length; k++) await runSlice(ctx, entries[(k + round) % entries.length]);
+      for (const k of sliceOrder(entries.length, round)) await runSlice(ctx, entries[k]);
     }
     clientCommands = entries.map((e) => e.tally.toJSON());
   } finally {
