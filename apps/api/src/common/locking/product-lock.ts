@@ -54,9 +54,10 @@ export class ProductLock {
 
   /**
    * Called under the product lock when Postgres refused our fence as stale. If the lease is in
-   * fact still ours, the refusal means Redis lost its fence counter (restarted empty) and now
-   * hands out fences below the row's; lift the counter past the row's so the next holder's fence
-   * is accepted. Returns whether it did. A truly stale holder (lease lost) changes nothing.
+   * fact still ours, the refusal means the fence counter restarted below the row's (Redis lost it
+   * and its clock was set back, or rows written by an older release whose counters started at 1);
+   * lift the counter past the row's so the next holder's fence is accepted. Returns whether it
+   * did. A truly stale holder (lease lost) changes nothing.
    */
   async repairFenceIfReset(unit: StockUnit): Promise<boolean> {
     const key = stockLockKey(unit);

@@ -1,7 +1,10 @@
 import { LuaScript } from '../lua-script';
+import { FENCE_RETENTION_MS } from './next-fence';
 
 // All keys or none, in one step. The new fence is one above the highest of the keys' counters
-// and is written to every counter, so it is a valid (monotonic) fence for each key.
+// and is written to every counter, so it is a valid (monotonic) fence for each key. A missing
+// counter counts as the server's clock in microseconds, as in next-fence; a counter keeps its
+// expiry, a new one gets the retention.
 const SOURCE = `
 -- KEYS: per key, its lock and its fence counter (lock1, fence1, lock2, fence2, ...)
 -- ARGV: token, ttl ms
@@ -15,11 +18,22 @@ for i = 1, #KEYS, 2 do
 end
 if blockedFor >= 0 then return {0, blockedFor} end
 local fence = 0
-for i = 2, #KEYS, 2 do fence = math.max(fence, tonumber(redis.call('GET', KEYS[i]) or '0')) end
+for i = 2, #KEYS, 2 do
+  local counter = redis.call('GET', KEYS[i])
+  if counter then
+    fence = math.max(fence, tonumber(counter))
+  else
+    local time = redis.call('TIME')
+    fence = math.max(fence, tonumber(time[1]) * 1000000 + tonumber(time[2]) - 1)
+  end
+end
 fence = fence + 1
+local text = string.format('%d', fence)
 for i = 1, #KEYS, 2 do
   redis.call('SET', KEYS[i], token, 'PX', ttl)
-  redis.call('SET', KEYS[i + 1], fence)
+  if not redis.call('SET', KEYS[i + 1], text, 'XX', 'KEEPTTL') then
+    redis.call('SET', KEYS[i + 1], text, 'PX', ${FENCE_RETENTION_MS})
+  end
 end
 return {1, fence, tonumber(ttl)}
 `;

@@ -1,4 +1,5 @@
 import { LuaScript } from '../lua-script';
+import { NEXT_FENCE_LUA } from './next-fence';
 import { QUEUE_ENTRY_LUA } from './queue-entry';
 
 // Takes a free lock (fair: only when no live waiter is ahead of us) and INCRs its fence in the
@@ -9,11 +10,10 @@ import { QUEUE_ENTRY_LUA } from './queue-entry';
 const SOURCE = `
 -- KEYS: lock, fence counter, waiter queue (list), waiter deadlines (zset)
 -- ARGV: token, ttl ms, fair (1/0), stay queued for ms (0: do not queue on failure),
---       may already be queued (1/0)
-local token, ttl = ARGV[1], ARGV[2]
+--       may already be queued (1/0)${NEXT_FENCE_LUA}local token, ttl = ARGV[1], ARGV[2]
 if ARGV[5] == '0' and (ARGV[3] ~= '1' or redis.call('EXISTS', KEYS[3]) == 0) then
   if redis.call('SET', KEYS[1], token, 'NX', 'PX', ttl) then
-    return {1, redis.call('INCR', KEYS[2]), tonumber(ttl)}
+    return {1, nextFence(KEYS[2], 1), tonumber(ttl)}
   end
 end
 local entry = token .. ':' .. ttl
@@ -23,7 +23,7 @@ if holder == token then
 end
 if not holder and redis.call('EXISTS', KEYS[3]) == 0 then
   redis.call('SET', KEYS[1], token, 'PX', ttl)
-  return {1, redis.call('INCR', KEYS[2]), tonumber(ttl)}
+  return {1, nextFence(KEYS[2], 1), tonumber(ttl)}
 end
 local time = redis.call('TIME')
 local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -38,7 +38,7 @@ if not holder then
       redis.call('LREM', KEYS[3], 1, entry)
       redis.call('ZREM', KEYS[4], entry)
     end
-    return {1, redis.call('INCR', KEYS[2]), tonumber(ttl)}
+    return {1, nextFence(KEYS[2], 1), tonumber(ttl)}
   end
 end
 local queueFor = tonumber(ARGV[4])

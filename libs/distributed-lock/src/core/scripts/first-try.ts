@@ -1,4 +1,5 @@
 import { LuaScript } from '../lua-script';
+import { NEXT_FENCE_LUA } from './next-fence';
 import { QUEUE_ENTRY_LUA } from './queue-entry';
 
 // A chain's first try at a single key outside fair mode. Uncontended, acquire + release is two
@@ -10,9 +11,8 @@ const SOURCE = `
 -- KEYS: lock, fence counter, waiter queue (list), waiter deadlines (zset)
 -- ARGV: token, ttl ms, stay queued for ms (0: do not queue)
 -- Reply: the new fence (1 or more) when taken; else -1 minus the holder's remaining ttl in ms
---        (0 when the holder's key has no expiry)
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  return redis.call('INCR', KEYS[2])
+--        (0 when the holder's key has no expiry)${NEXT_FENCE_LUA}if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return nextFence(KEYS[2], 1)
 end
 local queueFor = tonumber(ARGV[3])
 if queueFor > 0 then

@@ -1,12 +1,17 @@
 import { LuaScript } from '../lua-script';
+import { FENCE_RETENTION_MS } from './next-fence';
 
-// Used after taking keys of different Cluster slots one by one: lifts each key's counter to
-// the lock's common fence, never lowering a counter that moved on meanwhile.
+// Lifts a key's counter to a fence the storage has seen (a counter Redis lost, or keys of
+// different Cluster slots taken one by one), never lowering a counter that moved on meanwhile.
+// A counter keeps its expiry; a new one gets the retention, as in next-fence.
 const SOURCE = `
 -- KEYS: a fence counter
 -- ARGV: the fence it must reach
-if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(ARGV[1]) then
-  redis.call('SET', KEYS[1], ARGV[1])
+local current = redis.call('GET', KEYS[1])
+if not current then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ${FENCE_RETENTION_MS})
+elseif tonumber(current) < tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL')
 end
 return 1
 `;

@@ -1,4 +1,5 @@
 import { LuaScript } from '../lua-script';
+import { NEXT_FENCE_LUA } from './next-fence';
 
 // Compare-and-release. When a waiter is queued, the lock is handed to it directly (new token,
 // new fence, its own ttl) and the handoff is published, so no second round trip and no race
@@ -6,8 +7,7 @@ import { LuaScript } from '../lua-script';
 // multi-key and Redlock waiters, which do not queue). Without a queue, no housekeeping at all.
 const SOURCE = `
 -- KEYS: per key, 4 names: lock, fence counter, waiter queue (list), waiter deadlines (zset)
--- ARGV: token, then the pub/sub channel of each key
-local token = ARGV[1]
+-- ARGV: token, then the pub/sub channel of each key${NEXT_FENCE_LUA}local token = ARGV[1]
 local owned = 0
 for i = 0, #KEYS / 4 - 1 do
   local lock, fence, queue, waiters = KEYS[i * 4 + 1], KEYS[i * 4 + 2], KEYS[i * 4 + 3], KEYS[i * 4 + 4]
@@ -27,7 +27,7 @@ for i = 0, #KEYS / 4 - 1 do
       redis.call('ZREM', waiters, nextEntry)
       local nextToken, nextTtl = string.match(nextEntry, '^(.*):(%d+)$')
       redis.call('SET', lock, nextToken, 'PX', nextTtl)
-      redis.call('PUBLISH', channel, 'g ' .. nextToken .. ' ' .. redis.call('INCR', fence))
+      redis.call('PUBLISH', channel, 'g ' .. nextToken .. ' ' .. fenceText(nextFence(fence, 1)))
     else
       redis.call('DEL', lock)
       redis.call('PUBLISH', channel, 'f')

@@ -1,4 +1,5 @@
 import { LuaScript } from '../lua-script';
+import { NEXT_FENCE_LUA } from './next-fence';
 
 // While a holder works, reserves a block of fences for the next holders of its process (who will
 // inherit the holder's token) and makes sure the lease lasts the next holder's ttl (never
@@ -6,8 +7,7 @@ import { LuaScript } from '../lua-script';
 // queued.
 const SOURCE = `
 -- KEYS: lock, fence counter, waiter queue (list), waiter deadlines (zset)
--- ARGV: token, next holder's ttl ms, check for other processes' waiters (1/0), fences wanted
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+-- ARGV: token, next holder's ttl ms, check for other processes' waiters (1/0), fences wanted${NEXT_FENCE_LUA}if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 if ARGV[3] == '1' and redis.call('EXISTS', KEYS[3]) == 1 then
   local time = redis.call('TIME')
   local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -15,7 +15,7 @@ if ARGV[3] == '1' and redis.call('EXISTS', KEYS[3]) == 1 then
 end
 local ttl = tonumber(ARGV[2])
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
-return redis.call('INCRBY', KEYS[2], ARGV[4])
+return nextFence(KEYS[2], tonumber(ARGV[4]))
 `;
 
 /** The last fence of the block; -1: the lock is not held by the token; -2: another process waits. */

@@ -27,14 +27,15 @@ describe('first-try and release-unqueued scripts', () => {
   const release = (token: string) => releaseUnqueuedScript.run(redis.client(), [lock, queue], [token, channel]);
 
   it('takes a free lock with the next fence of the same counter the acquire script uses', async () => {
-    expect(await take('a')).toBe(1);
+    const first = await take('a');
+    expect(first).toBeGreaterThan(0);
     expect(await redis.client().get(lock)).toBe('a');
     expect(await redis.client().pttl(lock)).toBeGreaterThan(4000);
     await redis.client().del(lock);
     const viaAcquire = await acquireScript.run(redis.client(), [lock, fence, queue, waiters], ['b', 5000, 0, 0, 0]);
-    expect(viaAcquire).toEqual([1, 2, 5000]);
+    expect(viaAcquire).toEqual([1, first + 1, 5000]);
     await redis.client().del(lock);
-    expect(await take('c')).toBe(3);
+    expect(await take('c')).toBe(first + 2);
   });
 
   it('refuses a held lock, leaves it and the fence alone, and reports the holder ttl', async () => {

@@ -1,0 +1,100 @@
+import { RedisFixture } from '../../../test/redis-fixture';
+import { acquireManyScript } from './acquire-many';
+import { acquireScript } from './acquire';
+import { FENCE_RETENTION_MS } from './next-fence';
+import { raiseFenceScript } from './raise-fence';
+import { releaseScript } from './release';
+import { reserveFenceScript } from './reserve-fence';
+
+// Fence counters against a real Redis: a missing counter starts from the server clock (above any
+// fence the key had), counters expire, and large fences travel as digits.
+describe('fence counters', () => {
+  let redis: RedisFixture;
+  let n = 0;
+  const namesOf = (tag: string) => {
+    const lock = `lock:{${tag}}`;
+    return { lock, fence: `${lock}#fence`, queue: `${lock}#queue`, waiters: `${lock}#waiters`, channel: `${lock}#wake` };
+  };
+  let k: ReturnType<typeof namesOf>;
+
+  beforeAll(async () => {
+    redis = await RedisFixture.start();
+  });
+  beforeEach(() => {
+    k = namesOf(`nf${++n}`);
+  });
+  afterAll(() => redis.stop());
+
+  const acquire = async (token: string) => {
+    const reply = await acquireScript.run(redis.client(), [k.lock, k.fence, k.queue, k.waiters], [token, 5000, 0, 0, 0]);
+    expect(reply[0]).toBe(1);
+    await redis.client().del(k.lock);
+    return reply[1] as number;
+  };
+  const serverMicros = async () => {
+    const [s, us] = await redis.client().time();
+    return Number(s) * 1_000_000 + Number(us);
+  };
+
+  it('starts a new counter from the server clock in µs, with the retention as its expiry, kept by later fences', async () => {
+    const before = await serverMicros();
+    const first = await acquire('a');
+    expect(first).toBeGreaterThanOrEqual(before);
+    expect(first).toBeLessThanOrEqual(await serverMicros());
+    expect(await redis.client().get(k.fence)).toBe(String(first));
+    expect(await redis.client().pttl(k.fence)).toBeGreaterThan(FENCE_RETENTION_MS - 5000);
+    expect(await acquire('b')).toBe(first + 1);
+    expect(await redis.client().pttl(k.fence)).toBeGreaterThan(FENCE_RETENTION_MS - 5000);
+  });
+
+  it('restarts a counter that expired or was lost above every fence the key had', async () => {
+    const fences = [await acquire('a'), await acquire('b'), await acquire('c')];
+    await redis.client().del(k.fence);
+    const after = await acquire('d');
+    expect(after).toBeGreaterThan(Math.max(...fences));
+  });
+
+  it('reserves a block above every earlier fence when the counter is missing', async () => {
+    const earlier = await acquire('a');
+    await redis.client().del(k.fence);
+    await redis.client().set(k.lock, 'holder', 'PX', 5000);
+    const last = await reserveFenceScript.run(redis.client(), [k.lock, k.fence, k.queue, k.waiters], ['holder', 5000, 0, 8]);
+    expect(last - 8 + 1).toBeGreaterThan(earlier);
+  });
+
+  it('hands a large fence to a queued waiter as digits', async () => {
+    const first = await acquire('a');
+    await redis.client().set(k.lock, 'holder', 'PX', 5000);
+    await redis.client().rpush(k.queue, 'next:5000');
+    await redis.client().zadd(k.waiters, Date.now() + 60_000, 'next:5000');
+    const subscriber = redis.client();
+    await subscriber.subscribe(k.channel);
+    const message = new Promise<string>((resolve) => subscriber.on('message', (_channel, text: string) => resolve(text)));
+    expect(await releaseScript.run(redis.client(), [k.lock, k.fence, k.queue, k.waiters], ['holder', k.channel])).toBe(1);
+    expect(await message).toBe(`g next ${first + 1}`);
+  });
+
+  it('gives a multi-key lock a fence above a missing counter too; an existing counter keeps its expiry, a new one gets the retention', async () => {
+    const a = k;
+    const aFence = await acquire('a');
+    await redis.client().pexpire(a.fence, 600_000);
+    const b = namesOf(`nf${++n}`);
+    const before = await serverMicros();
+    const reply = await acquireManyScript.run(redis.client(), [a.lock, a.fence, b.lock, b.fence], ['many', 5000]);
+    expect(reply[0]).toBe(1);
+    const fence = reply[1];
+    expect(fence).toBeGreaterThan(Math.max(aFence, before));
+    expect(await redis.client().get(a.fence)).toBe(String(fence));
+    expect(await redis.client().get(b.fence)).toBe(String(fence));
+    expect(await redis.client().pttl(a.fence)).toBeLessThanOrEqual(600_000);
+    expect(await redis.client().pttl(b.fence)).toBeGreaterThan(FENCE_RETENTION_MS - 5000);
+  });
+
+  it('raises a counter, never lowers it, and gives a counter it creates the retention', async () => {
+    await raiseFenceScript.run(redis.client(), [k.fence], [1_800_000_000_000_000]);
+    expect(await redis.client().get(k.fence)).toBe('1800000000000000');
+    expect(await redis.client().pttl(k.fence)).toBeGreaterThan(FENCE_RETENTION_MS - 5000);
+    await raiseFenceScript.run(redis.client(), [k.fence], [5]);
+    expect(await acquire('a')).toBe(1_800_000_000_000_001);
+  });
+});
