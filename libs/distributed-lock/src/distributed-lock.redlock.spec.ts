@@ -55,6 +55,20 @@ describe('DistributedLock: Redlock over 5 independent nodes', () => {
     expect(await lock.release()).toBe(true);
   });
 
+  it('keeps fences monotonic when the nodes\' counters differ: the quorum\'s counters are raised to the fence', async () => {
+    const counter = 'lock:{diverge}#fence';
+    await Promise.all(nodes.map((n, i) => n.client().set(counter, i < 2 ? '3000000000000000' : '5')));
+    const first = await locks.acquire('diverge', { ttlMs: 2000 });
+    expect(first.fence).toBe(3_000_000_000_000_001);
+    expect(await Promise.all(nodes.map((n) => n.client().get(counter)))).toEqual(Array(5).fill('3000000000000001'));
+    await first.release();
+    // The next quorum is nodes 2-4 only, whose counters stood at 5 before the first acquire.
+    await Promise.all(nodes.slice(0, 2).map((n) => n.client().set('lock:{diverge}', 'rival', 'PX', 10_000)));
+    const second = await locks.acquire('diverge', { ttlMs: 2000 });
+    expect(second.fence).toBeGreaterThan(first.fence);
+    await second.release();
+  });
+
   it('keeps working with 1 node killed, and is unavailable (not timed out) with 3 killed', async () => {
     await nodes[4].server.kill();
     const lock = await locks.acquire('survivor', { ttlMs: 2000 });

@@ -3,7 +3,7 @@ import { LockUnavailableError } from '../../errors';
 import type { LockNaming } from '../lock-names';
 import type { LuaScript } from '../lua-script';
 import { NoReplyError, withReplyTimeout } from '../redis-errors';
-import { acquireManyScript } from '../scripts/acquire-many';
+import { acquireManyScript, type AcquireManyReply } from '../scripts/acquire-many';
 import { raiseFenceScript } from '../scripts/raise-fence';
 import { extendScript } from '../scripts/extend';
 import { releaseScript } from '../scripts/release';
@@ -46,7 +46,10 @@ export class RedlockBackend implements LockBackend {
     const replies = await this.onEveryNode(acquireManyScript, lockKeys, [token, ttlMs], this.replyTimeout(ttlMs));
     const validUntil = startedAt + ttlMs - driftMs(ttlMs, this.driftFactor);
     const won = replies.flatMap((r) => (r.ok && r.value[0] === 1 ? [r.value[1]] : []));
-    if (won.length >= this.quorum && validUntil > now()) return { acquired: true, fence: Math.max(...won), validUntil };
+    if (won.length >= this.quorum && validUntil > now()) {
+      const fence = Math.max(...won);
+      if ((await this.fenceOnQuorum(keys, replies, fence, this.replyTimeout(ttlMs))) && validUntil > now()) return { acquired: true, fence, validUntil };
+    }
     await this.release({ keys, token }).catch(() => undefined);
     const failed = replies.filter((r): r is { ok: false; error: unknown } => !r.ok);
     // A node whose connection is gone is down; one that is connected but was slow to reply (a
@@ -100,6 +103,34 @@ export class RedlockBackend implements LockBackend {
     } catch (error) {
       return calls.map(() => error as Error);
     }
+  }
+
+  /**
+   * The lock's fence is the highest of the per-node fences of the quorum that granted it. Nodes
+   * that gave a lower one (they missed earlier acquisitions, or started the counter from their own
+   * clock) are raised to it before the lock counts as held: then a quorum of counters stands at
+   * the fence, every later quorum shares a node with it, and so hands out a larger fence. Without
+   * this, a holder that got 5 from one node and 1 from two others held fence 5, and the next
+   * quorum of those two and a third node handed out 2.
+   */
+  private async fenceOnQuorum(keys: string[], replies: Array<NodeReply<AcquireManyReply>>, fence: number, timeoutMs: number): Promise<boolean> {
+    const gave = (i: number) => {
+      const reply = replies[i];
+      return reply.ok && reply.value[0] === 1 ? reply.value[1] : undefined;
+    };
+    const atFence = this.nodes.filter((_, i) => gave(i) === fence).length;
+    const behind = this.nodes.filter((_, i) => (gave(i) ?? fence) < fence);
+    if (behind.length === 0) return true;
+    const counters = keys.map((k) => this.naming.namesOf(k).fence);
+    const raised = await Promise.all(
+      behind.map((node) =>
+        withReplyTimeout(Promise.all(counters.map((counter) => raiseFenceScript.run(node, [counter], [fence]))), timeoutMs, 'Redlock node').then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
+    return atFence + raised.filter(Boolean).length >= this.quorum;
   }
 
   /** Raised on every node that answers; a quorum must answer for the fence to be trusted again. */
