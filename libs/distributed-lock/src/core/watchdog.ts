@@ -30,6 +30,7 @@ export class Watchdog {
     this.reschedule();
   }
 
+  /** Call after `renewers` changed. Keeps the armed timer when it fires no later than needed. */
   reschedule(): void {
     let next = Number.POSITIVE_INFINITY;
     for (const lease of this.leases) {

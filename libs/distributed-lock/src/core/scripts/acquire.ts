@@ -2,15 +2,18 @@ import { LuaScript } from '../lua-script';
 import { NEXT_FENCE_LUA } from './next-fence';
 import { QUEUE_ENTRY_LUA } from './queue-entry';
 
-// Takes a free lock (fair: only when no live waiter is ahead of us) and INCRs its fence in the
-// same step; a lock a release already handed to our token counts as ours. On failure, a waiter
+// Takes a free lock (fair: only when no live waiter is ahead of us) and takes the next fence in
+// the same step (next-fence); a lock a release already handed to our token counts as ours. On failure, a waiter
 // joins the queue so that the next release hands the lock straight to the oldest one.
-// The uncontended case costs two inner calls (SET NX, INCR): a first try cannot be queued yet,
+// The uncontended case costs two inner calls (SET NX, INCRBY; two more to start a counter that
+// does not exist): a first try cannot be queued yet,
 // and outside fair mode the queue does not matter to a free lock.
 const SOURCE = `
 -- KEYS: lock, fence counter, waiter queue (list), waiter deadlines (zset)
 -- ARGV: token, ttl ms, fair (1/0), stay queued for ms (0: do not queue on failure),
---       may already be queued (1/0)${NEXT_FENCE_LUA}local token, ttl = ARGV[1], ARGV[2]
+--       may already be queued (1/0)
+${NEXT_FENCE_LUA}
+local token, ttl = ARGV[1], ARGV[2]
 if ARGV[5] == '0' and (ARGV[3] ~= '1' or redis.call('EXISTS', KEYS[3]) == 0) then
   if redis.call('SET', KEYS[1], token, 'NX', 'PX', ttl) then
     return {1, nextFence(KEYS[2], 1), tonumber(ttl)}

@@ -7,7 +7,9 @@ import { NEXT_FENCE_LUA } from './next-fence';
 // own next waiter at the tail, so processes take turns.
 const SOURCE = `
 -- KEYS: lock, fence counter, waiter queue (list), waiter deadlines (zset)
--- ARGV: our token, next local token, its ttl ms, keep local (1/0), its queue window ms, channel${NEXT_FENCE_LUA}if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
+-- ARGV: our token, next local token, its ttl ms, keep local (1/0), its queue window ms, channel
+${NEXT_FENCE_LUA}
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
 local mine = ARGV[2] .. ':' .. ARGV[3]
 if ARGV[4] ~= '1' and redis.call('EXISTS', KEYS[3]) == 1 then
   local time = redis.call('TIME')

@@ -7,7 +7,9 @@ import { NEXT_FENCE_LUA } from './next-fence';
 // multi-key and Redlock waiters, which do not queue). Without a queue, no housekeeping at all.
 const SOURCE = `
 -- KEYS: per key, 4 names: lock, fence counter, waiter queue (list), waiter deadlines (zset)
--- ARGV: token, then the pub/sub channel of each key${NEXT_FENCE_LUA}local token = ARGV[1]
+-- ARGV: token, then the pub/sub channel of each key
+${NEXT_FENCE_LUA}
+local token = ARGV[1]
 local owned = 0
 for i = 0, #KEYS / 4 - 1 do
   local lock, fence, queue, waiters = KEYS[i * 4 + 1], KEYS[i * 4 + 2], KEYS[i * 4 + 3], KEYS[i * 4 + 4]

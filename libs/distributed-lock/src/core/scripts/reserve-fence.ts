@@ -7,7 +7,9 @@ import { NEXT_FENCE_LUA } from './next-fence';
 // queued.
 const SOURCE = `
 -- KEYS: lock, fence counter, waiter queue (list), waiter deadlines (zset)
--- ARGV: token, next holder's ttl ms, check for other processes' waiters (1/0), fences wanted${NEXT_FENCE_LUA}if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+-- ARGV: token, next holder's ttl ms, check for other processes' waiters (1/0), fences wanted
+${NEXT_FENCE_LUA}
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 if ARGV[3] == '1' and redis.call('EXISTS', KEYS[3]) == 1 then
   local time = redis.call('TIME')
   local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
