@@ -3,11 +3,11 @@ import { NEXT_FENCE_LUA } from './next-fence';
 import { QUEUE_ENTRY_LUA } from './queue-entry';
 
 // Takes a free lock (fair: only when no live waiter is ahead of us) and takes the next fence in
-// the same step (next-fence); a lock a release already handed to our token counts as ours. On failure, a waiter
-// joins the queue so that the next release hands the lock straight to the oldest one.
-// The uncontended case costs two inner calls (SET NX, INCRBY; two more to start a counter that
-// does not exist): a first try cannot be queued yet,
-// and outside fair mode the queue does not matter to a free lock.
+// the same step (next-fence); a lock a release already handed to our token counts as ours. On
+// failure, a waiter joins the queue so that the next release hands the lock straight to the
+// oldest one. The uncontended case costs two inner calls (SET NX, INCRBY; two more to start a
+// counter that does not exist): a first try cannot be queued yet, and outside fair mode the
+// queue does not matter to a free lock.
 const SOURCE = `
 -- KEYS: lock, fence counter, waiter queue (list), waiter deadlines (zset)
 -- ARGV: token, ttl ms, fair (1/0), stay queued for ms (0: do not queue on failure),
