@@ -13,6 +13,8 @@ export interface CellResult {
   perSec: number;
   limitPerSec: number;
   fractionOfLimit: number;
+  /** (a) only: time per op (ms) in each round's slice, in round order, to pair contenders by round. */
+  sliceMsPerOp?: number[];
   waitP50Ms: number;
   waitP99Ms: number;
   waitMaxMs: number;

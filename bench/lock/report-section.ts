@@ -1,6 +1,8 @@
 import { breakdownTable, goalsTable, resultsTable, sweepTable } from './report-markdown';
 import { fmt } from './report-format';
 import { BenchReport } from './report-types';
+import { CellResult } from './cell-result';
+import { median } from './stats';
 
 /** The whole `## Lock library` section of docs/BENCHMARKS.md. */
 export function renderSection(r: BenchReport): string {
@@ -57,5 +59,14 @@ function fencedFloorLine(r: BenchReport): string {
   const a = (kind: string) => r.cells.find((cell) => cell.scenario === 'a' && cell.contender.kind === kind);
   const [ours, raw, fenced] = [a('ours'), a('raw'), a('rawFenced')];
   if (!ours || !raw || !fenced) return '';
-  return `\nFor reference, in the same (a) run: the raw fenced floor took ${(raw.perSec / fenced.perSec).toFixed(3)}× the raw floor's time per op, and our library ${(fenced.perSec / ours.perSec).toFixed(3)}× the fenced floor's.\n`;
+  return `\nFor reference, in the same (a) run: the raw fenced floor took ${(raw.perSec / fenced.perSec).toFixed(3)}× the raw floor's time per op, and our library ${(fenced.perSec / ours.perSec).toFixed(3)}× the fenced floor's. Round by round (each contender's slice against the raw floor's slice of the same round), our library: ${roundRatios(ours, raw)}; the raw fenced floor: ${roundRatios(fenced, raw)}.\n`;
+}
+
+/** Median and range of a contender's per-round time per op over the baseline's, same rounds. */
+function roundRatios(cell: CellResult, baseline: CellResult): string {
+  const mine = cell.sliceMsPerOp ?? [];
+  const base = baseline.sliceMsPerOp ?? [];
+  const ratios = mine.slice(0, base.length).map((ms, i) => ms / base[i]);
+  if (ratios.length === 0) return 'n/a';
+  return `median ${median(ratios).toFixed(3)}×, ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}× over ${ratios.length} rounds`;
 }

@@ -14,6 +14,8 @@ interface Entry {
   cycles: number;
   elapsedMs: number;
   slices: number;
+  /** Time per op (ms) in each round's slice, in round order. */
+  msPerOp: number[];
   server: ServerSnapshot;
 }
 
@@ -31,7 +33,7 @@ export async function runUncontended(ctx: BenchContext, specs: ContenderSpec[]):
     const locker = createLocker(spec, ctx.port, tally);
     await warmUp(ctx, locker);
     tally.reset();
-    entries.push({ spec, tally, locker, waitsMs: [], cycles: 0, elapsedMs: 0, slices: 0, server: { totalCommands: 0, calls: {} } });
+    entries.push({ spec, tally, locker, waitsMs: [], cycles: 0, elapsedMs: 0, slices: 0, msPerOp: [], server: { totalCommands: 0, calls: {} } });
   }
   let clientCommands: Record<string, number>[];
   try {
@@ -42,8 +44,8 @@ export async function runUncontended(ctx: BenchContext, specs: ContenderSpec[]):
   } finally {
     for (const e of entries) await e.locker.close().catch(() => undefined);
   }
-  return entries.map((e, k) =>
-    summarise({
+  return entries.map((e, k) => ({
+    ...summarise({
       scenario: 'a',
       contender: e.spec,
       windowStart: 0,
@@ -60,7 +62,8 @@ export async function runUncontended(ctx: BenchContext, specs: ContenderSpec[]):
       censored: 0,
       measureHandoff: false,
     }),
-  );
+    sliceMsPerOp: e.msPerOp,
+  }));
 }
 
 async function runSlice(ctx: BenchContext, e: Entry): Promise<void> {
@@ -68,6 +71,7 @@ async function runSlice(ctx: BenchContext, e: Entry): Promise<void> {
   const before = await snapshot(ctx.admin);
   const t0 = performance.now();
   let now = t0;
+  const cyclesBefore = e.cycles;
   while (now - t0 < ctx.config.uncontendedSliceMs) {
     const held = await e.locker.acquire(`${prefix}:${e.cycles}`, ctx.config.ttlMs);
     e.waitsMs.push(performance.now() - now);
@@ -77,6 +81,7 @@ async function runSlice(ctx: BenchContext, e: Entry): Promise<void> {
   }
   e.elapsedMs += now - t0;
   e.slices++;
+  e.msPerOp.push((now - t0) / (e.cycles - cyclesBefore));
   accumulate(e.server, diff(before, await snapshot(ctx.admin)));
 }
 
