@@ -13,8 +13,7 @@ interface Entry {
   waitsMs: number[];
   cycles: number;
   elapsedMs: number;
-  slices: number;
-  /** Time per op (ms) in each round's slice, in round order. */
+  /** Time per op (ms) in each round's slice, in round order (one entry per slice). */
   msPerOp: number[];
   server: ServerSnapshot;
 }
@@ -33,7 +32,7 @@ export async function runUncontended(ctx: BenchContext, specs: ContenderSpec[]):
     const locker = createLocker(spec, ctx.port, tally);
     await warmUp(ctx, locker);
     tally.reset();
-    entries.push({ spec, tally, locker, waitsMs: [], cycles: 0, elapsedMs: 0, slices: 0, msPerOp: [], server: { totalCommands: 0, calls: {} } });
+    entries.push({ spec, tally, locker, waitsMs: [], cycles: 0, elapsedMs: 0, msPerOp: [], server: { totalCommands: 0, calls: {} } });
   }
   let clientCommands: Record<string, number>[];
   try {
@@ -56,7 +55,7 @@ export async function runUncontended(ctx: BenchContext, specs: ContenderSpec[]):
       cycles: e.cycles,
       clientCommands: clientCommands[k],
       server: e.server,
-      bookkeeping: { info: e.slices },
+      bookkeeping: { info: e.msPerOp.length },
       overlaps: 0,
       failures: 0,
       censored: 0,
@@ -80,7 +79,6 @@ async function runSlice(ctx: BenchContext, e: Entry): Promise<void> {
     now = performance.now();
   }
   e.elapsedMs += now - t0;
-  e.slices++;
   e.msPerOp.push((now - t0) / (e.cycles - cyclesBefore));
   accumulate(e.server, diff(before, await snapshot(ctx.admin)));
 }
