@@ -12,6 +12,9 @@ import type { AttemptRequest, AttemptResult, ExtendResult, LeaseRef, LockBackend
 
 type NodeReply<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
+/** The fence a node handed out, if it granted the lock. */
+const grantedFence = (reply: NodeReply<AcquireManyReply>): number | undefined => (reply.ok && reply.value[0] === 1 ? reply.value[1] : undefined);
+
 /**
  * Redlock over N independent masters: a lock counts when a majority took it and time is left
  * on its lease after the round trip and the drift allowance. Waiters are not queued here (a
@@ -43,12 +46,13 @@ export class RedlockBackend implements LockBackend {
       const names = this.naming.namesOf(k);
       return [names.lock, names.fence];
     });
-    const replies = await this.onEveryNode(acquireManyScript, lockKeys, [token, ttlMs], this.replyTimeout(ttlMs));
+    const replyTimeoutMs = this.replyTimeout(ttlMs);
+    const replies = await this.onEveryNode(acquireManyScript, lockKeys, [token, ttlMs], replyTimeoutMs);
     const validUntil = startedAt + ttlMs - driftMs(ttlMs, this.driftFactor);
-    const won = replies.flatMap((r) => (r.ok && r.value[0] === 1 ? [r.value[1]] : []));
+    const won = replies.flatMap((r) => grantedFence(r) ?? []);
     if (won.length >= this.quorum && validUntil > now()) {
       const fence = Math.max(...won);
-      if ((await this.fenceOnQuorum(keys, replies, fence, this.replyTimeout(ttlMs))) && validUntil > now()) return { acquired: true, fence, validUntil };
+      if ((await this.fenceOnQuorum(keys, replies, fence, replyTimeoutMs)) && validUntil > now()) return { acquired: true, fence, validUntil };
     }
     await this.release({ keys, token }).catch(() => undefined);
     const failed = replies.filter((r): r is { ok: false; error: unknown } => !r.ok);
@@ -114,12 +118,8 @@ export class RedlockBackend implements LockBackend {
    * quorum of those two and a third node handed out 2.
    */
   private async fenceOnQuorum(keys: string[], replies: Array<NodeReply<AcquireManyReply>>, fence: number, timeoutMs: number): Promise<boolean> {
-    const gave = (i: number) => {
-      const reply = replies[i];
-      return reply.ok && reply.value[0] === 1 ? reply.value[1] : undefined;
-    };
-    const atFence = this.nodes.filter((_, i) => gave(i) === fence).length;
-    const behind = this.nodes.filter((_, i) => (gave(i) ?? fence) < fence);
+    const atFence = replies.filter((reply) => grantedFence(reply) === fence).length;
+    const behind = this.nodes.filter((_, i) => (grantedFence(replies[i]) ?? fence) < fence);
     if (behind.length === 0) return true;
     const counters = keys.map((k) => this.naming.namesOf(k).fence);
     const raised = await Promise.all(

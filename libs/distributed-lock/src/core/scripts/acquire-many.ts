@@ -1,5 +1,5 @@
 import { LuaScript } from '../lua-script';
-import { FENCE_RETENTION_MS } from './next-fence';
+import { NEXT_FENCE_LUA, SET_FENCE_LUA } from './next-fence';
 
 // All keys or none, in one step. The new fence is one above the highest of the keys' counters
 // and is written to every counter, so it is a valid (monotonic) fence for each key. A missing
@@ -8,6 +8,8 @@ import { FENCE_RETENTION_MS } from './next-fence';
 const SOURCE = `
 -- KEYS: per key, its lock and its fence counter (lock1, fence1, lock2, fence2, ...)
 -- ARGV: token, ttl ms
+${NEXT_FENCE_LUA}
+${SET_FENCE_LUA}
 local token, ttl = ARGV[1], ARGV[2]
 local blockedFor = -1
 for i = 1, #KEYS, 2 do
@@ -20,20 +22,13 @@ if blockedFor >= 0 then return {0, blockedFor} end
 local fence = 0
 for i = 2, #KEYS, 2 do
   local counter = redis.call('GET', KEYS[i])
-  if counter then
-    fence = math.max(fence, tonumber(counter))
-  else
-    local time = redis.call('TIME')
-    fence = math.max(fence, tonumber(time[1]) * 1000000 + tonumber(time[2]) - 1)
-  end
+  if counter then fence = math.max(fence, tonumber(counter)) else fence = math.max(fence, clockFence() - 1) end
 end
 fence = fence + 1
-local text = string.format('%d', fence)
+local text = fenceText(fence)
 for i = 1, #KEYS, 2 do
   redis.call('SET', KEYS[i], token, 'PX', ttl)
-  if not redis.call('SET', KEYS[i + 1], text, 'XX', 'KEEPTTL') then
-    redis.call('SET', KEYS[i + 1], text, 'PX', ${FENCE_RETENTION_MS})
-  end
+  setFence(KEYS[i + 1], text)
 end
 return {1, fence, tonumber(ttl)}
 `;
