@@ -41,7 +41,7 @@ Top functions: ${r.profile.topFunctions.slice(0, 10).map((f) => `\`${f.name.trim
 
 Command: \`${r.command}\` · date: ${r.date}
 
-Machine: ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}; the load generator (autocannon), the API instances, Postgres and a private Redis all share these cores (1-min load ${n(r.machine.loadStart, 2)} at start, ${n(r.machine.loadEnd, 2)} at end). ${r.env.seconds} s per cell, ${r.env.connections} connections, ${r.env.users} users (one JWT each, round-robin). Loads that are compared take turns in 4 slices so that machine drift hits them alike: the limit and hot with 1 instance alternate; sold-out, the bare endpoint and the cheapest POST rotate. Merged latencies are the worst slice's.
+Machine: ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}; the load generator (autocannon), the API instances, Postgres and a private Redis all share these cores (1-min load ${n(r.machine.loadStart, 2)} at start, ${n(r.machine.loadEnd, 2)} at end). ${r.env.seconds} s per cell, ${r.env.connections} connections, ${r.env.users} users (one JWT each, round-robin). Loads that are compared take turns in slices so that machine drift hits them alike: the limit and hot with 1 instance alternate in 4; sold-out, the bare endpoint and the cheapest POST run once in each of their 6 orders. Merged latencies are the worst slice's.
 
 | cell | throughput | vs limit | p50 / p99 | peak RSS per instance | notes | errors |
 |---|---:|---:|---|---|---|---:|

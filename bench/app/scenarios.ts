@@ -4,6 +4,7 @@ import { summarizeProfiles, ProfileSummary } from './cpu-profile';
 import { BENCH_SECRET, createProduct, startInstances } from './app-stack';
 import { LoadResult, LoadSpec, mergeLoads, runLoad } from './http-load';
 import { peakRssMb } from './rss';
+import { everyOrder } from './turn-orders';
 
 export interface BenchEnv {
   databaseUrl: string;
@@ -99,20 +100,19 @@ export async function soldOut(env: BenchEnv): Promise<SoldOutResult> {
     const productId = await createProduct(apis[0].url, sign('bench-admin', 'admin'), 0, 1);
     // Both runs make the generator do the same work per request (a rotating Authorization
     // header): it shares the 2 cores with the app, so a cheaper generator would flatter the ceiling.
-    const common = { urls: [apis[0].url], connections: env.connections, seconds: env.seconds / ROUNDS, tokens: userTokens(env.users, 'soldout') };
-    const loads: Array<Omit<LoadSpec, keyof typeof common>> = [
+    const loads: Array<Omit<LoadSpec, 'urls' | 'connections' | 'seconds' | 'tokens'>> = [
       { path: '/health/live', method: 'GET' },
       { path: `/products/${productId}/purchase`, method: 'POST', body: '{"quantity":1}' },
       { path: '/health/unrouted', method: 'POST', body: '{"quantity":1}' },
     ];
-    // The three loads take turns in short slices, in a rotating order, so that drift on the shared
-    // machine (other jobs, CPU frequency) hits them alike: the ratio is what is judged.
+    // The three loads take turns in short slices, one round per order of the three, so that drift
+    // on the shared machine (other jobs, CPU frequency) and what one slice leaves to the next hit
+    // them alike: the ratio is what is judged.
+    const orders = everyOrder(loads.length);
+    const common = { urls: [apis[0].url], connections: env.connections, seconds: env.seconds / orders.length, tokens: userTokens(env.users, 'soldout') };
     const slices: LoadResult[][] = loads.map(() => []);
-    for (let round = 0; round < ROUNDS; round++) {
-      for (let k = 0; k < loads.length; k++) {
-        const which = (k + round) % loads.length;
-        slices[which].push(await runLoad({ ...common, ...loads[which] }));
-      }
+    for (const order of orders) {
+      for (const which of order) slices[which].push(await runLoad({ ...common, ...loads[which] }));
     }
     const [bare, refused, barePost] = slices.map(mergeLoads);
     const report = await invariants(env.databaseUrl, productId);
