@@ -73,6 +73,7 @@ export class RedisServerProcess {
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
       const probe = new Redis(this.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      probe.on('error', () => undefined); // refused until the server listens: expected, and retried here
       try {
         await probe.connect();
         if ((await probe.ping()) === 'PONG') return;
