@@ -15,6 +15,12 @@ export interface CellResult {
   fractionOfLimit: number;
   /** (a) only: time per op (ms) in each round's slice, in round order, to pair contenders by round. */
   sliceMsPerOp?: number[];
+  /**
+   * (a) only: CPU µs per acquire+release, in the bench process (the contender's code, the driver,
+   * the socket's system calls) and in Redis (the one INFO per slice included). On this shared VM
+   * these drift far less than wall time, so they show where a contender's time goes.
+   */
+  cpuPerOpUs?: { client: number; server: number };
   waitP50Ms: number;
   waitP99Ms: number;
   waitMaxMs: number;

@@ -31,6 +31,18 @@ export function breakdownTable(cells: CellResult[]): string {
   return [head, ...rows].join('\n');
 }
 
+/** Scenario (a): each contender's wall time per op beside the CPU it cost here and in Redis, against the raw floor's. */
+export function uncontendedCpuTable(cells: CellResult[]): string {
+  const a = cells.filter((c) => c.scenario === 'a' && c.cpuPerOpUs);
+  const raw = a.find((c) => c.contender.kind === 'raw');
+  if (!raw?.cpuPerOpUs || a.length === 0) return '';
+  const us = (c: CellResult) => 1e6 / c.perSec;
+  const vsRaw = (mine: number, floor: number) => `${fmt.num(mine, 1)} (${(mine / floor).toFixed(2)}×)`;
+  const head = '| contender | wall µs per op | client CPU µs | Redis CPU µs |\n|---|---:|---:|---:|';
+  const rows = a.map((c) => `| ${c.contender.label} | ${vsRaw(us(c), us(raw))} | ${vsRaw(c.cpuPerOpUs!.client, raw.cpuPerOpUs!.client)} | ${vsRaw(c.cpuPerOpUs!.server, raw.cpuPerOpUs!.server)} |`);
+  return [head, ...rows].join('\n');
+}
+
 export function sweepTable(report: BenchReport): string {
   const head = '| peer | settings tried | sections/s | wait p99 ms | cmds/section | chosen |\n|---|---|---:|---:|---:|---|';
   const rows = report.sweep.flatMap((s) =>

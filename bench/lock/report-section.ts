@@ -1,4 +1,4 @@
-import { breakdownTable, goalsTable, resultsTable, sweepTable } from './report-markdown';
+import { breakdownTable, goalsTable, resultsTable, sweepTable, uncontendedCpuTable } from './report-markdown';
 import { fmt } from './report-format';
 import { BenchReport } from './report-types';
 import { CellResult } from './cell-result';
@@ -41,6 +41,9 @@ Goals (issue 3), for our library:
 
 ${goalsTable(r.goals)}
 ${fencedFloorLine(r)}
+Where the time of (a) goes, per acquire+release (× the raw floor's): CPU in this process (\`process.cpuUsage\`: the contender's code, the driver, the socket's system calls) and in Redis (\`INFO cpu\`). Both drift far less than wall time on this shared VM; the rest of the wall time is waiting on the network stack and wake-ups.
+
+${uncontendedCpuTable(r.cells)}
 
 Where our library's (and the floor's) commands go, per acquire+release:
 

@@ -5,15 +5,18 @@ export interface ServerSnapshot {
   totalCommands: number;
   /** calls per command name, including commands run from inside Lua scripts */
   calls: Record<string, number>;
+  /** CPU seconds the server used (user + system, all its threads), from INFO cpu */
+  cpuSeconds: number;
 }
 
 /** One INFO call; the delta between two snapshots therefore includes exactly one INFO. */
 export async function snapshot(redis: Redis): Promise<ServerSnapshot> {
-  const info = await redis.info('stats', 'commandstats');
+  const info = await redis.info('stats', 'commandstats', 'cpu');
   const total = /total_commands_processed:(\d+)/.exec(info);
   const calls: Record<string, number> = {};
   for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls[m[1]] = Number(m[2]);
-  return { totalCommands: Number(total?.[1] ?? 0), calls };
+  const cpu = (field: string) => Number(new RegExp(`^${field}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return { totalCommands: Number(total?.[1] ?? 0), calls, cpuSeconds: cpu('used_cpu_user') + cpu('used_cpu_sys') };
 }
 
 export function diff(before: ServerSnapshot, after: ServerSnapshot): ServerSnapshot {
@@ -22,7 +25,7 @@ export function diff(before: ServerSnapshot, after: ServerSnapshot): ServerSnaps
     const d = n - (before.calls[name] ?? 0);
     if (d > 0) calls[name] = d;
   }
-  return { totalCommands: after.totalCommands - before.totalCommands, calls };
+  return { totalCommands: after.totalCommands - before.totalCommands, calls, cpuSeconds: after.cpuSeconds - before.cpuSeconds };
 }
 
 export interface RoundTrip {

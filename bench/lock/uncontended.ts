@@ -16,6 +16,8 @@ interface Entry {
   /** Time per op (ms) in each round's slice, in round order (one entry per slice). */
   msPerOp: number[];
   server: ServerSnapshot;
+  /** CPU µs this process used inside the slices (the contender's code, the driver, the socket's system calls). */
+  clientCpuUs: number;
 }
 
 /**
@@ -32,7 +34,7 @@ export async function runUncontended(ctx: BenchContext, specs: ContenderSpec[]):
     const locker = createLocker(spec, ctx.port, tally);
     await warmUp(ctx, locker);
     tally.reset();
-    entries.push({ spec, tally, locker, waitsMs: [], cycles: 0, elapsedMs: 0, msPerOp: [], server: { totalCommands: 0, calls: {} } });
+    entries.push({ spec, tally, locker, waitsMs: [], cycles: 0, elapsedMs: 0, msPerOp: [], server: { totalCommands: 0, calls: {}, cpuSeconds: 0 }, clientCpuUs: 0 });
   }
   let clientCommands: Record<string, number>[];
   try {
@@ -62,12 +64,14 @@ export async function runUncontended(ctx: BenchContext, specs: ContenderSpec[]):
       measureHandoff: false,
     }),
     sliceMsPerOp: e.msPerOp,
+    cpuPerOpUs: { client: e.clientCpuUs / Math.max(1, e.cycles), server: (e.server.cpuSeconds * 1e6) / Math.max(1, e.cycles) },
   }));
 }
 
 async function runSlice(ctx: BenchContext, e: Entry): Promise<void> {
   const prefix = ctx.nextKey(`fresh-${e.spec.kind}`);
   const before = await snapshot(ctx.admin);
+  const cpuBefore = process.cpuUsage();
   const t0 = performance.now();
   let now = t0;
   const cyclesBefore = e.cycles;
@@ -78,6 +82,8 @@ async function runSlice(ctx: BenchContext, e: Entry): Promise<void> {
     e.cycles++;
     now = performance.now();
   }
+  const cpu = process.cpuUsage(cpuBefore);
+  e.clientCpuUs += cpu.user + cpu.system;
   e.elapsedMs += now - t0;
   e.msPerOp.push((now - t0) / (e.cycles - cyclesBefore));
   accumulate(e.server, diff(before, await snapshot(ctx.admin)));
@@ -91,5 +97,6 @@ async function warmUp(ctx: BenchContext, locker: Locker): Promise<void> {
 
 function accumulate(into: ServerSnapshot, d: ServerSnapshot): void {
   into.totalCommands += d.totalCommands;
+  into.cpuSeconds += d.cpuSeconds;
   for (const [k, n] of Object.entries(d.calls)) into.calls[k] = (into.calls[k] ?? 0) + n;
 }
