@@ -5,7 +5,7 @@ import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { apiAgrees, check, contractAnswers, durability, idempotency, sqlInvariants, Verdict } from './support/checks';
 import { baseEnv, msUntilHealthy, startApis, stopAll } from './support/cluster';
-import { productLockKey } from './support/lock-probe';
+import { FENCE_COUNTER } from './support/lock-probe';
 import { saveResult } from './support/results';
 import { AttemptResult, buyOnce, Recorder, runCrowd, users } from './support/traffic';
 
@@ -65,7 +65,7 @@ describe('chaos 2: Redis paused past the lease, then killed and restarted empty'
     rec.setPhase('redis restarted empty');
     const restartedAt = rec.now();
     const healthyAfterRestart = await msUntilHealthy(urls);
-    const fenceBackMs = await eventually(async () => (await probe.exists(`${productLockKey(a.id)}#fence`)) === 1 && rec.now() - restartedAt, 20_000, 50, 'the lock path in use again').catch(() => undefined);
+    const fenceBackMs = await eventually(async () => (await probe.exists(FENCE_COUNTER)) === 1 && rec.now() - restartedAt, 20_000, 50, 'the lock path in use again').catch(() => undefined);
     const createdBeforeRestart = rec.createdAt.filter((t) => t < restartedAt).length;
     await sleep(2000);
     const createdAfterRestart = rec.createdAt.filter((t) => t >= restartedAt).length;

@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { HeldLock, Locker } from './types';
 
-// KEYS[1] lock key, KEYS[2] its fence counter; ARGV[1] owner token, ARGV[2] ttl ms.
+// KEYS[1] lock key, KEYS[2] the fence counter (one for all keys); ARGV[1] owner token, ARGV[2] ttl ms.
 // Takes the lock and hands out the next fence in one step; 0 when the lock is held.
 const ACQUIRE_FENCED = `if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return redis.call('incr', KEYS[2]) end return 0`;
 // KEYS[1] lock key; ARGV[1] owner token. Deletes only if we still own it.
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
+
+// One counter for every key, as our library keeps it: a fresh key costs no counter of its own.
+const FENCE_COUNTER = 'bench:fenced-floor#fence';
 
 type AcquireCommand = (key: string, fenceKey: string, token: string, ttlMs: number) => Promise<number>;
 type ReleaseCommand = (key: string, token: string) => Promise<number>;
@@ -31,7 +34,7 @@ export class RawFencedFloorLocker implements Locker {
 
   async acquire(key: string, ttlMs: number): Promise<HeldLock> {
     const token = randomUUID();
-    while ((await this.acquireScript(key, `${key}#fence`, token, ttlMs)) === 0) {
+    while ((await this.acquireScript(key, FENCE_COUNTER, token, ttlMs)) === 0) {
       // retry immediately, as the raw floor does
     }
     return { release: async () => void (await this.releaseScript(key, token)) };

@@ -77,7 +77,7 @@ describe('DistributedLock: acquire, release, extend', () => {
   it('refuses, in Lua, to release or extend with a wrong token', async () => {
     const lock = await locks.acquire('lua', { ttlMs: 1500 });
     const client = redis.client();
-    const names = ['lock:{lua}', 'lock:{lua}#fence', 'lock:{lua}#queue', 'lock:{lua}#waiters'];
+    const names = ['lock:{lua}', 'lock:#fence', 'lock:{lua}#queue', 'lock:{lua}#waiters'];
     expect(await releaseScript.run(client, names, ['not-the-token', 'lock:{lua}#wake'])).toBe(0);
     expect(await extendScript.run(client, ['lock:{lua}'], ['not-the-token', 60000])).toBe(0);
     expect(await client.get('lock:{lua}')).toBe(lock.token);
@@ -111,6 +111,20 @@ describe('DistributedLock: acquire, release, extend', () => {
     await other.close();
     expect(fences).toEqual([...fences].sort((a, b) => a - b));
     expect(new Set(fences).size).toBe(fences.length);
+  });
+
+  it('leaves nothing behind a released key: every key shares one fence counter', async () => {
+    const own = new DistributedLock(redis.client(), { prefix: 'leftover:' });
+    const fences: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const lock = await own.acquire(`order:${i}`);
+      fences.push(lock.fence);
+      await lock.release();
+    }
+    await own.close();
+    expect(await redis.client().keys('leftover:*')).toEqual(['leftover:#fence']);
+    expect(await redis.client().pttl('leftover:#fence')).toBe(-1);
+    expect(fences).toEqual([...fences].sort((a, b) => a - b));
   });
 
   it('emits acquired and released with monotonic timings', async () => {

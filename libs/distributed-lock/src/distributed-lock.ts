@@ -48,7 +48,7 @@ export class DistributedLock extends EventEmitter {
 
   constructor(redis: Redis | Cluster | Redis[], options: DistributedLockOptions = {}) {
     super();
-    const naming = new LockNaming(options.prefix ?? 'lock:', options.hashTag ?? true);
+    const naming = new LockNaming(options.prefix ?? 'lock:', options.hashTag ?? true, isCluster(redis));
     this.ttlMs = options.defaultTtlMs ?? 5000;
     this.waitMs = options.defaultWaitMs ?? 3000;
     this.driftFactor = options.driftFactor ?? 0.01;
@@ -255,4 +255,8 @@ function createBackend(redis: Redis | Cluster | Redis[], naming: LockNaming, dri
   if (redis.length === 1) return new SingleRedisBackend(redis[0], naming, { driftFactor, waitForReplicas: options.waitForReplicas });
   if (redis.length < 3) throw new TypeError('Redlock needs at least 3 independent Redis nodes (or pass a single client)');
   return new RedlockBackend(redis, naming, driftFactor);
+}
+
+function isCluster(redis: Redis | Cluster | Redis[]): boolean {
+  return !Array.isArray(redis) && (redis as { isCluster?: boolean }).isCluster === true;
 }

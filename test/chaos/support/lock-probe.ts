@@ -5,6 +5,9 @@ import { sleep } from '../../support/api-client';
 /** The Redis key of a product's lease (LockingModule prefix `fs:lock:` + the library's hash tag). */
 export const productLockKey = (productId: string): string => `fs:lock:{stock:${productId}}`;
 
+/** The fence counter every lock key of the app shares (the library's `<prefix>#fence`). */
+export const FENCE_COUNTER = 'fs:lock:#fence';
+
 export interface HeldProbe {
   held: boolean;
   tries: number;

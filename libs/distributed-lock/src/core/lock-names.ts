@@ -1,8 +1,13 @@
+import { clusterSlot, slotTag } from './backends/cluster-slot';
+
 /** The Redis names that belong to one lock key; all share the key's hash tag (one Cluster slot). */
 export interface LockNames {
   /** The lease: a string holding the owner's token, with a PX expiry. */
   lock: string;
-  /** Fencing counter, INCRed by every new holder; never expires. */
+  /**
+   * The fence counter, moved on by every new holder. One per instance's prefix, shared by every
+   * key (on a Cluster, one per slot), so fences are monotonic per key, and across keys too.
+   */
   fence: string;
   /** Fair/handoff queue: a list of waiter entries in arrival order. */
   queue: string;
@@ -22,19 +27,32 @@ const HAS_HASH_TAG = /\{[^{}]+\}/;
 
 /**
  * Maps a lock key to its Redis names. Suffixes start with `#`, which wrapped keys cannot end
- * with (they end with `}`) and caller-tagged keys have escaped, so names never collide.
+ * with (they end with `}`) and caller-tagged keys have escaped, so names never collide; nor does
+ * the fence counter (`<prefix>#fence`, or `<prefix>{<slot tag>}#fence` on a Cluster), which no
+ * key's lock name can equal.
+ *
+ * Why one counter and not one per key: a counter per key either stays in Redis for ever (one per
+ * order id ever locked) or must expire and restart from the clock, and on fresh keys starting it
+ * costs two more commands per acquire. One counter stays, and a Cluster gets one per slot, since a
+ * script may only touch keys of one slot.
  */
 export class LockNaming {
+  private readonly sharedCounter: string;
+
   constructor(
     private readonly prefix: string,
     private readonly hashTag: boolean,
-  ) {}
+    /** A Cluster: the counter of the key's slot rather than the one counter. */
+    private readonly counterPerSlot = false,
+  ) {
+    this.sharedCounter = prefix + '#fence';
+  }
 
   // Built on every call, not cached: building costs ~0.1 µs, while a cache of fresh keys' names
   // (order ids) cost ~1 µs per acquire in the garbage collector (entries outlive young-GC cycles).
   namesOf(key: string): LockNames {
     const lock = this.prefix + this.storedKey(key);
-    const fence = lock + '#fence';
+    const fence = this.counterPerSlot ? `${this.prefix}{${slotTag(clusterSlot(lock))}}#fence` : this.sharedCounter;
     const queue = lock + '#queue';
     const waiters = lock + '#waiters';
     return { lock, fence, queue, waiters, channel: lock + '#wake', scriptKeys: [lock, fence, queue, waiters], lockAndFence: [lock, fence], lockAndQueue: [lock, queue] };

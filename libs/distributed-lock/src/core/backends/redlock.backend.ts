@@ -121,7 +121,7 @@ export class RedlockBackend implements LockBackend {
     const atFence = replies.filter((reply) => grantedFence(reply) === fence).length;
     const behind = this.nodes.filter((_, i) => (grantedFence(replies[i]) ?? fence) < fence);
     if (behind.length === 0) return true;
-    const counters = keys.map((k) => this.naming.namesOf(k).fence);
+    const counters = [...new Set(keys.map((k) => this.naming.namesOf(k).fence))];
     const raised = await Promise.all(
       behind.map((node) =>
         withReplyTimeout(Promise.all(counters.map((counter) => raiseFenceScript.run(node, [counter], [fence]))), timeoutMs, 'Redlock node').then(

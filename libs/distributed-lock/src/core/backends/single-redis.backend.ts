@@ -137,7 +137,8 @@ export class SingleRedisBackend implements LockBackend {
       taken.push(key);
       fence = Math.max(fence, reply[1]);
     }
-    await Promise.all(request.keys.map((k) => raiseFenceScript.run(this.client, [this.naming.namesOf(k).fence], [fence])));
+    const counters = new Set(request.keys.map((k) => this.naming.namesOf(k).fence));
+    await Promise.all([...counters].map((counter) => raiseFenceScript.run(this.client, [counter], [fence])));
     return this.toResult([1, fence, request.ttlMs], startedAt, request.ttlMs);
   }
 

@@ -2,9 +2,9 @@ import { LuaScript } from '../lua-script';
 import { NEXT_FENCE_LUA, SET_FENCE_LUA } from './next-fence';
 
 // All keys or none, in one step. The new fence is one above the highest of the keys' counters
-// and is written to every counter, so it is a valid (monotonic) fence for each key. A missing
-// counter counts as the server's clock in microseconds, as in next-fence; a counter keeps its
-// expiry, a new one gets the retention.
+// and is written to every counter, so it is a valid (monotonic) fence for each key (keys of one
+// slot share a counter, which then appears more than once). A missing counter counts as the
+// server's clock in microseconds, as in next-fence.
 const SOURCE = `
 -- KEYS: per key, its lock and its fence counter (lock1, fence1, lock2, fence2, ...)
 -- ARGV: token, ttl ms

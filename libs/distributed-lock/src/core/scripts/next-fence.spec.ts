@@ -1,13 +1,12 @@
 import { RedisFixture } from '../../../test/redis-fixture';
 import { acquireManyScript } from './acquire-many';
 import { acquireScript } from './acquire';
-import { FENCE_RETENTION_MS } from './next-fence';
 import { raiseFenceScript } from './raise-fence';
 import { releaseScript } from './release';
 import { reserveFenceScript } from './reserve-fence';
 
 // Fence counters against a real Redis: a missing counter starts from the server clock (above any
-// fence the key had), counters expire, and large fences travel as digits.
+// fence handed out before), counters never expire, and large fences travel as digits.
 describe('fence counters', () => {
   let redis: RedisFixture;
   let n = 0;
@@ -36,18 +35,18 @@ describe('fence counters', () => {
     return Number(s) * 1_000_000 + Number(us);
   };
 
-  it('starts a new counter from the server clock in µs, with the retention as its expiry, kept by later fences', async () => {
+  it('starts a missing counter from the server clock in µs, without an expiry, and continues from it', async () => {
     const before = await serverMicros();
     const first = await acquire('a');
     expect(first).toBeGreaterThanOrEqual(before);
     expect(first).toBeLessThanOrEqual(await serverMicros());
     expect(await redis.client().get(k.fence)).toBe(String(first));
-    expect(await redis.client().pttl(k.fence)).toBeGreaterThan(FENCE_RETENTION_MS - 5000);
+    expect(await redis.client().pttl(k.fence)).toBe(-1);
     expect(await acquire('b')).toBe(first + 1);
-    expect(await redis.client().pttl(k.fence)).toBeGreaterThan(FENCE_RETENTION_MS - 5000);
+    expect(await redis.client().pttl(k.fence)).toBe(-1);
   });
 
-  it('restarts a counter that expired or was lost above every fence the key had', async () => {
+  it('restarts a counter that was lost above every fence handed out before', async () => {
     const fences = [await acquire('a'), await acquire('b'), await acquire('c')];
     await redis.client().del(k.fence);
     const after = await acquire('d');
@@ -74,10 +73,9 @@ describe('fence counters', () => {
     expect(await message).toBe(`g next ${first + 1}`);
   });
 
-  it('gives a multi-key lock a fence above a missing counter too; an existing counter keeps its expiry, a new one gets the retention', async () => {
+  it('gives a multi-key lock a fence above every counter it touches, a missing one counting as the clock, and writes it to each', async () => {
     const a = k;
     const aFence = await acquire('a');
-    await redis.client().pexpire(a.fence, 600_000);
     const b = namesOf(`nf${++n}`);
     const before = await serverMicros();
     const reply = await acquireManyScript.run(redis.client(), [a.lock, a.fence, b.lock, b.fence], ['many', 5000]);
@@ -86,14 +84,23 @@ describe('fence counters', () => {
     expect(fence).toBeGreaterThan(Math.max(aFence, before));
     expect(await redis.client().get(a.fence)).toBe(String(fence));
     expect(await redis.client().get(b.fence)).toBe(String(fence));
-    expect(await redis.client().pttl(a.fence)).toBeLessThanOrEqual(600_000);
-    expect(await redis.client().pttl(b.fence)).toBeGreaterThan(FENCE_RETENTION_MS - 5000);
+    expect(await redis.client().pttl(b.fence)).toBe(-1);
   });
 
-  it('raises a counter, never lowers it, and gives a counter it creates the retention', async () => {
+  it('gives a multi-key lock whose keys share one counter the next fence of that counter', async () => {
+    const shared = `shared-counter-${++n}`;
+    const a = namesOf(`nf${++n}`);
+    const b = namesOf(`nf${++n}`);
+    await redis.client().set(shared, '1800000000000000');
+    const reply = await acquireManyScript.run(redis.client(), [a.lock, shared, b.lock, shared], ['many', 5000]);
+    expect(reply).toEqual([1, 1_800_000_000_000_001, 5000]);
+    expect(await redis.client().get(shared)).toBe('1800000000000001');
+  });
+
+  it('raises a counter, never lowers it', async () => {
     await raiseFenceScript.run(redis.client(), [k.fence], [1_800_000_000_000_000]);
     expect(await redis.client().get(k.fence)).toBe('1800000000000000');
-    expect(await redis.client().pttl(k.fence)).toBeGreaterThan(FENCE_RETENTION_MS - 5000);
+    expect(await redis.client().pttl(k.fence)).toBe(-1);
     await raiseFenceScript.run(redis.client(), [k.fence], [5]);
     expect(await acquire('a')).toBe(1_800_000_000_000_001);
   });

@@ -1,9 +1,8 @@
 import { LuaScript } from '../lua-script';
 import { SET_FENCE_LUA } from './next-fence';
 
-// Lifts a key's counter to a fence the storage has seen (a counter Redis lost, or keys of
+// Lifts a fence counter to a fence the storage has seen (a counter Redis lost, or keys of
 // different Cluster slots taken one by one), never lowering a counter that moved on meanwhile.
-// A counter keeps its expiry; a new one gets the retention, as in next-fence.
 const SOURCE = `
 -- KEYS: a fence counter
 -- ARGV: the fence it must reach
