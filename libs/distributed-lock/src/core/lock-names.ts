@@ -46,6 +46,8 @@ export class LockNaming {
     private readonly counterPerSlot = false,
   ) {
     this.sharedCounter = prefix + '#fence';
+    // Builds the slot tags now (~10 ms), not on the first acquire, which may be a request's.
+    if (counterPerSlot) slotTag(0);
   }
 
   // Built on every call, not cached: building costs ~0.1 µs, while a cache of fresh keys' names
