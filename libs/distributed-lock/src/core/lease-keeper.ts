@@ -22,6 +22,8 @@ export class LeaseKeeper implements LeaseOperations {
     private readonly emit: Emit,
     /** Gives a lease back in Redis (possibly by handing it to a local waiter). */
     private readonly giveBack: (lease: Lease) => Promise<boolean> = (lease) => backend.release(lease),
+    /** Whether anyone listens to an event: a release builds no payload nobody hears. */
+    private readonly hears: (event: keyof LockEventMap) => boolean = () => true,
   ) {}
 
   open(lease: Lease): Lease {
@@ -81,7 +83,7 @@ export class LeaseKeeper implements LeaseOperations {
     const givenBack = lease.inflight ? lease.inflight.then(() => this.giveBack(lease)) : this.giveBack(lease);
     return givenBack.then(
       (wasHeld) => {
-        this.emit('released', { key: lease.key, holdMs: now() - lease.acquiredAt, wasHeld });
+        if (this.hears('released')) this.emit('released', { key: lease.key, holdMs: now() - lease.acquiredAt, wasHeld });
         return wasHeld;
       },
       (error: unknown) => {
