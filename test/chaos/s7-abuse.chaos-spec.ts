@@ -136,7 +136,13 @@ describe('chaos 7: abuse — malformed and hostile requests, a flooding user', (
     const product = await client.createProduct({ stock: 10, perUserLimit: 2 });
     const victim = await client.purchase(product.id, 'victim', { idempotencyKey: 'victim-key' });
     expect(victim.status).toBe(201);
-    const snapshot = () => withPg(db.url, async (pg) => JSON.stringify(await Promise.all(SNAPSHOT_SQL.map(async (q) => (await pg.query(q)).rows))));
+    // One query at a time: a pg client runs one anyway, and overlapping calls are deprecated.
+    const snapshot = () =>
+      withPg(db.url, async (pg) => {
+        const rows: unknown[] = [];
+        for (const q of SNAPSHOT_SQL) rows.push((await pg.query(q)).rows);
+        return JSON.stringify(rows);
+      });
     const before = await snapshot();
 
     const rec = new Recorder();
