@@ -1,6 +1,6 @@
 import { clusterSlot, slotTag } from './backends/cluster-slot';
 
-/** The Redis names that belong to one lock key; all share the key's hash tag (one Cluster slot). */
+/** The Redis names that belong to one lock key, all in the key's Cluster slot. */
 export interface LockNames {
   /** The lease: a string holding the owner's token, with a PX expiry. */
   lock: string;
