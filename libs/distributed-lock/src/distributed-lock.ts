@@ -12,6 +12,7 @@ import { LockContext } from './core/lock-context';
 import { LockHandle } from './core/lock-handle';
 import { LocalHandoff } from './core/local-handoff';
 import type { Turn } from './core/local-line';
+import { isClusterClient } from './core/backends/cluster-slot';
 import { canonicalKeys, displayKey, LockNaming } from './core/lock-names';
 import { isUnreachableError } from './core/redis-errors';
 import { now } from './core/timing';
@@ -48,7 +49,7 @@ export class DistributedLock extends EventEmitter {
 
   constructor(redis: Redis | Cluster | Redis[], options: DistributedLockOptions = {}) {
     super();
-    const naming = new LockNaming(options.prefix ?? 'lock:', options.hashTag ?? true, isCluster(redis));
+    const naming = new LockNaming(options.prefix ?? 'lock:', options.hashTag ?? true, !Array.isArray(redis) && isClusterClient(redis));
     this.ttlMs = options.defaultTtlMs ?? 5000;
     this.waitMs = options.defaultWaitMs ?? 3000;
     this.driftFactor = options.driftFactor ?? 0.01;
@@ -258,8 +259,4 @@ function createBackend(redis: Redis | Cluster | Redis[], naming: LockNaming, dri
   if (redis.length === 1) return new SingleRedisBackend(redis[0], naming, { driftFactor, waitForReplicas: options.waitForReplicas });
   if (redis.length < 3) throw new TypeError('Redlock needs at least 3 independent Redis nodes (or pass a single client)');
   return new RedlockBackend(redis, naming, driftFactor);
-}
-
-function isCluster(redis: Redis | Cluster | Redis[]): boolean {
-  return !Array.isArray(redis) && (redis as { isCluster?: boolean }).isCluster === true;
 }

@@ -1,4 +1,5 @@
 import type { Cluster } from 'ioredis';
+import { isClusterClient } from './backends/cluster-slot';
 import type { RedisClient } from './lua-script';
 
 // Clients found to lack sharded pub/sub (a Redis 6 Cluster answers SPUBLISH/SSUBSCRIBE with
@@ -11,7 +12,7 @@ const unsharded = new WeakSet<object>();
  * the cluster bus. On a single server or under Sentinel plain pub/sub is the same thing.
  */
 export function usesShardedPubSub(client: RedisClient): boolean {
-  return (client as { isCluster?: boolean }).isCluster === true && !unsharded.has(client);
+  return isClusterClient(client) && !unsharded.has(client);
 }
 
 export function markUnsharded(client: RedisClient): void {

@@ -1,5 +1,7 @@
+import type { RedisClient } from '../lua-script';
+
 // Redis Cluster's slot of a key: CRC16 (XMODEM) of its hash tag, modulo 16384. Needed to know
-// whether several keys can go into one script on a Cluster.
+// whether several keys can go into one script on a Cluster, and to name a slot's fence counter.
 const TABLE = (() => {
   const table = new Uint16Array(256);
   for (let i = 0; i < 256; i++) {
@@ -10,15 +12,20 @@ const TABLE = (() => {
   return table;
 })();
 
+function crc16Step(crc: number, byte: number): number {
+  return ((crc << 8) & 0xffff) ^ TABLE[((crc >> 8) ^ byte) & 0xff];
+}
+
 function crc16(bytes: Buffer): number {
   let crc = 0;
-  for (const byte of bytes) crc = ((crc << 8) & 0xffff) ^ TABLE[((crc >> 8) ^ byte) & 0xff];
+  for (const byte of bytes) crc = crc16Step(crc, byte);
   return crc;
 }
 
+/** The same over a string of single-byte characters, without a Buffer per call (slot tags). */
 function crc16Ascii(text: string): number {
   let crc = 0;
-  for (let i = 0; i < text.length; i++) crc = ((crc << 8) & 0xffff) ^ TABLE[((crc >> 8) ^ text.charCodeAt(i)) & 0xff];
+  for (let i = 0; i < text.length; i++) crc = crc16Step(crc, text.charCodeAt(i));
   return crc;
 }
 
@@ -51,4 +58,9 @@ export function slotTag(slot: number): string {
     tagsBySlot = tags;
   }
   return tagsBySlot[slot];
+}
+
+/** Whether an ioredis client is a Cluster client (it says so itself; no instanceof across copies of ioredis). */
+export function isClusterClient(client: RedisClient): boolean {
+  return (client as { isCluster?: boolean }).isCluster === true;
 }

@@ -12,7 +12,7 @@ import { releaseScript } from '../scripts/release';
 import { RELEASED, releaseUnqueuedScript, WAITERS_QUEUED } from '../scripts/release-unqueued';
 import { firstTryScript, holderTtlOf } from '../scripts/first-try';
 import { driftMs, now } from '../timing';
-import { clusterSlot } from './cluster-slot';
+import { clusterSlot, isClusterClient } from './cluster-slot';
 import { waitOnShards } from './cluster-wait';
 import type { AttemptRequest, AttemptResult, ExtendResult, HandOverResult, LeaseRef, LockBackend, NextInLine, ReserveResult } from './lock-backend';
 
@@ -31,7 +31,7 @@ export class SingleRedisBackend implements LockBackend {
     private readonly naming: LockNaming,
     private readonly settings: SingleRedisSettings,
   ) {
-    this.isCluster = (client as { isCluster?: boolean }).isCluster === true;
+    this.isCluster = isClusterClient(client);
   }
 
   get primary(): RedisClient {

@@ -1,5 +1,5 @@
 import { LuaScript } from '../lua-script';
-import { NEXT_FENCE_LUA, SET_FENCE_LUA } from './next-fence';
+import { NEXT_FENCE_LUA } from './next-fence';
 
 // All keys or none, in one step. The new fence is one above the highest of the keys' counters
 // and is written to every counter, so it is a valid (monotonic) fence for each key (keys of one
@@ -9,7 +9,6 @@ const SOURCE = `
 -- KEYS: per key, its lock and its fence counter (lock1, fence1, lock2, fence2, ...)
 -- ARGV: token, ttl ms
 ${NEXT_FENCE_LUA}
-${SET_FENCE_LUA}
 local token, ttl = ARGV[1], ARGV[2]
 local blockedFor = -1
 for i = 1, #KEYS, 2 do
@@ -28,7 +27,7 @@ fence = fence + 1
 local text = fenceText(fence)
 for i = 1, #KEYS, 2 do
   redis.call('SET', KEYS[i], token, 'PX', ttl)
-  setFence(KEYS[i + 1], text)
+  redis.call('SET', KEYS[i + 1], text)
 end
 return {1, fence, tonumber(ttl)}
 `;

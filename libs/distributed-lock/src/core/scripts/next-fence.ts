@@ -1,8 +1,7 @@
 // A Lua fragment shared by the scripts that hand out fences. It defines `nextFence(counter, by)`,
 // which takes `by` numbers from the fence counter and returns the last of them; `clockFence()`,
 // where a counter that does not exist starts; and `fenceText(fence)`, which writes a fence as
-// digits (Lua's own number-to-string conversion gives "1.7e+15" for large ones). SET_FENCE_LUA
-// adds `setFence(counter, text)` for the scripts that write a counter.
+// digits (Lua's own number-to-string conversion gives "1.7e+15" for large ones).
 //
 // The counter is shared by every key (one per Cluster slot; see LockNaming) and never expires.
 // One that does not exist (a new deployment, or one Redis lost with its data) starts from the
@@ -24,8 +23,4 @@ local function nextFence(counter, by)
   redis.call('SET', counter, fenceText(fence))
   return fence
 end
-`;
-
-export const SET_FENCE_LUA = `
-local function setFence(counter, text) redis.call('SET', counter, text) end
 `;
