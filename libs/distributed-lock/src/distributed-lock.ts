@@ -153,7 +153,7 @@ export class DistributedLock extends EventEmitter {
     const queued = inLine ? this.local.enter(keys[0], request.token, request.ttlMs, deadline) : null;
     let acquired: InLine | undefined;
     if (!queued && this.triesFirst(request)) {
-      const first = await this.firstTry(name, request, deadline, inLine);
+      const first = await this.firstTry(name, request, startedAt, deadline, inLine);
       if (first.kind === 'acquired') acquired = first.acquired;
       else if (waitMs <= 0) return undefined;
       else acquired = inLine ? await this.waitInLine(name, request, deadline, first) : await this.waitFor(name, { ...request, mayBeQueued: true }, deadline - now(), first.since);
@@ -215,10 +215,9 @@ export class DistributedLock extends EventEmitter {
    * The lock if it was free; else the chain is queued in Redis (when it will wait) since the try
    * was sent. The line's chain gives up its place on error.
    */
-  private firstTry(name: string, request: Parameters<typeof waitForLock>[1], deadline: number, inLine: boolean): Promise<FirstTry> {
+  private firstTry(name: string, request: Parameters<typeof waitForLock>[1], sentAt: number, deadline: number, inLine: boolean): Promise<FirstTry> {
     const tryFirst = this.firstTryStep!;
-    const sentAt = now();
-    const send = () => tryFirst(request.keys[0], request.token, request.ttlMs, queueWindowMs(deadline - sentAt));
+    const send = () => tryFirst(request.keys[0], request.token, request.ttlMs, queueWindowMs(deadline - sentAt), sentAt);
     return attemptOnce(this.backend, request, deadline, send).then(
       (result): FirstTry =>
         result.acquired ? { kind: 'acquired', acquired: { acquired: true, fence: result.fence, validUntil: result.validUntil, handedOver: false } } : { kind: 'queued', since: sentAt },

@@ -66,7 +66,7 @@ export class LocalHandoff {
     if (!line) return;
     if (fromRedis) {
       line.run = 0;
-      line.since = now();
+      line.since = lease.acquiredAt;
     }
     line.hold(lease, () => this.takeOver(line, lease));
     if (line.waiting > 0) this.reserve(line);

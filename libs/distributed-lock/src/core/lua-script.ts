@@ -30,6 +30,13 @@ export class LuaScript<Reply> {
     return sent.catch((error: unknown) => this.recover(error, client, variant, keys, args));
   }
 
+  /** `run(...).then(map)` in one promise step fewer: for the uncontended acquire and release. */
+  runThen<T>(client: RedisClient, keys: string[], args: ScriptArg[], map: (reply: Reply) => T | Promise<T>): Promise<T> {
+    const variant = this.sharded && usesShardedPubSub(client) ? this.sharded : this;
+    const sent = client.evalsha(variant.sha, keys.length, ...keys, ...args) as Promise<Reply>;
+    return sent.then(map, (error: unknown) => this.recover(error, client, variant, keys, args).then(map));
+  }
+
   /** Queues the script on a pipeline; answers that came back NOSCRIPT are rerun by `rerunIfMissing`. */
   queue(pipeline: ChainableCommander, keys: string[], args: ScriptArg[]): void {
     pipeline.evalsha(this.sha, keys.length, ...keys, ...args);

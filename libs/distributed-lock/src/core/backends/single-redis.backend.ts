@@ -56,10 +56,9 @@ export class SingleRedisBackend implements LockBackend {
   }
 
   /** Not async on purpose: the uncontended path, one promise fewer. */
-  firstTry(key: string, token: string, ttlMs: number, queueForMs: number): Promise<AttemptResult> {
-    const startedAt = now();
-    return firstTryScript.run(this.client, this.naming.namesOf(key).scriptKeys, [token, ttlMs, queueForMs]).then((reply) =>
-      reply > 0 ? { acquired: true, fence: reply, validUntil: startedAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) } : { acquired: false, holderTtlMs: holderTtlOf(reply) },
+  firstTry(key: string, token: string, ttlMs: number, queueForMs: number, sentAt = now()): Promise<AttemptResult> {
+    return firstTryScript.runThen(this.client, this.naming.namesOf(key).scriptKeys, [token, ttlMs, queueForMs], (reply): AttemptResult =>
+      reply > 0 ? { acquired: true, fence: reply, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) } : { acquired: false, holderTtlMs: holderTtlOf(reply) },
     );
   }
 
@@ -74,7 +73,7 @@ export class SingleRedisBackend implements LockBackend {
   release({ keys, token }: LeaseRef): Promise<boolean> {
     if (keys.length > 1) return this.releaseSeveral(keys, token);
     const names = this.naming.namesOf(keys[0]);
-    return releaseUnqueuedScript.run(this.client, names.lockAndQueue, [token, names.channel]).then((reply) => {
+    return releaseUnqueuedScript.runThen(this.client, names.lockAndQueue, [token, names.channel], (reply) => {
       if (reply !== WAITERS_QUEUED) return reply === RELEASED;
       return this.releaseTogether(keys, token).then((owned) => owned === 1);
     });
