@@ -24,8 +24,10 @@ interface Entry {
  * Scenario (a): sequential acquire+release on a fresh key each time. Contenders take turns in
  * short slices over several rounds, in a shuffled order per round, so drift from the shared
  * machine hits them all alike.
- * Each first runs one untimed slice: the peers' code (and the driver's) is already optimised by
- * the sweep before (a), a library's own code is not until it has run a few thousand cycles.
+ * Each first runs one untimed slice of at least `uncontendedWarmupCycles` cycles: the peers' code
+ * (and the driver's) is already optimised by the sweep before (a), a library's own code is not
+ * until it has run a few thousand cycles (`node --trace-opt`: our acquire path was still
+ * unoptimised after 600 cycles, what a 300 ms slice held on a slow day, and optimised by 3,000).
  */
 export async function runUncontended(ctx: BenchContext, specs: ContenderSpec[]): Promise<CellResult[]> {
   const entries: Entry[] = [];
@@ -92,7 +94,9 @@ async function runSlice(ctx: BenchContext, e: Entry): Promise<void> {
 async function warmUp(ctx: BenchContext, locker: Locker): Promise<void> {
   const prefix = ctx.nextKey('warm');
   const t0 = performance.now();
-  for (let i = 0; performance.now() - t0 < ctx.config.uncontendedSliceMs; i++) await (await locker.acquire(`${prefix}:${i}`, ctx.config.ttlMs)).release();
+  for (let i = 0; performance.now() - t0 < ctx.config.uncontendedSliceMs || i < ctx.config.uncontendedWarmupCycles; i++) {
+    await (await locker.acquire(`${prefix}:${i}`, ctx.config.ttlMs)).release();
+  }
 }
 
 function accumulate(into: ServerSnapshot, d: ServerSnapshot): void {
