@@ -25,9 +25,7 @@ export class LuaScript<Reply> {
 
   /** Not async on purpose: one promise per call on the lock's hot path, not three. */
   run(client: RedisClient, keys: string[], args: ScriptArg[]): Promise<Reply> {
-    const variant = this.sharded && usesShardedPubSub(client) ? this.sharded : this;
-    const sent = client.evalsha(variant.sha, keys.length, ...keys, ...args) as Promise<Reply>;
-    return sent.catch((error: unknown) => this.recover(error, client, variant, keys, args));
+    return this.runThen(client, keys, args, asIs);
   }
 
   /** `run(...).then(map)` in one promise step fewer: for the uncontended acquire and release. */
@@ -64,6 +62,8 @@ export class LuaScript<Reply> {
     }
   }
 }
+
+const asIs = <T>(reply: T): T => reply;
 
 function sha1(source: string): string {
   return createHash('sha1').update(source).digest('hex');

@@ -55,7 +55,7 @@ export interface LockBackend {
    * Redlock (its `attempt` is already one step per node). `sentAt`: when the caller read the
    * clock just before (the lease's validity counts from it), so it is not read twice.
    */
-  firstTry?(key: string, token: string, ttlMs: number, queueForMs: number, sentAt?: number): Promise<AttemptResult>;
+  firstTry?(key: string, token: string, ttlMs: number, queueForMs: number, sentAt: number): Promise<AttemptResult>;
   /** Leaves the queue; acquired if a release handed the lock over in the meantime. */
   cancelWait(request: AttemptRequest): Promise<AttemptResult>;
   release(lease: LeaseRef): Promise<boolean>;

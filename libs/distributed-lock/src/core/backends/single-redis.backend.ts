@@ -56,7 +56,7 @@ export class SingleRedisBackend implements LockBackend {
   }
 
   /** Not async on purpose: the uncontended path, one promise fewer. */
-  firstTry(key: string, token: string, ttlMs: number, queueForMs: number, sentAt = now()): Promise<AttemptResult> {
+  firstTry(key: string, token: string, ttlMs: number, queueForMs: number, sentAt: number): Promise<AttemptResult> {
     return firstTryScript.runThen(this.client, this.naming.namesOf(key).scriptKeys, [token, ttlMs, queueForMs], (reply): AttemptResult =>
       reply > 0 ? { acquired: true, fence: reply, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) } : { acquired: false, holderTtlMs: holderTtlOf(reply) },
     );
