@@ -66,6 +66,27 @@ describe('DistributedLock: multi-key locks and close()', () => {
     await lock.release();
   });
 
+  it('wakes a multi-key waiter with the announcement of a single key it waits for, and announces nothing when nobody waits', async () => {
+    const heard: string[] = [];
+    const listener = redis.client();
+    await listener.subscribe('lock:{w-a}#wake');
+    listener.on('message', (_channel: string, message: string) => heard.push(message));
+    const other = new DistributedLock(redis.client());
+    await (await other.acquire('w-a')).release();
+    await sleep(50);
+    expect(heard).toEqual([]); // the plain release of a key nobody waits for
+    const single = await other.acquire('w-a');
+    const multi = locks.acquire(['w-a', 'w-b'], { waitMs: 3000 });
+    await sleep(100);
+    expect(await single.release()).toBe(true);
+    const both = await multi;
+    expect(both.keys).toEqual(['w-a', 'w-b']);
+    expect(heard).toEqual(['f']);
+    await both.release();
+    await other.close();
+    await listener.quit();
+  });
+
   it('releases held locks, quits its subscriber and refuses new work on close()', async () => {
     const closing = new DistributedLock(redis.client());
     const blocker = await locks.acquire('blocked');

@@ -13,14 +13,21 @@ export interface LockNames {
   queue: string;
   /** Zset of the same entries scored by the time (ms) after which a silent waiter is dropped. */
   waiters: string;
+  /**
+   * Set (with an expiry) while a waiter that does not queue (a multi-key lock) waits for the key:
+   * asks the key's plain release to announce itself.
+   */
+  watch: string;
   /** Pub/sub channel on which releases and handoffs are announced. */
   channel: string;
   /** lock, fence, queue, waiters: the KEYS of the single-key scripts, in that order. */
   scriptKeys: string[];
-  /** lock, fence: the KEYS of the scripts that do not touch the queue. */
+  /** lock, fence: the KEYS of the first try and of the scripts that do not touch the queue. */
   lockAndFence: string[];
-  /** lock, queue: the KEYS of the release that only checks for waiters. */
-  lockAndQueue: string[];
+  /** lock, fence, watch: one key's KEYS in the multi-key acquire. */
+  lockFenceWatch: string[];
+  /** lock, queue, watch: the KEYS of the release that only checks for waiters. */
+  releaseKeys: string[];
 }
 
 const HAS_HASH_TAG = /\{[^{}]+\}/;
@@ -62,7 +69,19 @@ export class LockNaming {
     const fence = this.counterPerSlot ? `${this.prefix}{${slotTag(clusterSlot(lock))}}#fence` : this.sharedCounter;
     const queue = lock + '#queue';
     const waiters = lock + '#waiters';
-    const names = { lock, fence, queue, waiters, channel: lock + '#wake', scriptKeys: [lock, fence, queue, waiters], lockAndFence: [lock, fence], lockAndQueue: [lock, queue] };
+    const watch = lock + '#watch';
+    const names = {
+      lock,
+      fence,
+      queue,
+      waiters,
+      watch,
+      channel: lock + '#wake',
+      scriptKeys: [lock, fence, queue, waiters],
+      lockAndFence: [lock, fence],
+      lockFenceWatch: [lock, fence, watch],
+      releaseKeys: [lock, queue, watch],
+    };
     this.lastKey = key;
     this.lastNames = names;
     return names;

@@ -48,7 +48,8 @@ export async function waitForLock(
   // One request object, its queue window updated before each attempt (no copy per attempt).
   const attempt: AttemptRequest = { keys: request.keys, token: request.token, ttlMs: request.ttlMs, fair: request.fair, queueForMs: 0, mayBeQueued: request.mayBeQueued };
   const attemptFor = (remaining: number): AttemptRequest => {
-    attempt.queueForMs = queued ? queueWindowMs(remaining) : 0;
+    // Queued waiters stay in the queue this long; the others (multi-key) ask for announcements.
+    attempt.queueForMs = queueWindowMs(remaining);
     return attempt;
   };
 

@@ -7,7 +7,11 @@ export interface AttemptRequest {
   token: string;
   ttlMs: number;
   fair: boolean;
-  /** When > 0 and the lock is held, stay in its handoff queue for this long. */
+  /**
+   * When > 0 and the lock is held, stay in its handoff queue for this long; a multi-key lock,
+   * which does not queue, instead asks the releases of the keys that block it to announce
+   * themselves for this long.
+   */
   queueForMs: number;
   /** False only when the token cannot be in the handoff queue yet (a chain's first try). */
   mayBeQueued: boolean;
@@ -15,7 +19,8 @@ export interface AttemptRequest {
 
 export type AttemptResult =
   | { acquired: true; fence: number; validUntil: number }
-  | { acquired: false; holderTtlMs: number };
+  /** `queued`: a first try that left the token in the handoff queue (other attempts: unset). */
+  | { acquired: false; holderTtlMs: number; queued?: boolean };
 
 export interface LeaseRef {
   keys: string[];
@@ -51,7 +56,8 @@ export interface LockBackend {
   attempt(request: AttemptRequest): Promise<AttemptResult>;
   /**
    * A chain's first try at one key outside fair mode, in the cheapest step: takes the lock if it
-   * is free, else queues the token for `queueForMs` (when > 0) like `attempt`. Absent under
+   * is free, else may queue the token for `queueForMs` (when > 0) like `attempt`, and says so
+   * (`queued`); one not queued is queued by the caller's next `attempt`. Absent under
    * Redlock (its `attempt` is already one step per node). `sentAt`: when the caller read the
    * clock just before (the lease's validity counts from it), so it is not read twice.
    */

@@ -10,7 +10,8 @@ import { raiseFenceScript } from '../scripts/raise-fence';
 import { reserveFenceScript } from '../scripts/reserve-fence';
 import { releaseScript } from '../scripts/release';
 import { RELEASED, releaseUnqueuedScript, WAITERS_QUEUED } from '../scripts/release-unqueued';
-import { firstTryScript, holderTtlOf } from '../scripts/first-try';
+import { firstTryOrQueueScript, firstTryScript, holderTtlOf } from '../scripts/first-try';
+import { RecentContention } from '../recent-contention';
 import { driftMs, now } from '../timing';
 import { clusterSlot, isClusterClient } from './cluster-slot';
 import { waitOnShards } from './cluster-wait';
@@ -25,6 +26,7 @@ export interface SingleRedisSettings {
 export class SingleRedisBackend implements LockBackend {
   readonly handsOff = true;
   private readonly isCluster: boolean;
+  private readonly contention = new RecentContention();
 
   constructor(
     private readonly client: RedisClient,
@@ -47,7 +49,7 @@ export class SingleRedisBackend implements LockBackend {
     const { keys, token, ttlMs } = request;
     if (keys.length > 1 && !this.inOneScript(keys)) return this.attemptOneByOne(request, startedAt);
     if (keys.length > 1) {
-      const reply = await acquireManyScript.run(this.client, keys.flatMap((k) => this.lockAndFence(k)), [token, ttlMs]);
+      const reply = await acquireManyScript.run(this.client, keys.flatMap((k) => this.naming.namesOf(k).lockFenceWatch), [token, ttlMs, request.queueForMs]);
       return this.toResult(reply, startedAt, ttlMs);
     }
     const names = this.naming.namesOf(keys[0]);
@@ -55,11 +57,21 @@ export class SingleRedisBackend implements LockBackend {
     return this.toResult(reply, startedAt, ttlMs);
   }
 
-  /** Not async on purpose: the uncontended path, one promise fewer. */
+  /**
+   * Not async on purpose: the uncontended path, one promise fewer. A key refused lately queues a
+   * caller that will wait in the same step; any other key takes the plain step, and a refusal
+   * there (`queued: false`) is remembered, so the key's next first try queues.
+   */
   firstTry(key: string, token: string, ttlMs: number, queueForMs: number, sentAt: number): Promise<AttemptResult> {
-    return firstTryScript.runThen(this.client, this.naming.namesOf(key).scriptKeys, [token, ttlMs, queueForMs], (reply): AttemptResult =>
-      reply > 0 ? { acquired: true, fence: reply, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) } : { acquired: false, holderTtlMs: holderTtlOf(reply) },
-    );
+    const names = this.naming.namesOf(key);
+    const queues = queueForMs > 0 && this.contention.isContended(key, sentAt);
+    const toResult = (reply: number): AttemptResult => {
+      if (reply > 0) return { acquired: true, fence: reply, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) };
+      if (queueForMs > 0) this.contention.refused(key, sentAt);
+      return { acquired: false, holderTtlMs: holderTtlOf(reply), queued: queues };
+    };
+    if (queues) return firstTryOrQueueScript.runThen(this.client, names.scriptKeys, [token, ttlMs, queueForMs], toResult);
+    return firstTryScript.runThen(this.client, names.lockAndFence, [token, ttlMs], toResult);
   }
 
   async cancelWait(request: AttemptRequest): Promise<AttemptResult> {
@@ -73,7 +85,7 @@ export class SingleRedisBackend implements LockBackend {
   release({ keys, token }: LeaseRef): Promise<boolean> {
     if (keys.length > 1) return this.releaseSeveral(keys, token);
     const names = this.naming.namesOf(keys[0]);
-    return releaseUnqueuedScript.runThen(this.client, names.lockAndQueue, [token, names.channel], (reply) => {
+    return releaseUnqueuedScript.runThen(this.client, names.releaseKeys, [token, names.channel], (reply) => {
       if (reply !== WAITERS_QUEUED) return reply === RELEASED;
       return this.releaseTogether(keys, token).then((owned) => owned === 1);
     });
@@ -128,7 +140,7 @@ export class SingleRedisBackend implements LockBackend {
     const taken: string[] = [];
     let fence = 0;
     for (const key of request.keys) {
-      const reply = await acquireManyScript.run(this.client, this.lockAndFence(key), [request.token, request.ttlMs]);
+      const reply = await acquireManyScript.run(this.client, this.naming.namesOf(key).lockFenceWatch, [request.token, request.ttlMs, request.queueForMs]);
       if (reply[0] === 0) {
         await Promise.all(taken.map((k) => this.releaseTogether([k], request.token)));
         return { acquired: false, holderTtlMs: reply[1] };
@@ -182,10 +194,6 @@ export class SingleRedisBackend implements LockBackend {
   private toResult(reply: [1, number, number] | [0, number], startedAt: number, ttlMs: number): AttemptResult {
     if (reply[0] === 0) return { acquired: false, holderTtlMs: reply[1] };
     return { acquired: true, fence: reply[1], validUntil: startedAt + reply[2] - driftMs(ttlMs, this.settings.driftFactor) };
-  }
-
-  private lockAndFence(key: string): string[] {
-    return this.naming.namesOf(key).lockAndFence;
   }
 
   /** A plain server runs any keys in one script; a Cluster only keys of one slot. */

@@ -1,6 +1,7 @@
 import { RedisFixture, sleep } from '../../../test/redis-fixture';
 import { acquireScript } from './acquire';
-import { firstTryScript, holderTtlOf } from './first-try';
+import { acquireManyScript } from './acquire-many';
+import { firstTryOrQueueScript, firstTryScript, holderTtlOf } from './first-try';
 import { RELEASED, releaseUnqueuedScript, WAITERS_QUEUED } from './release-unqueued';
 
 // The two cheap steps of the uncontended path against a real Redis: they must agree with the
@@ -12,6 +13,7 @@ describe('first-try and release-unqueued scripts', () => {
   let fence: string;
   let queue: string;
   let waiters: string;
+  let watch: string;
   let channel: string;
 
   beforeAll(async () => {
@@ -19,12 +21,20 @@ describe('first-try and release-unqueued scripts', () => {
   });
   beforeEach(() => {
     lock = `lock:{u${++n}}`;
-    [fence, queue, waiters, channel] = [`${lock}#fence`, `${lock}#queue`, `${lock}#waiters`, `${lock}#wake`];
+    [fence, queue, waiters, watch, channel] = [`${lock}#fence`, `${lock}#queue`, `${lock}#waiters`, `${lock}#watch`, `${lock}#wake`];
   });
   afterAll(() => redis.stop());
 
-  const take = (token: string, queueFor = 0) => firstTryScript.run(redis.client(), [lock, fence, queue, waiters], [token, 5000, queueFor]);
-  const release = (token: string) => releaseUnqueuedScript.run(redis.client(), [lock, queue], [token, channel]);
+  const take = (token: string) => firstTryScript.run(redis.client(), [lock, fence], [token, 5000]);
+  const takeOrQueue = (token: string, queueFor: number) => firstTryOrQueueScript.run(redis.client(), [lock, fence, queue, waiters], [token, 5000, queueFor]);
+  const release = (token: string) => releaseUnqueuedScript.run(redis.client(), [lock, queue, watch], [token, channel]);
+  const listen = async (): Promise<string[]> => {
+    const heard: string[] = [];
+    const subscriber = redis.client();
+    await subscriber.subscribe(channel);
+    subscriber.on('message', (_channel: string, message: string) => heard.push(message));
+    return heard;
+  };
 
   it('takes a free lock with the next fence of the same counter the acquire script uses', async () => {
     const first = await take('a');
@@ -49,16 +59,30 @@ describe('first-try and release-unqueued scripts', () => {
     expect(await redis.client().llen(queue)).toBe(0);
   });
 
-  it('queues a caller that will wait, once, where the acquire script and the release find it', async () => {
+  it('takes a free lock in the queuing variant too, with the next fence of the same counter', async () => {
+    const first = await take('a');
+    await redis.client().del(lock);
+    expect(await takeOrQueue('b', 2000)).toBe(first + 1);
+    expect(await redis.client().get(lock)).toBe('b');
+    expect(await redis.client().exists(queue)).toBe(0);
+  });
+
+  it('in the queuing variant, queues a caller that will wait, once, where the acquire script and the release find it', async () => {
     await redis.client().set(lock, 'holder', 'PX', 3000);
-    expect(await take('w', 2000)).toBeLessThan(0);
-    expect(await take('w', 2000)).toBeLessThan(0);
+    expect(await takeOrQueue('w', 2000)).toBeLessThan(0);
+    expect(holderTtlOf(await takeOrQueue('w', 2000))).toBeGreaterThan(2000);
     expect(await redis.client().lrange(queue, 0, -1)).toEqual(['w:5000']);
     expect(await redis.client().zcard(waiters)).toBe(1);
     await redis.client().del(lock);
     const viaAcquire = await acquireScript.run(redis.client(), [lock, fence, queue, waiters], ['w', 5000, 0, 2000, 1]);
     expect(viaAcquire[0]).toBe(1);
     expect(await redis.client().llen(queue)).toBe(0);
+  });
+
+  it('in the queuing variant, does not queue a caller that will not wait', async () => {
+    await redis.client().set(lock, 'holder', 'PX', 3000);
+    expect(await takeOrQueue('x', 0)).toBeLessThan(0);
+    expect(await redis.client().exists(queue, waiters)).toBe(0);
   });
 
   it('reads a holder without expiry as an unknown ttl, never as a fence', async () => {
@@ -68,16 +92,34 @@ describe('first-try and release-unqueued scripts', () => {
     expect(holderTtlOf(refusal)).toBe(-1);
   });
 
-  it('releases its own lock and announces it', async () => {
-    const subscriber = redis.client();
-    const heard: string[] = [];
-    await subscriber.subscribe(channel);
-    subscriber.on('message', (_channel: string, message: string) => heard.push(message));
+  it('releases its own lock without announcing it when nobody watches', async () => {
+    const heard = await listen();
     await take('mine');
     expect(await release('mine')).toBe(RELEASED);
     expect(await redis.client().exists(lock)).toBe(0);
     await sleep(50);
+    expect(heard).toEqual([]);
+  });
+
+  it('announces the release to a waiter that does not queue, once the multi-key acquire it tried set the watch marker', async () => {
+    const heard = await listen();
+    await take('mine');
+    const other = `lock:{u${++n}}`;
+    const refused = await acquireManyScript.run(redis.client(), [lock, fence, watch, other, fence, `${other}#watch`], ['many', 5000, 1000]);
+    expect(refused[0]).toBe(0);
+    expect(await redis.client().pttl(watch)).toBeGreaterThan(500);
+    expect(await redis.client().exists(`${other}#watch`)).toBe(0); // only the keys that blocked it
+    expect(await release('mine')).toBe(RELEASED);
+    expect(await redis.client().exists(lock)).toBe(0);
+    await sleep(50);
     expect(heard).toEqual(['f']);
+  });
+
+  it('sets no watch marker for a multi-key caller that will not wait', async () => {
+    await take('mine');
+    const refused = await acquireManyScript.run(redis.client(), [lock, fence, watch], ['many', 5000, 0]);
+    expect(refused[0]).toBe(0);
+    expect(await redis.client().exists(watch)).toBe(0);
   });
 
   it('never deletes a lock that another token holds', async () => {

@@ -1,0 +1,48 @@
+import { RedisFixture } from '../../../test/redis-fixture';
+import { LockNaming } from '../lock-names';
+import { now } from '../timing';
+import { SingleRedisBackend } from './single-redis.backend';
+
+// The first try's two variants against a real Redis: a fresh key takes the plain step, and only
+// a key refused lately is tried with the step that queues the caller.
+describe('SingleRedisBackend.firstTry', () => {
+  let redis: RedisFixture;
+  let backend: SingleRedisBackend;
+  let n = 0;
+  let key: string;
+
+  beforeAll(async () => {
+    redis = await RedisFixture.start();
+  });
+  beforeEach(() => {
+    backend = new SingleRedisBackend(redis.client(), new LockNaming('lock:', true), { driftFactor: 0.01 });
+    key = `ft${++n}`;
+  });
+  afterAll(() => redis.stop());
+
+  const tryFirst = (token: string, queueForMs: number) => backend.firstTry(key, token, 5000, queueForMs, now());
+
+  it('takes a free key with a fence and a validity counted from when it was sent', async () => {
+    const sentAt = now();
+    const result = await backend.firstTry(key, 'a', 5000, 1000, sentAt);
+    expect(result).toEqual({ acquired: true, fence: expect.any(Number), validUntil: sentAt + 5000 - 52 });
+    expect(await redis.client().get(`lock:{${key}}`)).toBe('a');
+  });
+
+  it('does not queue on a first refusal, then queues the next caller that will wait in the same step', async () => {
+    await redis.client().set(`lock:{${key}}`, 'holder', 'PX', 3000);
+    const first = await tryFirst('w1', 1000);
+    expect(first).toMatchObject({ acquired: false, queued: false });
+    expect(await redis.client().exists(`lock:{${key}}#queue`)).toBe(0);
+    const second = await tryFirst('w2', 1000);
+    expect(second).toMatchObject({ acquired: false, queued: true });
+    expect(await redis.client().lrange(`lock:{${key}}#queue`, 0, -1)).toEqual(['w2:5000']);
+  });
+
+  it('remembers no refusal of a caller that will not wait (tryAcquire)', async () => {
+    await redis.client().set(`lock:{${key}}`, 'holder', 'PX', 3000);
+    expect(await tryFirst('t1', 0)).toMatchObject({ acquired: false, queued: false });
+    expect(await tryFirst('w1', 1000)).toMatchObject({ acquired: false, queued: false });
+    expect(await redis.client().exists(`lock:{${key}}#queue`)).toBe(0);
+  });
+});
