@@ -69,22 +69,27 @@ describe('DistributedLock: multi-key locks and close()', () => {
   it('wakes a multi-key waiter with the announcement of a single key it waits for, and announces nothing when nobody waits', async () => {
     const heard: string[] = [];
     const listener = redis.client();
-    await listener.subscribe('lock:{w-a}#wake');
-    listener.on('message', (_channel: string, message: string) => heard.push(message));
+    const admin = redis.client();
     const other = new DistributedLock(redis.client());
-    await (await other.acquire('w-a')).release();
-    await sleep(50);
-    expect(heard).toEqual([]); // the plain release of a key nobody waits for
-    const single = await other.acquire('w-a');
-    const multi = locks.acquire(['w-a', 'w-b'], { waitMs: 3000 });
-    await sleep(100);
-    expect(await single.release()).toBe(true);
-    const both = await multi;
-    expect(both.keys).toEqual(['w-a', 'w-b']);
-    expect(heard).toEqual(['f']);
-    await both.release();
-    await other.close();
-    await listener.quit();
+    try {
+      await listener.subscribe('lock:{w-a}#wake');
+      listener.on('message', (_channel: string, message: string) => heard.push(message));
+      await (await other.acquire('w-a')).release();
+      await sleep(50);
+      expect(heard).toEqual([]); // the plain release of a key nobody waits for
+      const single = await other.acquire('w-a');
+      const multi = locks.acquire(['w-a', 'w-b'], { waitMs: 3000 });
+      await until(async () => (await admin.exists('lock:{w-a}#watch')) === 1);
+      expect(await single.release()).toBe(true);
+      const both = await multi;
+      expect(both.keys).toEqual(['w-a', 'w-b']);
+      await until(async () => heard.length > 0);
+      expect(heard).toEqual(['f']);
+      await both.release();
+    } finally {
+      await other.close();
+      await listener.quit();
+    }
   });
 
   it('releases held locks, quits its subscriber and refuses new work on close()', async () => {
@@ -102,3 +107,12 @@ describe('DistributedLock: multi-key locks and close()', () => {
     await expect(closing.acquire('after-close')).rejects.toBeInstanceOf(LockUnavailableError);
   });
 });
+
+/** Polls `condition` every 10 ms for up to 2 s (a loaded machine can be slow to get there). */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await condition()) return;
+    await sleep(10);
+  }
+  throw new Error('condition not met within 2 s');
+}

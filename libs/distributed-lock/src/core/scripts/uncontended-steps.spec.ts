@@ -111,7 +111,7 @@ describe('first-try and release-unqueued scripts', () => {
     expect(await redis.client().exists(`${other}#watch`)).toBe(0); // only the keys that blocked it
     expect(await release('mine')).toBe(RELEASED);
     expect(await redis.client().exists(lock)).toBe(0);
-    await sleep(50);
+    for (let i = 0; i < 200 && heard.length === 0; i++) await sleep(10);
     expect(heard).toEqual(['f']);
   });
 
