@@ -221,7 +221,7 @@ export class DistributedLock extends EventEmitter {
   private firstTry(name: string, request: Parameters<typeof waitForLock>[1], sentAt: number, deadline: number, inLine: boolean): Promise<FirstTry> {
     const tryFirst = this.firstTryStep!;
     const send = () => tryFirst(request.keys[0], request.token, request.ttlMs, queueWindowMs(deadline - sentAt), sentAt);
-    return attemptOnce(this.backend, request, deadline, send).then(
+    return attemptOnce(this.backend, request, sentAt, deadline, send).then(
       (result): FirstTry =>
         result.acquired
           ? { kind: 'acquired', acquired: { acquired: true, fence: result.fence, validUntil: result.validUntil, handedOver: false } }

@@ -32,6 +32,9 @@ export interface LockNames {
 
 const HAS_HASH_TAG = /\{[^{}]+\}/;
 
+/** The lock name plus this is the key's pub/sub channel (release-unqueued builds it in Lua too). */
+export const CHANNEL_SUFFIX = '#wake';
+
 /**
  * Maps a lock key to its Redis names. Suffixes start with `#`, which wrapped keys cannot end
  * with (they end with `}`) and caller-tagged keys have escaped, so names never collide; nor does
@@ -76,7 +79,7 @@ export class LockNaming {
       queue,
       waiters,
       watch,
-      channel: lock + '#wake',
+      channel: lock + CHANNEL_SUFFIX,
       scriptKeys: [lock, fence, queue, waiters],
       lockAndFence: [lock, fence],
       lockFenceWatch: [lock, fence, watch],

@@ -22,8 +22,16 @@ export class NoReplyError extends Error {
 
 /** Rejects with NoReplyError when `promise` has not settled within `ms`. */
 export function withReplyTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return withReplyDeadline(promise, now() + ms, ms, what);
+}
+
+/**
+ * Rejects with NoReplyError when `promise` has not settled by the monotonic time `at`, which the
+ * caller computed from a clock reading it already had (`ms`: the allowance, for the message).
+ */
+export function withReplyDeadline<T>(promise: Promise<T>, at: number, ms: number, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const deadline = replyDeadlines.add(now() + ms, () => reject(new NoReplyError(what, ms)));
+    const deadline = replyDeadlines.add(at, () => reject(new NoReplyError(what, Math.round(ms))));
     promise.then(
       (value) => {
         replyDeadlines.remove(deadline);

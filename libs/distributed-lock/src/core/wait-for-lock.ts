@@ -1,5 +1,5 @@
 import type { AttemptRequest, AttemptResult, LeaseRef, LockBackend } from './backends/lock-backend';
-import { withReplyTimeout } from './redis-errors';
+import { withReplyDeadline } from './redis-errors';
 import { driftMs, jitter, now } from './timing';
 import { WakeSignal } from './wake-signal';
 import type { WakeupHub } from './wakeup-hub';
@@ -54,7 +54,7 @@ export async function waitForLock(
   };
 
   let sentAt = queuedSince ?? now();
-  let result: AttemptResult = queuedSince === undefined ? await attemptOnce(settings.backend, attempt, deadline, () => settings.backend.attempt(attemptFor(waitMs))) : NOT_YET_TRIED;
+  let result: AttemptResult = queuedSince === undefined ? await attemptOnce(settings.backend, attempt, sentAt, deadline, () => settings.backend.attempt(attemptFor(waitMs))) : NOT_YET_TRIED;
   if (result.acquired || waitMs <= 0) return result.acquired ? { ...result, handedOver: false } : undefined;
   attempt.mayBeQueued = true;
 
@@ -72,7 +72,7 @@ export async function waitForLock(
       }
       if (wakeup.kind === 'timer') backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       sentAt = now();
-      result = await attemptOnce(settings.backend, attempt, deadline, () => settings.backend.attempt(attemptFor(deadline - now())));
+      result = await attemptOnce(settings.backend, attempt, sentAt, deadline, () => settings.backend.attempt(attemptFor(deadline - sentAt)));
       if (result.acquired) return { ...result, handedOver: false };
     }
     if (!queued) return undefined;
@@ -84,18 +84,20 @@ export async function waitForLock(
 }
 
 /**
- * One try (`send`) under a reply deadline. A reply that comes too late to leave any of the lease
- * counts as a failed try, and the lock it took is given back. Not async on purpose: it is on
- * the uncontended path, and every async layer there is one more promise and tick per acquire.
+ * One try (`send`, sent at `sentAt`) under a reply deadline: the wait's deadline plus a grace. A
+ * reply that comes too late to leave any of the lease counts as a failed try, and the lock it
+ * took is given back. Not async on purpose: it is on the uncontended path, and every async layer
+ * there is one more promise and tick per acquire (and every clock reading ~0.1 µs).
  */
-export function attemptOnce(backend: LockBackend, request: LeaseRef, deadline: number, send: () => Promise<AttemptResult>): Promise<AttemptResult> {
+export function attemptOnce(backend: LockBackend, request: LeaseRef, sentAt: number, deadline: number, send: () => Promise<AttemptResult>): Promise<AttemptResult> {
   let pending: Promise<AttemptResult>;
   try {
     pending = send();
   } catch (error) {
     return Promise.reject(error);
   }
-  return withReplyTimeout(pending, Math.max(0, deadline - now()) + REPLY_GRACE_MS, 'Redis').then(
+  const allowedMs = Math.max(0, deadline - sentAt) + REPLY_GRACE_MS;
+  return withReplyDeadline(pending, sentAt + allowedMs, allowedMs, 'Redis').then(
     (result) => (result.acquired && result.validUntil <= now() ? giveBackTooLate(backend, request) : result),
     (error: unknown) => {
       // A reply that comes after we gave up may still have taken the lock: give it back.

@@ -85,7 +85,7 @@ export class SingleRedisBackend implements LockBackend {
   release({ keys, token }: LeaseRef): Promise<boolean> {
     if (keys.length > 1) return this.releaseSeveral(keys, token);
     const names = this.naming.namesOf(keys[0]);
-    return releaseUnqueuedScript.runThen(this.client, names.releaseKeys, [token, names.channel], (reply) => {
+    return releaseUnqueuedScript.runThen(this.client, names.releaseKeys, [token], (reply) => {
       if (reply !== WAITERS_QUEUED) return reply === RELEASED;
       return this.releaseTogether(keys, token).then((owned) => owned === 1);
     });

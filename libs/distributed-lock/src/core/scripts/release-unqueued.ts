@@ -1,3 +1,4 @@
+import { CHANNEL_SUFFIX } from '../lock-names';
 import { LuaScript } from '../lua-script';
 
 // The release of a single key nobody queues for, in the cheapest step: compare, delete, and
@@ -11,7 +12,8 @@ import { LuaScript } from '../lua-script';
 // takes over through the hand-over script instead).
 const SOURCE = `
 -- KEYS: lock, waiter queue (list), watch marker (set while an unqueued waiter waits)
--- ARGV: token, pub/sub channel of the key
+-- ARGV: token
+-- The key's pub/sub channel is not a key: it is named here, as LockNaming names it (CHANNEL_SUFFIX)
 -- Reply: 1 released, 0 not ours (nothing done), 2 waiters are queued (nothing done)
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if redis.call('EXISTS', KEYS[2], KEYS[3]) == 0 then
@@ -20,7 +22,7 @@ if redis.call('EXISTS', KEYS[2], KEYS[3]) == 0 then
 end
 if redis.call('EXISTS', KEYS[2]) == 1 then return 2 end
 redis.call('DEL', KEYS[1])
-redis.call('PUBLISH', ARGV[2], 'f')
+redis.call('PUBLISH', KEYS[1] .. '${CHANNEL_SUFFIX}', 'f')
 return 1
 `;
 

@@ -27,7 +27,7 @@ describe('first-try and release-unqueued scripts', () => {
 
   const take = (token: string) => firstTryScript.run(redis.client(), [lock, fence], [token, 5000]);
   const takeOrQueue = (token: string, queueFor: number) => firstTryOrQueueScript.run(redis.client(), [lock, fence, queue, waiters], [token, 5000, queueFor]);
-  const release = (token: string) => releaseUnqueuedScript.run(redis.client(), [lock, queue, watch], [token, channel]);
+  const release = (token: string) => releaseUnqueuedScript.run(redis.client(), [lock, queue, watch], [token]);
   const listen = async (): Promise<string[]> => {
     const heard: string[] = [];
     const subscriber = redis.client();
