@@ -11,7 +11,6 @@ import { reserveFenceScript } from '../scripts/reserve-fence';
 import { releaseScript } from '../scripts/release';
 import { RELEASED, releaseUnqueuedScript, WAITERS_QUEUED } from '../scripts/release-unqueued';
 import { firstTryOrQueueScript, firstTryScript, holderTtlOf } from '../scripts/first-try';
-import { RecentContention } from '../recent-contention';
 import { driftMs, now } from '../timing';
 import { clusterSlot, isClusterClient } from './cluster-slot';
 import { waitOnShards } from './cluster-wait';
@@ -26,7 +25,6 @@ export interface SingleRedisSettings {
 export class SingleRedisBackend implements LockBackend {
   readonly handsOff = true;
   private readonly isCluster: boolean;
-  private readonly contention = new RecentContention();
 
   constructor(
     private readonly client: RedisClient,
@@ -58,18 +56,15 @@ export class SingleRedisBackend implements LockBackend {
   }
 
   /**
-   * Not async on purpose: the uncontended path, one promise fewer. A key refused lately queues a
-   * caller that will wait in the same step; any other key takes the plain step, and a refusal
-   * there (`queued: false`) is remembered, so the key's next first try queues.
+   * Not async on purpose: the uncontended path, one promise fewer. A caller that will wait is
+   * queued in the same step when the lock is held; one that will not (tryAcquire) takes the plain
+   * step, which names no queue.
    */
   firstTry(key: string, token: string, ttlMs: number, queueForMs: number, sentAt: number): Promise<AttemptResult> {
     const names = this.naming.namesOf(key);
-    const queues = queueForMs > 0 && this.contention.isContended(key, sentAt);
-    const toResult = (reply: number): AttemptResult => {
-      if (reply > 0) return { acquired: true, fence: reply, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) };
-      if (queueForMs > 0) this.contention.refused(key, sentAt);
-      return { acquired: false, holderTtlMs: holderTtlOf(reply), queued: queues };
-    };
+    const queues = queueForMs > 0;
+    const toResult = (reply: number): AttemptResult =>
+      reply > 0 ? { acquired: true, fence: reply, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) } : { acquired: false, holderTtlMs: holderTtlOf(reply), queued: queues };
     if (queues) return firstTryOrQueueScript.runThen(this.client, names.scriptKeys, [token, ttlMs, queueForMs], toResult);
     return firstTryScript.runThen(this.client, names.lockAndFence, [token, ttlMs], toResult);
   }

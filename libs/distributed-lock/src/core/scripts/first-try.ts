@@ -7,12 +7,14 @@ import { QUEUE_ENTRY_LUA } from './queue-entry';
 // microseconds in Redis and in the driver: the free case is SET NX plus the fence INCR (and
 // TIME + SET to start a counter that does not exist) and an integer reply.
 //
-// Two variants. The plain one names only the lock and the fence counter: a fresh key (an order
-// id) is nearly always free, and the two queue keys and the queue window cost it ~1% of an
-// acquire+release (paired slices as in bench (a), 40 rounds, 3 runs). A refused caller queues with the
-// acquire script, one round trip later. The queuing one is for keys refused lately (see
-// RecentContention): a held lock queues the caller (when it will wait) exactly as the acquire
-// script does, so the next release hands the lock straight to it, in the same round trip.
+// Two variants. The queuing one, for a caller that will wait: a held lock queues the caller
+// exactly as the acquire script does, so the next release hands the lock straight to it. The
+// plain one names only the lock and the fence counter, for a caller that will not wait.
+// Tried and not kept: the plain one for every fresh key, and the queuing one only for keys refused
+// lately. It saved ~1% of an uncontended acquire+release, but a waiter of another process then
+// joined the queue one round trip late, often after the holder's process had checked the queue at
+// the end of its turn of local handoffs, and waited a turn more (the cross-process turn spec failed
+// 4 runs in 10 under load, against 0 in 10 with the queuing first try).
 const TAKE_LUA = `
 ${NEXT_FENCE_LUA}
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
@@ -33,7 +35,7 @@ ${TAKE_LUA}${REFUSE_LUA}
 const QUEUING_SOURCE = `
 -- KEYS: lock, fence counter, waiter queue (list), waiter deadlines (zset)
 -- ARGV: token, ttl ms, stay queued for ms (0: do not queue)
--- Reply: as the plain first try's
+-- Reply: as the plain first try's (a refusal has queued the caller when ARGV[3] > 0)
 ${TAKE_LUA}
 local queueFor = tonumber(ARGV[3])
 if queueFor > 0 then
