@@ -1,4 +1,4 @@
-import { RedisFixture, sleep } from '../test/redis-fixture';
+import { RedisFixture, sleep, until } from '../test/redis-fixture';
 import { DistributedLock } from './distributed-lock';
 import { LockUnavailableError } from './errors';
 
@@ -83,7 +83,7 @@ describe('DistributedLock: multi-key locks and close()', () => {
       expect(await single.release()).toBe(true);
       const both = await multi;
       expect(both.keys).toEqual(['w-a', 'w-b']);
-      await until(async () => heard.length > 0);
+      await until(() => heard.length > 0);
       expect(heard).toEqual(['f']);
       await both.release();
     } finally {
@@ -107,12 +107,3 @@ describe('DistributedLock: multi-key locks and close()', () => {
     await expect(closing.acquire('after-close')).rejects.toBeInstanceOf(LockUnavailableError);
   });
 });
-
-/** Polls `condition` every 10 ms for up to 2 s (a loaded machine can be slow to get there). */
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await condition()) return;
-    await sleep(10);
-  }
-  throw new Error('condition not met within 2 s');
-}

@@ -23,9 +23,8 @@ import { WakeupHub } from './core/wakeup-hub';
 
 const CONTEND: Turn = { kind: 'contend' };
 
-/** A first try's outcome: the lock, a place in the Redis queue since `since`, or neither. */
-type FirstTry = { kind: 'acquired'; acquired: Acquired } | Extract<Turn, { kind: 'queued' }> | { kind: 'refused' };
-const REFUSED: FirstTry = { kind: 'refused' };
+/** A first try's outcome: the lock, or a place in the Redis queue since `since`. */
+type FirstTry = { kind: 'acquired'; acquired: Acquired } | Extract<Turn, { kind: 'queued' }>;
 
 /** An acquired lock; `fromLine` when a holder of this process passed it on (maybe its token). */
 type InLine = Acquired & { fromLine?: true; token?: string };
@@ -157,9 +156,7 @@ export class DistributedLock extends EventEmitter {
       const first = await this.firstTry(name, request, startedAt, deadline, inLine);
       if (first.kind === 'acquired') acquired = first.acquired;
       else if (waitMs <= 0) return undefined;
-      else if (inLine) acquired = await this.waitInLine(name, request, deadline, first.kind === 'queued' ? first : null);
-      else if (first.kind === 'queued') acquired = await this.waitFor(name, { ...request, mayBeQueued: true }, deadline - now(), first.since);
-      else acquired = await this.waitFor(name, request, deadline - now());
+      else acquired = inLine ? await this.waitInLine(name, request, deadline, first) : await this.waitFor(name, { ...request, mayBeQueued: true }, deadline - now(), first.since);
     } else {
       acquired = inLine ? await this.waitInLine(name, request, deadline, queued) : await this.waitFor(name, request, waitMs);
     }
@@ -215,19 +212,15 @@ export class DistributedLock extends EventEmitter {
   }
 
   /**
-   * The lock if it was free; else the chain may be queued in Redis (when it will wait) since the
-   * try was sent. The line's chain gives up its place on error.
+   * The lock if it was free; else the chain is queued in Redis (when it will wait) since the try
+   * was sent. The line's chain gives up its place on error.
    */
   private firstTry(name: string, request: Parameters<typeof waitForLock>[1], sentAt: number, deadline: number, inLine: boolean): Promise<FirstTry> {
     const tryFirst = this.firstTryStep!;
     const send = () => tryFirst(request.keys[0], request.token, request.ttlMs, queueWindowMs(deadline - sentAt), sentAt);
     return attemptOnce(this.backend, request, sentAt, deadline, send).then(
       (result): FirstTry =>
-        result.acquired
-          ? { kind: 'acquired', acquired: { acquired: true, fence: result.fence, validUntil: result.validUntil, handedOver: false } }
-          : result.queued
-            ? { kind: 'queued', since: sentAt }
-            : REFUSED,
+        result.acquired ? { kind: 'acquired', acquired: { acquired: true, fence: result.fence, validUntil: result.validUntil, handedOver: false } } : { kind: 'queued', since: sentAt },
       (error: unknown) => {
         if (inLine) this.local.gaveUp(request.keys[0]);
         throw this.unavailable(name, error);

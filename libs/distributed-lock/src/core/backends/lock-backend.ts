@@ -19,8 +19,7 @@ export interface AttemptRequest {
 
 export type AttemptResult =
   | { acquired: true; fence: number; validUntil: number }
-  /** `queued`: a first try that left the token in the handoff queue (other attempts: unset). */
-  | { acquired: false; holderTtlMs: number; queued?: boolean };
+  | { acquired: false; holderTtlMs: number };
 
 export interface LeaseRef {
   keys: string[];
@@ -56,8 +55,7 @@ export interface LockBackend {
   attempt(request: AttemptRequest): Promise<AttemptResult>;
   /**
    * A chain's first try at one key outside fair mode, in the cheapest step: takes the lock if it
-   * is free, else may queue the token for `queueForMs` (when > 0) like `attempt`, and says so
-   * (`queued`); one not queued is queued by the caller's next `attempt`. Absent under
+   * is free, else queues the token for `queueForMs` (when > 0) like `attempt`. Absent under
    * Redlock (its `attempt` is already one step per node). `sentAt`: when the caller read the
    * clock just before (the lease's validity counts from it), so it is not read twice.
    */

@@ -62,10 +62,9 @@ export class SingleRedisBackend implements LockBackend {
    */
   firstTry(key: string, token: string, ttlMs: number, queueForMs: number, sentAt: number): Promise<AttemptResult> {
     const names = this.naming.namesOf(key);
-    const queues = queueForMs > 0;
     const toResult = (reply: number): AttemptResult =>
-      reply > 0 ? { acquired: true, fence: reply, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) } : { acquired: false, holderTtlMs: holderTtlOf(reply), queued: queues };
-    if (queues) return firstTryOrQueueScript.runThen(this.client, names.scriptKeys, [token, ttlMs, queueForMs], toResult);
+      reply > 0 ? { acquired: true, fence: reply, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) } : { acquired: false, holderTtlMs: holderTtlOf(reply) };
+    if (queueForMs > 0) return firstTryOrQueueScript.runThen(this.client, names.scriptKeys, [token, ttlMs, queueForMs], toResult);
     return firstTryScript.runThen(this.client, names.lockAndFence, [token, ttlMs], toResult);
   }
 

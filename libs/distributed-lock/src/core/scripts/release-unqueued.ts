@@ -5,9 +5,9 @@ import { LuaScript } from '../lua-script';
 // announce only when a waiter that does not queue (a multi-key lock) has asked for it by setting
 // the key's watch marker. When the queue exists it changes nothing and says so, and the caller
 // releases with the release script, which hands the lock to the oldest waiter.
-// Uncontended that saves two keys, the queue housekeeping and the PUBLISH (with this and the
-// plain first try, our two scripts take ~2-4% less time per acquire+release than before, in paired
-// slices as in bench (a); a PUBLISH costs even when nobody is subscribed). Contended across
+// Uncontended that saves two keys, the queue housekeeping and the PUBLISH (a PUBLISH costs even
+// when nobody is subscribed: without it, a bare call of our two scripts took 0.960-1.003x the time
+// per acquire+release in three paired runs as in bench (a)). Contended across
 // processes it costs one more round trip per release from Redis (rare: a process's own next chain
 // takes over through the hand-over script instead).
 const SOURCE = `

@@ -1,4 +1,4 @@
-import { RedisFixture, sleep } from '../../../test/redis-fixture';
+import { RedisFixture, sleep, until } from '../../../test/redis-fixture';
 import { acquireScript } from './acquire';
 import { acquireManyScript } from './acquire-many';
 import { firstTryOrQueueScript, firstTryScript, holderTtlOf } from './first-try';
@@ -111,7 +111,7 @@ describe('first-try and release-unqueued scripts', () => {
     expect(await redis.client().exists(`${other}#watch`)).toBe(0); // only the keys that blocked it
     expect(await release('mine')).toBe(RELEASED);
     expect(await redis.client().exists(lock)).toBe(0);
-    for (let i = 0; i < 200 && heard.length === 0; i++) await sleep(10);
+    await until(() => heard.length > 0);
     expect(heard).toEqual(['f']);
   });
 
