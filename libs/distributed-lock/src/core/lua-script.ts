@@ -31,7 +31,10 @@ export class LuaScript<Reply> {
   /** `run(...).then(map)` in one promise step fewer: for the uncontended acquire and release. */
   runThen<T>(client: RedisClient, keys: string[], args: ScriptArg[], map: (reply: Reply) => T | Promise<T>): Promise<T> {
     const variant = this.sharded && usesShardedPubSub(client) ? this.sharded : this;
-    const sent = client.evalsha(variant.sha, keys.length, ...keys, ...args) as Promise<Reply>;
+    // Keys and args go as the arrays they are: ioredis flattens array arguments (one level), and a
+    // spread would copy them first, on the path every acquire and release takes (~600 bytes of
+    // garbage per acquire+release). Its typings accept a keys array only with nothing after it.
+    const sent = client.evalsha(variant.sha, keys.length, keys as unknown as string, args as unknown as string) as Promise<Reply>;
     return sent.then(map, (error: unknown) => this.recover(error, client, variant, keys, args).then(map));
   }
 
