@@ -3,7 +3,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { LockLostError, LockTimeoutError, LockUnavailableError } from './errors';
 import type { Lock, LockEventMap } from './lock';
 import type { AcquireOptions, DistributedLockOptions } from './lock-options';
-import type { LockBackend } from './core/backends/lock-backend';
+import type { AttemptResult, LockBackend } from './core/backends/lock-backend';
 import { RedlockBackend } from './core/backends/redlock.backend';
 import { SingleRedisBackend } from './core/backends/single-redis.backend';
 import { Lease } from './core/lease';
@@ -22,9 +22,6 @@ import { subscriberFor } from './core/pubsub-mode';
 import { WakeupHub } from './core/wakeup-hub';
 
 const CONTEND: Turn = { kind: 'contend' };
-
-/** A first try's outcome: the lock, or a place in the Redis queue since `since`. */
-type FirstTry = { kind: 'acquired'; acquired: Acquired } | Extract<Turn, { kind: 'queued' }>;
 
 /** An acquired lock; `fromLine` when a holder of this process passed it on (maybe its token). */
 type InLine = Acquired & { fromLine?: true; token?: string };
@@ -156,10 +153,18 @@ export class DistributedLock extends EventEmitter {
     const queued = inLine ? this.local.enter(keys[0], request.token, request.ttlMs, deadline) : null;
     let acquired: InLine | undefined;
     if (!queued && this.triesFirst(request)) {
-      const first = await this.firstTry(name, request, startedAt, deadline, inLine);
-      if (first.kind === 'acquired') acquired = first.acquired;
+      let first: AttemptResult;
+      try {
+        first = await this.firstTry(request, startedAt, deadline);
+      } catch (error) {
+        if (inLine) this.local.gaveUp(keys[0]);
+        throw this.unavailable(name, error);
+      }
+      if (first.acquired) acquired = { acquired: true, fence: first.fence, validUntil: first.validUntil, handedOver: false };
       else if (waitMs <= 0) return this.notAcquired(name, waitMs, orThrow);
-      else acquired = inLine ? await this.waitInLine(name, request, deadline, first) : await this.waitFor(name, { ...request, mayBeQueued: true }, deadline - now(), first.since);
+      // Refused, the chain was queued in Redis when the try was sent.
+      else if (inLine) acquired = await this.waitInLine(name, request, deadline, { kind: 'queued', since: startedAt });
+      else acquired = await this.waitFor(name, { ...request, mayBeQueued: true }, deadline - now(), startedAt);
     } else {
       acquired = inLine ? await this.waitInLine(name, request, deadline, queued) : await this.waitFor(name, request, waitMs);
     }
@@ -220,20 +225,13 @@ export class DistributedLock extends EventEmitter {
   }
 
   /**
-   * The lock if it was free; else the chain is queued in Redis (when it will wait) since the try
-   * was sent. The line's chain gives up its place on error.
+   * The chain's first try, by the backend's cheapest step: a refused caller that will wait is
+   * queued in Redis in the same step.
    */
-  private firstTry(name: string, request: Parameters<typeof waitForLock>[1], sentAt: number, deadline: number, inLine: boolean): Promise<FirstTry> {
+  private firstTry(request: Parameters<typeof waitForLock>[1], sentAt: number, deadline: number): Promise<AttemptResult> {
     const tryFirst = this.firstTryStep!;
     const send = () => tryFirst(request.keys[0], request.token, request.ttlMs, queueWindowMs(deadline - sentAt), sentAt);
-    return attemptOnce(this.backend, request, sentAt, deadline, send).then(
-      (result): FirstTry =>
-        result.acquired ? { kind: 'acquired', acquired: { acquired: true, fence: result.fence, validUntil: result.validUntil, handedOver: false } } : { kind: 'queued', since: sentAt },
-      (error: unknown) => {
-        if (inLine) this.local.gaveUp(request.keys[0]);
-        throw this.unavailable(name, error);
-      },
-    );
+    return attemptOnce(this.backend, request, sentAt, deadline, send);
   }
 
   private async waitFor(name: string, request: Parameters<typeof waitForLock>[1], waitMs: number, queuedSince?: number): Promise<Acquired | undefined> {

@@ -16,6 +16,8 @@ export class LockContext {
 
   /** The innermost lease still held by this chain under the given (display) key. */
   leaseFor(key: string): Lease | undefined {
+    // Most acquires run outside any `using` scope: no chain, no predicate to build.
+    if (this.storage.getStore() === undefined) return undefined;
     return this.innermost((held) => held.lease.key === key)?.lease;
   }
 

@@ -12,7 +12,8 @@ export function isUnreachableError(error: unknown): boolean {
   return UNREACHABLE.test(error.message) || (typeof code === 'string' && UNREACHABLE.test(code));
 }
 
-const replyDeadlines = new ReplyDeadlines();
+/** The deadlines of every reply this process waits for (one timer for all of them). */
+export const replyDeadlines = new ReplyDeadlines();
 
 export class NoReplyError extends Error {
   constructor(what: string, ms: number) {
