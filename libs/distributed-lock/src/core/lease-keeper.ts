@@ -79,8 +79,8 @@ export class LeaseKeeper implements LeaseOperations {
   private releaseNow(lease: Lease): Promise<boolean> {
     if (lease.released) return Promise.resolve(false);
     lease.released = true;
-    this.held.delete(lease);
     const givenBack = lease.inflight ? lease.inflight.then(() => this.giveBack(lease)) : this.giveBack(lease);
+    this.held.delete(lease); // after the release is sent: this runs while Redis works on it
     return givenBack.then(
       (wasHeld) => {
         if (this.hears('released')) this.emit('released', { key: lease.key, holdMs: now() - lease.acquiredAt, wasHeld });

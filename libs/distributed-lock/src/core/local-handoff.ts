@@ -91,10 +91,12 @@ export class LocalHandoff {
     line.letGo();
     const next = line.shift();
     if (!next) {
+      // Sent before the line's bookkeeping: that runs while Redis works on the release.
+      const released = this.backend.release(lease);
       line.engaged = false;
       if (line.reservations.length > 0) line.reservations = [];
       this.forgetIfIdle(key, line);
-      return this.backend.release(lease);
+      return released;
     }
     return this.passToLocal(line, lease, next);
   }
