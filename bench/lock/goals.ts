@@ -1,4 +1,5 @@
 import { CellResult, Scenario } from './cell-result';
+import { roundRatioInterval } from './round-ratio';
 
 export interface GoalCheck {
   goal: string;
@@ -25,7 +26,9 @@ export function checkGoals(cells: CellResult[]): GoalCheck[] {
   const raw = cell('a', 'raw');
   add('uncontended speed vs raw floor', 'a', '≤ 1.05× floor time per op', (o) => {
     const ratio = raw ? raw.perSec / o.perSec : Number.NaN;
-    return [`${ratio.toFixed(3)}× (${o.perSec.toFixed(0)} vs ${raw?.perSec.toFixed(0)} ops/s)`, ratio <= 1.05];
+    const rounds = raw ? roundRatioInterval(o.sliceMsPerOp ?? [], raw.sliceMsPerOp ?? []) : undefined;
+    const interval = rounds && Number.isFinite(rounds.low) ? `; 95% interval over rounds ${rounds.low.toFixed(3)}–${rounds.high.toFixed(3)}×` : '';
+    return [`${ratio.toFixed(3)}× (${o.perSec.toFixed(0)} vs ${raw?.perSec.toFixed(0)} ops/s${interval})`, ratio <= 1.05];
   });
   for (const [scenario, floor] of [['b', 0.9], ['c', 0.85]] as const) {
     add('throughput vs limit', scenario, `≥ ${pct(floor)} of limit`, (o) => [pct(o.fractionOfLimit), o.fractionOfLimit >= floor]);

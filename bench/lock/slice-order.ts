@@ -1,3 +1,5 @@
+import { mulberry32 } from './seeded-random';
+
 /**
  * The order in which contenders take their slices in one round of scenario (a): a permutation
  * shuffled from the round number (the same in every run). A fixed rotation would put every
@@ -12,16 +14,4 @@ export function sliceOrder(count: number, round: number): number[] {
     [order[i], order[j]] = [order[j], order[i]];
   }
   return order;
-}
-
-/** A small seeded PRNG (mulberry32): reproducible orders, no dependency. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
