@@ -16,21 +16,21 @@ export class LockContext {
 
   /** The innermost lease still held by this chain under the given (display) key. */
   leaseFor(key: string): Lease | undefined {
+    const chain = this.storage.getStore();
     // Most acquires run outside any `using` scope: no chain, no predicate to build.
-    if (this.storage.getStore() === undefined) return undefined;
-    return this.innermost((held) => held.lease.key === key)?.lease;
+    if (chain === undefined) return undefined;
+    return this.innermost(chain, (held) => held.lease.key === key)?.lease;
   }
 
   current(key?: string): Lock | undefined {
-    return this.innermost((held) => key === undefined || held.lease.key === key || held.lease.keys.includes(key))?.lock;
+    return this.innermost(this.storage.getStore() ?? [], (held) => key === undefined || held.lease.key === key || held.lease.keys.includes(key))?.lock;
   }
 
   runWith<T>(lock: Lock, lease: Lease, fn: () => Promise<T>): Promise<T> {
     return this.storage.run([...(this.storage.getStore() ?? []), { lock, lease }], fn);
   }
 
-  private innermost(matches: (held: HeldInChain) => boolean): HeldInChain | undefined {
-    const chain = this.storage.getStore() ?? [];
+  private innermost(chain: readonly HeldInChain[], matches: (held: HeldInChain) => boolean): HeldInChain | undefined {
     for (let i = chain.length - 1; i >= 0; i--) {
       if (chain[i].lease.active && matches(chain[i])) return chain[i];
     }

@@ -12,8 +12,7 @@ export function isUnreachableError(error: unknown): boolean {
   return UNREACHABLE.test(error.message) || (typeof code === 'string' && UNREACHABLE.test(code));
 }
 
-/** The deadlines of every reply this process waits for (one timer for all of them). */
-export const replyDeadlines = new ReplyDeadlines();
+const replyDeadlines = new ReplyDeadlines();
 
 export class NoReplyError extends Error {
   constructor(what: string, ms: number) {
@@ -29,14 +28,24 @@ export function withReplyTimeout<T>(promise: Promise<T>, ms: number, what: strin
 /**
  * Rejects with NoReplyError when `promise` has not settled by the monotonic time `at`, which the
  * caller computed from a clock reading it already had (`ms`: the allowance, for the message).
+ * `settle` maps a timely value in the same step (no promise of its own); `onLate` receives a value
+ * that came after the deadline had passed.
  */
-export function withReplyDeadline<T>(promise: Promise<T>, at: number, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
+export function withReplyDeadline<T, R = T>(
+  promise: Promise<T>,
+  at: number,
+  ms: number,
+  what: string,
+  settle?: (value: T) => R | PromiseLike<R>,
+  onLate?: (value: T) => void,
+): Promise<R> {
+  return new Promise<R>((resolve, reject) => {
     const deadline = replyDeadlines.add(at, () => reject(new NoReplyError(what, Math.round(ms))));
     promise.then(
       (value) => {
+        if (!deadline.linked) return onLate?.(value);
         replyDeadlines.remove(deadline);
-        resolve(value);
+        resolve(settle ? settle(value) : (value as unknown as R));
       },
       (error: unknown) => {
         replyDeadlines.remove(deadline);
