@@ -3,15 +3,22 @@ import { mulberry32 } from './seeded-random';
 /**
  * The order in which contenders take their slices in one round of scenario (a): a permutation
  * shuffled from the round number (the same in every run). A fixed rotation would put every
- * contender after the same neighbour each round, so whatever one leaves behind (garbage to
- * collect, cold caches) would always land on the same other one.
+ * contender after the same neighbour each round, so whatever one leaves behind (cold caches)
+ * would always land on the same other one.
+ *
+ * Contenders 0 and 1, the pair the goal compares (the raw floor and our library), run back to
+ * back, each first in every other round: the machine drifts by more than the goal's margin over
+ * the few seconds a round takes, and adjacent slices share its state.
  */
 export function sliceOrder(count: number, round: number): number[] {
-  const order = Array.from({ length: count }, (_, i) => i);
+  if (count < 2) return count === 1 ? [0] : [];
+  const PAIR = -1;
+  const units = [PAIR, ...Array.from({ length: count - 2 }, (_, i) => i + 2)];
   const random = mulberry32(round + 1);
-  for (let i = count - 1; i > 0; i--) {
+  for (let i = units.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
+    [units[i], units[j]] = [units[j], units[i]];
   }
-  return order;
+  const pair = round % 2 === 0 ? [0, 1] : [1, 0];
+  return units.flatMap((unit) => (unit === PAIR ? pair : [unit]));
 }

@@ -22,8 +22,8 @@ interface Entry {
 
 /**
  * Scenario (a): sequential acquire+release on a fresh key each time. Contenders take turns in
- * short slices over several rounds, in a shuffled order per round, so drift from the shared
- * machine hits them all alike.
+ * short slices over several rounds, in a shuffled order per round (the goal's pair back to back,
+ * see `sliceOrder`), so drift from the shared machine hits them all alike.
  * Each first runs one untimed slice of at least `uncontendedWarmupCycles` cycles: the peers' code
  * (and the driver's) is already optimised by the sweep before (a), a library's own code is not
  * until it has run a few thousand cycles (`node --trace-opt`: our acquire path was still
@@ -73,6 +73,7 @@ export async function runUncontended(ctx: BenchContext, specs: ContenderSpec[]):
 async function runSlice(ctx: BenchContext, e: Entry): Promise<void> {
   const prefix = ctx.nextKey(`fresh-${e.spec.kind}`);
   const before = await snapshot(ctx.admin);
+  collectYoungGarbage();
   const cpuBefore = process.cpuUsage();
   const t0 = performance.now();
   let now = t0;
@@ -89,6 +90,16 @@ async function runSlice(ctx: BenchContext, e: Entry): Promise<void> {
   e.elapsedMs += now - t0;
   e.msPerOp.push((now - t0) / (e.cycles - cyclesBefore));
   accumulate(e.server, diff(before, await snapshot(ctx.admin)));
+}
+
+/**
+ * Empties the young generation (the bench runs with --expose-gc), so a slice pays for its own
+ * garbage only, not for what the contender before it left: a scavenge costs about the same
+ * whoever's garbage it collects. A minor collection only: a major one every slice would age the
+ * bytecode of code that has not run for a few slices until V8 flushes it.
+ */
+function collectYoungGarbage(): void {
+  (globalThis as { gc?: (options: { type: 'minor' }) => void }).gc?.({ type: 'minor' });
 }
 
 async function warmUp(ctx: BenchContext, locker: Locker): Promise<void> {
