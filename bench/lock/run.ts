@@ -32,6 +32,7 @@ const names: Record<ContenderKind, string> = {
 
 const log = (msg: string) => process.stderr.write(`[bench:lock] ${msg}\n`);
 
+/** The raw floor first and ours second: (a) runs the first two back to back as the goal's pair (`sliceOrder`). */
 function contenders(oursAvailable: boolean, tuned: Map<ContenderKind, Record<string, number>>): ContenderSpec[] {
   const specs: ContenderSpec[] = [{ kind: 'raw', label: names.raw, settings: {} }];
   if (oursAvailable) specs.push({ kind: 'ours', label: names.ours, settings: {} });

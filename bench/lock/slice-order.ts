@@ -11,7 +11,7 @@ import { mulberry32 } from './seeded-random';
  * the few seconds a round takes, and adjacent slices share its state.
  */
 export function sliceOrder(count: number, round: number): number[] {
-  if (count < 2) return count === 1 ? [0] : [];
+  if (count < 2) return Array.from({ length: count }, (_, i) => i);
   const PAIR = -1;
   const units = [PAIR, ...Array.from({ length: count - 2 }, (_, i) => i + 2)];
   const random = mulberry32(round + 1);
