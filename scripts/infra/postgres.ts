@@ -1,9 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { freePort } from '../../test/support/free-port';
 import { postgresAnswers, waitFor } from './probe';
 import { RunningService } from './redis';
+import { postgresRunner, privateServerOptions } from './postgres-user';
 import { hasCommand, installPackages, isRoot, postgresBinDir } from './system-packages';
 
 const DEFAULT_SERVER_URL = 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
@@ -52,28 +53,19 @@ async function startPrivatePostgres(): Promise<RunningService> {
   if (!bin) throw new Error('PostgreSQL binaries not found under /usr/lib/postgresql after install');
   const dataDir = resolve('.infra/postgres');
   const port = await freePort();
-  // initdb refuses to run as root: run the server as the postgres system user in that case.
-  const asUser = (cmd: string, args: string[]): void => {
-    if (isRoot()) execFileSync('runuser', ['-u', 'postgres', '--', cmd, ...args], { stdio: 'ignore' });
-    else execFileSync(cmd, args, { stdio: 'ignore' });
+  const runner = postgresRunner(dataDir);
+  const run = (tool: string, args: string[]): void => {
+    const [cmd, argv] = runner.command(`${bin}/${tool}`, args);
+    execFileSync(cmd, argv, { stdio: 'ignore', cwd: dataDir });
   };
   if (!existsSync(`${dataDir}/PG_VERSION`)) {
-    mkdirSync(dataDir, { recursive: true });
-    if (isRoot()) prepareForPostgresUser(dataDir);
-    asUser(`${bin}/initdb`, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    if (runner.dataOwner) chownSync(dataDir, runner.dataOwner.uid, runner.dataOwner.gid);
+    run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
   }
-  const socketDir = isRoot() ? '/tmp' : dataDir;
-  asUser(`${bin}/pg_ctl`, ['-D', dataDir, '-l', `${dataDir}/server.log`, '-w', '-o', `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1`, 'start']);
+  run('pg_ctl', ['-D', dataDir, '-l', `${dataDir}/server.log`, '-w', '-o', privateServerOptions(port), 'start']);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   await waitFor(() => postgresAnswers(url), 20_000, `private postgres on port ${port}`);
   console.log(`[infra] started a private PostgreSQL at ${url}`);
-  return { url, private: true, stop: async () => asUser(`${bin}/pg_ctl`, ['-D', dataDir, '-m', 'fast', 'stop']) };
-}
-
-function prepareForPostgresUser(dataDir: string): void {
-  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-  chownSync(dataDir, uid, gid);
-  chmodSync(dataDir, 0o700);
-  for (let dir = resolve(dataDir, '..'); dir !== '/'; dir = resolve(dir, '..')) chmodSync(dir, 0o755);
+  return { url, private: true, stop: async () => run('pg_ctl', ['-D', dataDir, '-m', 'fast', 'stop']) };
 }

@@ -65,7 +65,7 @@ describe('chaos 3: Postgres crashed and restarted mid-sale', () => {
     saveResult({
       id: 's3-postgres-restart',
       title: 'Postgres crashed and restarted mid-sale',
-      setup: '2 API instances, a private Postgres (initdb in /tmp), 1 redis-server; 5000 units, 6 buyers in flight with Idempotency-Keys and retries',
+      setup: '2 API instances, a private Postgres (initdb in .infra/), 1 redis-server; 5000 units, 6 buyers in flight with Idempotency-Keys and retries',
       rec,
       faults: [`pg_ctl stop -m immediate (a crash) at t=${(downAt / 1000).toFixed(1)} s, down ${DOWN_MS} ms, then start (crash recovery)`],
       recovery: { 'first 201 after Postgres back (ms)': recoveryMs, 'all /health 200 after Postgres back (ms)': healthyMs },

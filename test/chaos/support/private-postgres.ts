@@ -1,14 +1,16 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { isRoot, postgresBinDir } from '../../../scripts/infra/system-packages';
+import { chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { postgresRunner, privateServerOptions } from '../../../scripts/infra/postgres-user';
+import { postgresBinDir } from '../../../scripts/infra/system-packages';
 import { freePort } from '../../support/free-port';
 import { withPg } from '../../support/api-client';
 
 /**
- * A Postgres server of our own (initdb into /tmp, a free port) that a scenario may stop, crash
- * and start again without touching the machine's shared server. As root the binaries run as the
- * `postgres` system user (initdb refuses root).
+ * A Postgres server of our own (initdb into the ignored .infra/ folder, a free port) that a
+ * scenario may stop, crash and start again without touching the machine's shared server. As root
+ * the binaries run as a user PostgreSQL accepts (see postgres-user.ts).
  */
 export class PrivatePostgres {
   private constructor(
@@ -20,11 +22,10 @@ export class PrivatePostgres {
   static async start(): Promise<PrivatePostgres> {
     const bin = postgresBinDir();
     if (!bin) throw new Error('PostgreSQL binaries not found under /usr/lib/postgresql');
-    const dataDir = mkdtempSync('/tmp/chaos-pg-');
-    if (isRoot()) {
-      const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres']).toString().trim());
-      chownSync(dataDir, id('-u'), id('-g'));
-    }
+    mkdirSync(resolve('.infra'), { recursive: true });
+    const dataDir = mkdtempSync(resolve('.infra/chaos-pg-'));
+    const owner = postgresRunner(dataDir).dataOwner;
+    if (owner) chownSync(dataDir, owner.uid, owner.gid);
     const server = new PrivatePostgres(await freePort(), dataDir, bin);
     await server.run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
     await server.startServer();
@@ -42,7 +43,7 @@ export class PrivatePostgres {
   }
 
   async startServer(): Promise<void> {
-    const options = `-p ${this.port} -k /tmp -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`;
+    const options = privateServerOptions(this.port, '-c fsync=off -c max_connections=100');
     await this.run('pg_ctl', ['-D', this.dataDir, '-l', `${this.dataDir}/server.log`, '-w', '-t', '60', '-o', options, 'start']);
   }
 
@@ -62,9 +63,8 @@ export class PrivatePostgres {
 
   /** Asynchronous, so that the test's own clients keep running while Postgres stops or starts. */
   private async run(tool: string, args: string[]): Promise<void> {
-    const cmd = `${this.bin}/${tool}`;
-    if (isRoot()) await execFileAsync('runuser', ['-u', 'postgres', '--', cmd, ...args], { cwd: '/tmp' });
-    else await execFileAsync(cmd, args, { cwd: '/tmp' });
+    const [cmd, argv] = postgresRunner(this.dataDir).command(`${this.bin}/${tool}`, args);
+    await execFileAsync(cmd, argv, { cwd: this.dataDir });
   }
 }
 
