@@ -317,6 +317,30 @@ describe('API contract', () => {
       expect(ids(seen)).toEqual(ids(newestFirst(mine)));
     });
 
+    it('orders committed out of step with their ids are listed by createdAt, then id, and the cursor walks them all once', async () => {
+      const product = await api.createProduct({ stock: 100, perUserLimit: 10 });
+      const orders: Order[] = [];
+      for (let i = 0; i < 5; i++) orders.push(created(await api.purchase(product.id, 'lister-c')));
+      // As when a batch that began earlier commits later: the lowest id is the newest, and two
+      // orders share one instant (then the larger id comes first).
+      const at = ['2030-01-01T00:00:05Z', '2030-01-01T00:00:01Z', '2030-01-01T00:00:03Z', '2030-01-01T00:00:03Z', '2030-01-01T00:00:02Z'];
+      await withPg(db, async (pg) => {
+        for (let i = 0; i < orders.length; i++) await pg.query('UPDATE orders SET created_at = $2 WHERE id = $1', [orders[i].id, at[i]]);
+      });
+      const expected = [orders[0], orders[3], orders[2], orders[4], orders[1]].map((o) => o.id);
+      const seen: Order[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await api.listOrders(auth('lister-c'), { limit: 2, ...(cursor ? { cursor } : {}) });
+        expect(res.status).toBe(200);
+        seen.push(...res.body.items);
+        cursor = res.body.nextCursor;
+      } while (cursor);
+      expect(ids(seen)).toEqual(expected);
+      const times = seen.map((o) => Date.parse(o.createdAt));
+      expect([...times].sort((a, b) => b - a)).toEqual(times);
+    });
+
     it('limit must be 1..500', async () => {
       expect((await api.listOrders(auth('lister-a'), { limit: 500 })).status).toBe(200);
       expectContractError(await api.listOrders(auth('lister-a'), { limit: 501 }), 400, 'VALIDATION_FAILED');

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { WithLock } from '@app/distributed-lock';
 import { DataSource, EntityManager } from 'typeorm';
@@ -12,12 +12,16 @@ import { ProductCatalog } from './product-catalog.service';
 import { PRODUCT_COLUMNS, ProductRow, ProductView, toProductView } from './product.view';
 import { SoldOutFlags } from './sold-out-flags';
 import { StaleSegmentsError, StockLedger } from './stock-ledger';
+import { reportBackgroundFailure } from '../metrics/background-failures';
+import { withConflictRetry } from '../database/conflict-retry';
 
 const UNIQUE_VIOLATION = '23505';
 
 /** Admin seeding and the stock changes other modules make through it. */
 @Injectable()
 export class InventoryService {
+  private readonly log = new Logger(InventoryService.name);
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly productLock: ProductLock,
@@ -70,7 +74,7 @@ export class InventoryService {
       terms.segments > 1
         ? await this.productLock.runAllSegments(productId, terms.segments, async (fence) => {
             try {
-              await this.db.transaction((tx) => this.ledger.setSegmented(tx, productId, stock, terms.segments, fence));
+              await withConflictRetry(() => this.db.transaction((tx) => this.ledger.setSegmented(tx, productId, stock, terms.segments, fence)));
             } catch (error) {
               if (error instanceof StaleSegmentsError) return 'stale-fence' as const;
               throw error;
@@ -79,7 +83,7 @@ export class InventoryService {
             return 'ok' as const;
           })
         : await this.productLock.run(productId, async (fence) => {
-            const result = await this.db.transaction((tx) => this.ledger.setAbsolute(tx, productId, stock, fence));
+            const result = await withConflictRetry(() => this.db.transaction((tx) => this.ledger.setAbsolute(tx, productId, stock, fence)));
             if (result === 'stale-fence' && fence !== null) await this.productLock.repairFenceIfReset({ productId, segment: null });
             if (result === 'ok') await this.afterStockChange(productId, stock);
             return result;
@@ -96,9 +100,17 @@ export class InventoryService {
     return this.ledger.giveBack(tx, unit, quantity);
   }
 
-  /** Keeps the sold-out flag and the cached view in step with a committed stock figure. */
-  async afterStockChange(productId: string, stock: number): Promise<void> {
-    await Promise.all([this.flags.sync(productId, stock), this.cache.invalidate(productId)]);
+  /**
+   * Keeps the sold-out flag and the cached view in step with a committed stock figure. Best
+   * effort: the change it follows is committed and its caller's answer must say so, so a failure
+   * here is reported, never thrown. The flag and the cache then lapse on their own TTLs.
+   */
+  async afterStockChange(productId: string, stock: number, segmented = false): Promise<void> {
+    try {
+      await Promise.all([this.flags.sync(productId, stock, segmented), this.cache.invalidate(productId)]);
+    } catch (error) {
+      reportBackgroundFailure(this.log, 'stock-bookkeeping', `product ${productId}`, error);
+    }
   }
 
   /**
@@ -106,7 +118,13 @@ export class InventoryService {
    * an empty segment needs the other segments counted before the product is called sold out.
    */
   async afterUnitChange(unit: StockUnit, unitStock: number): Promise<void> {
-    if (unit.segment === null || unitStock > 0) return this.afterStockChange(unit.productId, unitStock);
-    return this.afterStockChange(unit.productId, await this.ledger.segmentedTotal(this.db, unit.productId));
+    if (unit.segment === null || unitStock > 0) return this.afterStockChange(unit.productId, unitStock, unit.segment !== null);
+    let total: number;
+    try {
+      total = await this.ledger.segmentedTotal(this.db, unit.productId);
+    } catch (error) {
+      return reportBackgroundFailure(this.log, 'stock-bookkeeping', `product ${unit.productId}`, error);
+    }
+    return this.afterStockChange(unit.productId, total, true);
   }
 }

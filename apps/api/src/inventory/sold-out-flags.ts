@@ -5,7 +5,12 @@ import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { productKeys } from './product-keys';
 
 // A flag outlives no mistake for long: if clearing it ever fails, it lapses on its own.
-const FLAG_TTL_S = 30;
+const FLAG_TTL_MS = 30_000;
+// A segmented product's flag is written under one segment's lock from a total counted a moment
+// earlier, so it can land just after another segment's cancel cleared it. Its short life (plus
+// LOCAL_MEMORY_MS below) bounds how long buyers may be refused while units remain to under a
+// second; once it lapses, the next purchase reaches Postgres and, if still sold out, sets it again.
+const SEGMENTED_FLAG_TTL_MS = 700;
 // How long this process trusts what it last saw without asking Redis again: units returned by a
 // cancel on another instance may be refused here for at most this long, and a product another
 // instance just sold out may be sent on to Postgres, which refuses it there.
@@ -43,9 +48,10 @@ export class SoldOutFlags {
     }
   }
 
-  async mark(productId: string): Promise<void> {
+  async mark(productId: string, segmented = false): Promise<void> {
     this.remember(productId);
-    await this.redis.set(productKeys(this.prefix.value, productId).soldOut, '1', 'EX', FLAG_TTL_S).catch(() => undefined);
+    const ttlMs = segmented ? SEGMENTED_FLAG_TTL_MS : FLAG_TTL_MS;
+    await this.redis.set(productKeys(this.prefix.value, productId).soldOut, '1', 'PX', ttlMs).catch(() => undefined);
   }
 
   async clear(productId: string): Promise<void> {
@@ -56,8 +62,8 @@ export class SoldOutFlags {
   }
 
   /** Brings the flag in line with a stock figure just read or written under the lock. */
-  async sync(productId: string, stock: number): Promise<void> {
-    await (stock === 0 ? this.mark(productId) : this.clear(productId));
+  async sync(productId: string, stock: number, segmented = false): Promise<void> {
+    await (stock === 0 ? this.mark(productId, segmented) : this.clear(productId));
   }
 
   private remember(productId: string): void {

@@ -9,6 +9,8 @@ import { TypedConfigService } from '../config/app-config.module';
 import { InventoryService } from '../inventory/inventory.service';
 import { QuotaLedger } from './quota-ledger';
 import { queryRows } from '../database/query-rows';
+import { withConflictRetry } from '../database/conflict-retry';
+import { reportBackgroundFailure } from '../metrics/background-failures';
 
 const JOB = 'order-expiry';
 const MAX_BATCHES_PER_RUN = 20;
@@ -17,6 +19,10 @@ const MAX_BATCHES_PER_RUN = 20;
  * Expires unpaid orders past their deadline and puts their units back on sale. Every instance
  * schedules it; the job lock lets one run at a time. Work goes in bounded batches, one product
  * lock and one transaction per product of a batch.
+ *
+ * A run never fails as a whole: a unit whose lock or transaction fails (Redis or Postgres down,
+ * the product busy) is reported (log line and background_failures_total) and left for the next
+ * tick, and the other units go on. The timer's callback cannot reject.
  */
 @Injectable()
 export class OrderExpiryService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -39,7 +45,7 @@ export class OrderExpiryService implements OnApplicationBootstrap, OnApplication
   }
 
   onApplicationBootstrap(): void {
-    const timer = setInterval(() => void this.tick(), this.intervalMs);
+    const timer = setInterval(() => void this.tick().catch((error) => reportBackgroundFailure(this.log, JOB, 'tick', error)), this.intervalMs);
     timer.unref();
     this.scheduler.addInterval(JOB, timer);
   }
@@ -61,13 +67,19 @@ export class OrderExpiryService implements OnApplicationBootstrap, OnApplication
   }
 
   private async runExclusively(): Promise<number> {
+    let holdsJobLock = false;
     try {
-      return await this.locks.using(`job:${JOB}`, { ttlMs: 30_000, waitMs: 0 }, () => this.expireDue());
+      return await this.locks.using(`job:${JOB}`, { ttlMs: 30_000, waitMs: 0 }, () => {
+        holdsJobLock = true;
+        return this.expireDue();
+      });
     } catch (error) {
       const name = (error as Error).name;
-      if (name === 'LockTimeoutError') return 0; // another instance is on it
-      if (name === 'LockUnavailableError') return this.expireDue(); // the per-order UPDATE is safe to run twice
-      this.log.warn(`order expiry run failed: ${(error as Error).message}`);
+      // Only a refusal of the job lock itself means another instance is on it.
+      if (!holdsJobLock && name === 'LockTimeoutError') return 0;
+      // Without Redis: the per-order UPDATE is safe to run twice, so every instance may run it.
+      if (!holdsJobLock && name === 'LockUnavailableError') return this.expireDue();
+      reportBackgroundFailure(this.log, JOB, 'run', error);
       return 0;
     }
   }
@@ -88,8 +100,17 @@ export class OrderExpiryService implements OnApplicationBootstrap, OnApplication
         entry.ids.push(String(row.id));
         byUnit.set(stockLockKey(unit), entry);
       }
-      for (const { unit, ids } of byUnit.values()) expired += await this.expireForUnit(unit, ids);
-      if (due.length < this.batchSize) break;
+      let failed = 0;
+      for (const { unit, ids } of byUnit.values()) {
+        try {
+          expired += await this.expireForUnit(unit, ids);
+        } catch (error) {
+          failed++;
+          reportBackgroundFailure(this.log, JOB, `${stockLockKey(unit)}, ${ids.length} order(s)`, error);
+        }
+      }
+      // What failed is due again at once; leave it to the next tick rather than spin on it.
+      if (failed || due.length < this.batchSize) break;
     }
     if (expired) this.log.log(`expired ${expired} unpaid order(s)`);
     return expired;
@@ -98,20 +119,26 @@ export class OrderExpiryService implements OnApplicationBootstrap, OnApplication
   private expireForUnit(unit: StockUnit, orderIds: string[]): Promise<number> {
     const { productId } = unit;
     return this.productLock.runUnit(unit, async () => {
-      const result = await this.db.transaction(async (tx) => {
-        const rows = await queryRows<{ user_id: string; quantity: number }>(
-          tx,
-          `UPDATE orders SET status = 'EXPIRED', closed_at = now()
-            WHERE id = ANY($1::bigint[]) AND status = 'PENDING_PAYMENT' AND expires_at <= now() RETURNING user_id, quantity`,
-          [orderIds],
-        );
-        if (!rows.length) return { count: 0, stock: undefined };
-        const perUser = new Map<string, number>();
-        for (const row of rows) perUser.set(row.user_id, (perUser.get(row.user_id) ?? 0) + row.quantity);
-        for (const [userId, quantity] of perUser) await this.quota.release(tx, userId, productId, quantity);
-        const total = rows.reduce((sum, row) => sum + row.quantity, 0);
-        return { count: rows.length, stock: await this.inventory.giveBack(tx, unit, total) };
-      });
+      // Rows in the one lock order (see the row-lock-order migration): the orders by id, the
+      // stock row, then the quota rows by user id.
+      const result = await withConflictRetry(() =>
+        this.db.transaction(async (tx) => {
+          const rows = await queryRows<{ user_id: string; quantity: number }>(
+            tx,
+            `UPDATE orders SET status = 'EXPIRED', closed_at = now()
+              WHERE id IN (SELECT id FROM orders WHERE id = ANY($1::bigint[]) AND status = 'PENDING_PAYMENT' AND expires_at <= now() ORDER BY id FOR UPDATE)
+              RETURNING user_id, quantity`,
+            [orderIds],
+          );
+          if (!rows.length) return { count: 0, stock: undefined };
+          const total = rows.reduce((sum, row) => sum + row.quantity, 0);
+          const stock = await this.inventory.giveBack(tx, unit, total);
+          const perUser = new Map<string, number>();
+          for (const row of rows) perUser.set(row.user_id, (perUser.get(row.user_id) ?? 0) + row.quantity);
+          await this.quota.releaseMany(tx, productId, perUser);
+          return { count: rows.length, stock };
+        }),
+      );
       if (result.stock !== undefined) await this.inventory.afterUnitChange(unit, result.stock);
       return result.count;
     });

@@ -14,6 +14,7 @@ import { OrderRepository } from './order-repository';
 import { OrderRow, OrderView, ORDER_COLUMNS, toOrderView } from './order.view';
 import { QuotaLedger } from './quota-ledger';
 import { queryRows } from '../database/query-rows';
+import { withConflictRetry } from '../database/conflict-retry';
 
 /** Reading, paying and cancelling orders; each state change is one conditional UPDATE. */
 @Injectable()
@@ -27,25 +28,36 @@ export class OrdersService {
     private readonly quota: QuotaLedger,
   ) {}
 
+  /** Newest first: createdAt descending, then id descending; the cursor continues in that order. */
   async list(user: AuthUser, query: ListOrdersQuery): Promise<OrderPageView> {
     const limit = query.limit ?? 50;
     const where: string[] = [];
     const params: unknown[] = [];
-    const add = (clause: string, value: unknown) => {
-      params.push(value);
-      where.push(clause.replace('?', `$${params.length}`));
+    const add = (clause: string, ...values: unknown[]) => {
+      let text = clause;
+      for (const value of values) {
+        params.push(value);
+        text = text.replace('?', `$${params.length}`);
+      }
+      where.push(text);
     };
     if (user.role !== 'admin') add('user_id = ?', user.id);
     if (query.productId) add('product_id = ?', query.productId);
     if (query.status) add('status = ?', query.status);
-    if (query.cursor) add('id < ?', decodeCursor(query.cursor));
+    if (query.cursor) {
+      const after = decodeCursor(query.cursor);
+      if (after.createdUs === undefined) add('(created_at, id) < (SELECT created_at, id FROM orders WHERE id = ?)', after.id);
+      else add(`(created_at, id) < (timestamptz 'epoch' + ?::bigint * interval '1 microsecond', ?::bigint)`, after.createdUs, after.id);
+    }
     params.push(limit + 1);
-    const rows: OrderRow[] = await this.db.query(
-      `SELECT ${ORDER_COLUMNS} FROM orders ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${params.length}`,
+    const rows: (OrderRow & { created_us: string })[] = await this.db.query(
+      `SELECT ${ORDER_COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint AS created_us
+         FROM orders ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
       params,
     );
     const page = rows.slice(0, limit);
-    return { items: page.map(toOrderView), nextCursor: rows.length > limit ? encodeCursor(String(page[page.length - 1].id)) : null };
+    const last = page[page.length - 1];
+    return { items: page.map(toOrderView), nextCursor: rows.length > limit ? encodeCursor({ createdUs: String(last.created_us), id: String(last.id) }) : null };
   }
 
   async get(user: AuthUser, orderId: string): Promise<OrderView> {
@@ -74,7 +86,8 @@ export class OrdersService {
       const order = await this.visibleOrder(user, orderId);
       const unit = { productId: String(order.product_id), segment: order.segment };
       return this.productLock.runUnit(unit, async () => {
-        const result = await this.db.transaction(async (tx) => {
+        // Rows in the one lock order: the order, the stock row, the quota row.
+        const result = await withConflictRetry(() => this.db.transaction(async (tx) => {
           const rows = await queryRows<OrderRow>(
             tx,
             `UPDATE orders SET status = 'CANCELLED', closed_at = now()
@@ -86,7 +99,7 @@ export class OrdersService {
           const stock = await this.inventory.giveBack(tx, unit, row.quantity);
           await this.quota.release(tx, row.user_id, String(row.product_id), row.quantity);
           return { row, stock };
-        });
+        }));
         if (!result) throw invalidState('cancel', (await this.orders.findById(orderId))?.status ?? order.status);
         await this.inventory.afterUnitChange(unit, result.stock);
         return toOrderView(result.row);

@@ -5,6 +5,7 @@ import { HotStatements } from '../database/hot-statements';
 import { Fence, ProductLock, StockUnit, stockLockKey } from '../common/locking/product-lock';
 import { TypedConfigService } from '../config/app-config.module';
 import { InventoryService } from '../inventory/inventory.service';
+import { withConflictRetry } from '../database/conflict-retry';
 
 export type BatchOutcomeKind = 'CREATED' | 'SOLD_OUT' | 'PER_USER_LIMIT' | 'DUPLICATE_KEY' | 'NOT_FOUND' | 'STALE_FENCE';
 
@@ -85,10 +86,14 @@ export class PurchaseBatcher {
     this.queues.delete(name);
   }
 
-  /** Runs under the unit's lock: one statement, then the sold-out flag and cache follow the stock. */
+  /**
+   * Runs under the unit's lock: one statement (atomic, so run again after a deadlock), then the
+   * sold-out flag and cache follow the stock. That bookkeeping is best effort and never throws:
+   * once the statement has committed, its buyers are answered with their orders.
+   */
   private async execute(unit: StockUnit, batch: BatchItem[], fence: Fence): Promise<BatchOutcome[]> {
     this.batchSizes.observe(batch.length);
-    const rows = await this.statements.run<{ outcome: BatchOutcomeKind; order_id: string | null; created_at: Date | null; expires_at: Date | null; stock_left: number | null }>(
+    const rows = await withConflictRetry(() => this.statements.run<{ outcome: BatchOutcomeKind; order_id: string | null; created_at: Date | null; expires_at: Date | null; stock_left: number | null }>(
       'purchase_batch',
       SQL,
       [
@@ -100,7 +105,7 @@ export class PurchaseBatcher {
         batch.map((b) => b.idempotencyKey),
         batch.map((b) => b.requestHash),
         this.paymentTtlS,
-      ]);
+      ]));
     if (fence !== null && rows[0]?.outcome === 'STALE_FENCE') await this.productLock.repairFenceIfReset(unit);
     const last = rows[rows.length - 1];
     if (last && last.stock_left !== null && last.outcome !== 'STALE_FENCE') {

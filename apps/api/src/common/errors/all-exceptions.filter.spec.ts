@@ -29,6 +29,20 @@ describe('AllExceptionsFilter.toAnswer', () => {
     expect(filter.toAnswer(new Error('Query read timeout')).body.code).toBe('DEPENDENCY_UNAVAILABLE');
   });
 
+  it('answers a Redis failover in progress (Cluster redirections, CLUSTERDOWN, READONLY) with 503 DEPENDENCY_UNAVAILABLE', () => {
+    for (const message of ['Too many Cluster redirections. Last error: MOVED 866 127.0.0.1:7001', 'CLUSTERDOWN The cluster is down', 'READONLY You can\'t write against a read only replica.', 'LOADING Redis is loading the dataset in memory']) {
+      expect(filter.toAnswer(new Error(message))).toEqual({ body: expect.objectContaining({ statusCode: 503, code: 'DEPENDENCY_UNAVAILABLE' }), retryAfterS: 1 });
+    }
+    expect(filter.toAnswer(Object.assign(new Error('Failed to refresh slots cache.'), { name: 'ClusterAllFailedError' })).body.code).toBe('DEPENDENCY_UNAVAILABLE');
+  });
+
+  it('answers a deadlock or serialization failure that outlived its retries with 503 LOCK_TIMEOUT, never 500', () => {
+    for (const code of ['40P01', '40001']) {
+      const conflict = Object.assign(new Error('deadlock detected'), { driverError: { code } });
+      expect(filter.toAnswer(conflict)).toEqual({ body: expect.objectContaining({ statusCode: 503, code: 'LOCK_TIMEOUT' }), retryAfterS: 1 });
+    }
+  });
+
   it('maps Fastify body errors to 4xx codes', () => {
     expect(filter.toAnswer({ statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE', message: 'x' }).body.code).toBe('PAYLOAD_TOO_LARGE');
     expect(filter.toAnswer({ statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', message: 'x' }).body.code).toBe('UNSUPPORTED_MEDIA_TYPE');

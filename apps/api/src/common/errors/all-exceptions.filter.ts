@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { FastifyReply } from 'fastify';
 import { ErrorCode, STATUS_OF } from './error-code';
 import { ErrorAnswer, fromFrameworkError, fromHttpException } from './error-body';
-import { isDatabaseUnavailable, isRedisUnavailable } from './dependency-errors';
+import { isDatabaseUnavailable, isRedisUnavailable, isTransactionConflict } from './dependency-errors';
 
 /**
  * Gives every error the contract's `{statusCode, code, message}` shape. Client mistakes become
@@ -40,6 +40,10 @@ export function classifyError(exception: unknown): ErrorAnswer {
   if (exception instanceof HttpException) return fromHttpException(exception);
   const name = (exception as { name?: string } | null)?.name;
   if (name === 'LockTimeoutError' || name === 'LockLostError') {
+    return { body: body(ErrorCode.LockTimeout, 'the product is busy, retry shortly'), retryAfterS: 1 };
+  }
+  if (isTransactionConflict(exception)) {
+    // Only after the bounded retries in withConflictRetry: the rows stayed contended.
     return { body: body(ErrorCode.LockTimeout, 'the product is busy, retry shortly'), retryAfterS: 1 };
   }
   if (isRedisUnavailable(exception)) return { body: body(ErrorCode.DependencyUnavailable, 'redis is unavailable, retry later'), retryAfterS: 1 };

@@ -29,6 +29,6 @@ export class ListOrdersQuery {
   @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
   @IsOptional()
   @IsString()
-  @Matches(/^[A-Za-z0-9_-]{1,40}$/, { message: 'cursor is not a cursor this API issued' })
+  @Matches(/^[A-Za-z0-9_-]{1,80}$/, { message: 'cursor is not a cursor this API issued' })
   cursor?: string;
 }
