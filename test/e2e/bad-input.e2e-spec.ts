@@ -111,6 +111,15 @@ const CASES: Case[] = [
   { name: 'order: non-numeric id', request: () => ({ method: 'GET', url: '/orders/abc', headers: freshUser() }), status: 400, code: VF },
   { name: 'pay: negative id', request: () => ({ method: 'POST', url: '/orders/-5/pay', headers: freshUser() }), status: 400, code: VF },
   { name: 'cancel: huge id', request: () => ({ method: 'POST', url: '/orders/99999999999999999999/cancel', headers: freshUser() }), status: 400, code: VF },
+  // hostile shapes: nesting that would overflow a recursive walker, broken URL encodings, abused parameters
+  { name: 'purchase: quantity nested 10,000 arrays deep', request: () => raw('POST', `/products/${product.id}/purchase`, `{"quantity":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, { ...freshUser(), ...json }), status: 400, code: VF },
+  { name: 'create: body nested 10,000 objects deep', request: () => raw('POST', '/admin/products', `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`, { ...adminAuth(), ...json }), status: 400, code: VF },
+  { name: 'product: broken percent-encoding in the path', request: () => ({ method: 'GET', url: '/products/%E0%A4%A', headers: {} }), status: 400, code: VF },
+  { name: 'purchase: broken percent-encoding in the path', request: () => purchase({ quantity: 1 }, freshUser(), '%E0%A4%A'), status: 400, code: VF },
+  { name: 'product: NUL byte in the id', request: () => ({ method: 'GET', url: '/products/1%00', headers: {} }), status: 400, code: VF },
+  { name: 'product: id of 1,000 digits', request: () => ({ method: 'GET', url: `/products/${'9'.repeat(1000)}`, headers: {} }), status: 414, code: 'URI_TOO_LONG', alternatives: [[400, VF]] },
+  { name: 'orders: status given as an array', request: () => listOrders('status=PAID&status=CANCELLED'), status: 400, code: VF },
+  { name: 'orders: broken percent-encoding in the query', request: () => listOrders('cursor=%E0%A4%A'), status: 400, code: VF },
   // tokens and roles
   { name: 'auth: forged token (wrong secret)', request: () => purchase({ quantity: 1 }, bearer(forgedToken())), status: 401, code: 'UNAUTHENTICATED' },
   { name: 'auth: forged admin token on admin route', request: () => createProduct(validProduct(), bearer(forgedToken('evil', 'admin'))), status: 401, code: 'UNAUTHENTICATED' },

@@ -12,6 +12,7 @@ import { ProductCatalog } from './inventory/product-catalog.service';
 import { installSoldOutShortcut } from './orders/sold-out-shortcut';
 import { PurchaseMetrics } from './orders/purchase.metrics';
 import { installShutdownGate, ShutdownState } from './common/shutdown-gate';
+import { contractErrorOptions } from './common/errors/fastify-error-handlers';
 
 /** Builds the configured app without listening; main.ts and the e2e tests share it. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
@@ -22,6 +23,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     // Draining requests are refused by our shutdown gate, in the contract's shape.
     return503OnClosing: false,
     trustProxy: true,
+    ...contractErrorOptions,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { bufferLogs: true, abortOnError: false });
   app.useLogger(app.get(Logger));

@@ -10,14 +10,33 @@ function describe(errors: ValidationError[], parent = ''): string[] {
   });
 }
 
+// No DTO of ours nests deeper than 3; class-transformer and the validator recurse per level and
+// overflow the stack at a few thousand, so deeper input is refused before they see it.
+export const MAX_BODY_DEPTH = 32;
+
+/** Whether `value` nests objects or arrays deeper than `limit` levels (iterative: no recursion to overflow). */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /**
  * Nest reads a JSON `null` body as `{}`, so `null` would pass as "all defaults"; a body that is
- * present must be an object.
+ * present must be an object, and not a deeply nested one.
  */
 class StrictValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && (value === null || (value !== undefined && (typeof value !== 'object' || Array.isArray(value))))) {
       throw new AppException(ErrorCode.ValidationFailed, 'the request body must be a JSON object');
+    }
+    if (metadata.type === 'body' && nestsDeeperThan(value, MAX_BODY_DEPTH)) {
+      throw new AppException(ErrorCode.ValidationFailed, `the request body nests deeper than ${MAX_BODY_DEPTH} levels`);
     }
     return super.transform(value, metadata);
   }
