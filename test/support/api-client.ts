@@ -252,7 +252,13 @@ export async function withPg<T>(databaseUrl: string, work: (client: Client) => P
  */
 export async function invariants(databaseUrl: string, productId: string): Promise<InvariantReport> {
   return withPg(databaseUrl, async (pg) => {
-    const products = await pg.query('SELECT stock, supplied::bigint AS supplied, per_user_limit FROM products WHERE id = $1', [productId]);
+    // A segmented product's units live in its segment rows (products.stock stays 0).
+    const products = await pg.query(
+      `SELECT CASE WHEN p.segments > 1 THEN (SELECT COALESCE(SUM(s.stock), 0)::int FROM product_segments s WHERE s.product_id = p.id) ELSE p.stock END AS stock,
+              p.supplied::bigint AS supplied, p.per_user_limit
+         FROM products p WHERE p.id = $1`,
+      [productId],
+    );
     if (!products.rows.length) throw new Error(`invariants: no product ${productId}`);
     const { stock, supplied, per_user_limit: perUserLimit } = products.rows[0];
     const byUser = await pg.query(

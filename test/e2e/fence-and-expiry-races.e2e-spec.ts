@@ -1,0 +1,132 @@
+/**
+ * The fence paths and the pay/expiry race, driven deterministically: purchase_batch called with a
+ * stale fence, a fence counter that restarted below a row's fence and its repair, and payments
+ * racing the expiry job on orders that fall due.
+ */
+import Redis from 'ioredis';
+import { OrderExpiryService } from '../../apps/api/src/orders/order-expiry.service';
+import { AppHarness, startApp } from '../support/app-harness';
+import { Api, expectInvariants, injectSender, Order, withPg } from '../support/api-client';
+import { auth } from '../support/tokens';
+
+jest.setTimeout(90_000);
+
+// The fence counter every lock key of the app shares (LockingModule prefix `fs:lock:` + `#fence`).
+const FENCE_COUNTER = 'fs:lock:#fence';
+
+describe('fencing tokens in Postgres', () => {
+  let harness: AppHarness;
+  let api: Api;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    harness = await startApp({ RATE_LIMIT_PER_SECOND: '100000' });
+    api = new Api(injectSender(harness.app));
+    redis = harness.redis.client();
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await harness?.close();
+  });
+
+  it('purchase_batch with a fence older than the row\'s changes nothing and answers STALE_FENCE for every purchase', async () => {
+    const product = await api.createProduct({ stock: 5, perUserLimit: 2 });
+    const db = harness.env.DATABASE_URL;
+    await withPg(db, (pg) => pg.query('UPDATE products SET lock_fence = 1000 WHERE id = $1', [product.id]));
+    const rows = await withPg(db, async (pg) =>
+      (await pg.query(`SELECT idx, outcome, order_id FROM purchase_batch($1, NULL, 999, ARRAY['fa','fb']::varchar[], ARRAY[1,1], ARRAY[NULL,NULL]::varchar[], ARRAY[NULL,NULL]::varchar[], 60) ORDER BY idx`, [product.id])).rows,
+    );
+    expect(rows).toEqual([
+      { idx: 1, outcome: 'STALE_FENCE', order_id: null },
+      { idx: 2, outcome: 'STALE_FENCE', order_id: null },
+    ]);
+    const after = await expectInvariants(db, product.id);
+    expect(after.stock).toBe(5);
+    expect(after.live).toBe(0);
+    // The same fence as the row's, or a newer one, is accepted and raises the row's fence.
+    const accepted = await withPg(db, async (pg) =>
+      (await pg.query(`SELECT outcome FROM purchase_batch($1, NULL, 1001, ARRAY['fa']::varchar[], ARRAY[1], ARRAY[NULL]::varchar[], ARRAY[NULL]::varchar[], 60)`, [product.id])).rows,
+    );
+    expect(accepted).toEqual([{ outcome: 'CREATED' }]);
+    const fence = await withPg(db, async (pg) => (await pg.query('SELECT lock_fence FROM products WHERE id = $1', [product.id])).rows[0].lock_fence);
+    expect(Number(fence)).toBe(1001);
+  });
+
+  it('a fence counter that restarted below a row\'s fence is lifted past it by the next holder, and sales resume', async () => {
+    const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
+    const db = harness.env.DATABASE_URL;
+    const counter = Number((await redis.get(FENCE_COUNTER)) ?? 0);
+    const rowFence = counter + 1_000_000;
+    // As if Redis lost the counter and its clock was set back: every new fence is below the row's.
+    await withPg(db, (pg) => pg.query('UPDATE products SET lock_fence = $2 WHERE id = $1', [product.id, rowFence]));
+    const refused = await api.purchase(product.id, 'fence-u1');
+    expect(refused.status).toBe(503);
+    expect(refused.body.code).toBe('LOCK_TIMEOUT');
+    expect(refused.headers['retry-after']).toBeDefined();
+    expect(Number(await redis.get(FENCE_COUNTER))).toBeGreaterThanOrEqual(rowFence);
+    const sold = await api.purchase(product.id, 'fence-u1');
+    expect(sold.status).toBe(201);
+    const after = await expectInvariants(db, product.id);
+    expect(after.live).toBe(1);
+    expect(after.stock).toBe(4);
+  });
+});
+
+describe('pay racing the expiry job', () => {
+  let harness: AppHarness;
+  let api: Api;
+
+  beforeAll(async () => {
+    // Orders fall due a second after they are made; the job is run by hand below, not by its timer.
+    harness = await startApp({ RATE_LIMIT_PER_SECOND: '100000', ORDER_PAYMENT_TTL_S: '1', ORDER_EXPIRY_INTERVAL_MS: '3600000' });
+    api = new Api(injectSender(harness.app));
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('never leaves an order answered 200 PAID in EXPIRED, nor pays one the job expired', async () => {
+    const product = await api.createProduct({ stock: 60, perUserLimit: 1 });
+    const orders: Order[] = [];
+    for (let i = 0; i < 60; i++) {
+      const res = await api.purchase(product.id, `race-u${i}`);
+      expect(res.status).toBe(201);
+      orders.push(res.body);
+    }
+    const expiry = harness.app.get(OrderExpiryService);
+    // Wait until the first orders are due, then pay every order while the job runs again and again.
+    const firstDue = Math.min(...orders.map((o) => Date.parse(o.expiresAt)));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstDue - Date.now() - 150)));
+    let racing = true;
+    const job = (async () => {
+      let runs = 0;
+      while (racing || runs < 1) {
+        await expiry.expireDue();
+        runs++;
+      }
+      return runs;
+    })();
+    const answers = await Promise.all(orders.map((order, i) => api.pay(order.id, auth(`race-u${i}`))));
+    racing = false;
+    const runs = await job;
+    await expiry.expireDue();
+    expect(runs).toBeGreaterThan(0);
+
+    const statuses = await withPg(harness.env.DATABASE_URL, async (pg) => {
+      const rows = (await pg.query('SELECT id::text AS id, status FROM orders WHERE id = ANY($1::bigint[])', [orders.map((o) => o.id)])).rows;
+      return new Map(rows.map((r) => [r.id as string, r.status as string]));
+    });
+    answers.forEach((answer, i) => {
+      const final = statuses.get(orders[i].id);
+      if (answer.status === 200) {
+        expect({ answer: answer.body.status, final }).toEqual({ answer: 'PAID', final: 'PAID' });
+      } else {
+        expect({ status: answer.status, code: answer.body.code, final }).toEqual({ status: 409, code: 'INVALID_ORDER_STATE', final: 'EXPIRED' });
+      }
+    });
+    // Every order ended one way or the other, and the expired ones gave their units back.
+    expect([...statuses.values()].every((s) => s === 'PAID' || s === 'EXPIRED')).toBe(true);
+    const report = await expectInvariants(harness.env.DATABASE_URL, product.id);
+    expect(report.stock).toBe(60 - [...statuses.values()].filter((s) => s === 'PAID').length);
+  });
+});
