@@ -61,7 +61,7 @@ describe('fencing tokens in Postgres', () => {
     await withPg(db, (pg) => pg.query('UPDATE products SET lock_fence = $2 WHERE id = $1', [product.id, rowFence]));
     const refused = await api.purchase(product.id, 'fence-u1');
     expect(refused.status).toBe(503);
-    expect(refused.body.code).toBe('LOCK_TIMEOUT');
+    expect((refused.body as unknown as { code: string }).code).toBe('LOCK_TIMEOUT');
     expect(refused.headers['retry-after']).toBeDefined();
     expect(Number(await redis.get(FENCE_COUNTER))).toBeGreaterThanOrEqual(rowFence);
     const sold = await api.purchase(product.id, 'fence-u1');
@@ -121,7 +121,7 @@ describe('pay racing the expiry job', () => {
       if (answer.status === 200) {
         expect({ answer: answer.body.status, final }).toEqual({ answer: 'PAID', final: 'PAID' });
       } else {
-        expect({ status: answer.status, code: answer.body.code, final }).toEqual({ status: 409, code: 'INVALID_ORDER_STATE', final: 'EXPIRED' });
+        expect({ status: answer.status, code: (answer.body as unknown as { code: string }).code, final }).toEqual({ status: 409, code: 'INVALID_ORDER_STATE', final: 'EXPIRED' });
       }
     });
     // Every order ended one way or the other, and the expired ones gave their units back.
