@@ -53,6 +53,8 @@ export interface RepeatBuyerOptions extends BuyOptions {
   cancelEvery: number;
   concurrency: number;
   stop?: () => boolean;
+  /** Distinguishes the keys of several crowds buying for the same users. */
+  keyPrefix?: string;
 }
 
 /**
@@ -67,7 +69,7 @@ export async function runRepeatBuyers(o: RepeatBuyerOptions): Promise<AttemptRes
   const worker = async () => {
     for (let user = queue.shift(); user !== undefined && !o.stop?.(); user = queue.shift()) {
       for (let n = 0; n < o.buysPerUser && !o.stop?.(); n++) {
-        const result = await buyOnce(user, `${user}-buy${n}`, o);
+        const result = await buyOnce(user, `${user}-${o.keyPrefix ?? 'buy'}${n}`, o);
         results.push(result);
         if (result.orderId && o.cancelEvery > 0 && ++created % o.cancelEvery === 0) await cancelOnce(o.urls, user, result.orderId, o.rec);
       }
