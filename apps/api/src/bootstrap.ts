@@ -13,6 +13,8 @@ import { installSoldOutShortcut } from './orders/sold-out-shortcut';
 import { PurchaseMetrics } from './orders/purchase.metrics';
 import { installShutdownGate, ShutdownState } from './common/shutdown-gate';
 import { contractErrorOptions } from './common/errors/fastify-error-handlers';
+import { edgeServerOptions, installHttpEdge } from './http/http-edge';
+import { describeEdgeHeaders, EDGE_HEADERS_DESCRIPTION, REQUEST_ID_PARAMETER } from './http/edge-swagger';
 
 /** Builds the configured app without listening; main.ts and the e2e tests share it. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
@@ -22,12 +24,13 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     forceCloseConnections: 'idle',
     // Draining requests are refused by our shutdown gate, in the contract's shape.
     return503OnClosing: false,
-    trustProxy: true,
     ...contractErrorOptions,
+    ...edgeServerOptions(config.edge),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { bufferLogs: true, abortOnError: false });
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
+  await installHttpEdge(app, config.edge);
   installShutdownGate(fastify, app.get(ShutdownState));
   instrumentHttp(fastify);
   installSoldOutShortcut(fastify, { tokens: app.get(TokenVerifier), flags: app.get(SoldOutFlags), catalog: app.get(ProductCatalog), metrics: app.get(PurchaseMetrics) });
@@ -35,8 +38,14 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   app.enableShutdownHooks();
   const document = SwaggerModule.createDocument(
     app,
-    new DocumentBuilder().setTitle('Flash-sale API').setDescription('Storefront, orders and admin seeding').addBearerAuth().build(),
+    new DocumentBuilder()
+      .setTitle('Flash-sale API')
+      .setDescription(`Storefront, orders and admin seeding.\n\n${EDGE_HEADERS_DESCRIPTION}`)
+      .addBearerAuth()
+      .addGlobalParameters(REQUEST_ID_PARAMETER)
+      .build(),
   );
+  describeEdgeHeaders(document);
   SwaggerModule.setup('docs', app, document);
   return app;
 }

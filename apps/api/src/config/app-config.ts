@@ -1,3 +1,4 @@
+import { EdgeConfig, loadEdgeConfig } from './edge-config';
 import { bool, ConfigError, Env, HostPort, hostPortList, integer, oneOf, replicasAndTimeout, url, urlList } from './env.schema';
 
 export type LockFallback = 'db' | 'reject';
@@ -22,6 +23,7 @@ export interface AppConfig {
   lock: { ttlMs: number; waitMs: number; fallback: LockFallback; waitForReplicas?: { replicas: number; timeoutMs: number } };
   orders: { paymentTtlS: number; expiryBatchSize: number; expiryIntervalMs: number };
   http: { bodyLimitBytes: number; rateLimitPerSecond: number };
+  edge: EdgeConfig;
 }
 
 const DEV_JWT_SECRET = 'dev-only-secret-change-me';
@@ -67,6 +69,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       bodyLimitBytes: integer(64 * 1024, 1024, 10 * 1024 * 1024)(env.HTTP_BODY_LIMIT_BYTES, 'HTTP_BODY_LIMIT_BYTES'),
       rateLimitPerSecond: integer(20, 1, 1_000_000)(env.RATE_LIMIT_PER_SECOND, 'RATE_LIMIT_PER_SECOND'),
     },
+    edge: loadEdgeConfig(env, nodeEnv),
   };
 }
 
