@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import { formatSummary, runLoadTest, terminalProgress } from '../loadtest';
 import { startStack } from '../infra/stack';
 import { REDIS_TOPOLOGIES, RedisTopology } from '../infra/redis-topology';
+import { mintToken } from '../loadtest/jwt';
+import { serveStorefront } from '../../examples/storefront/serve';
 
 const DEMO_SECRET = 'demo-secret-for-the-flash-sale';
 
@@ -28,13 +30,18 @@ async function main(): Promise<number> {
   const instances = count(values.instances, '--instances');
   const topology = values.topology as RedisTopology;
   if (!REDIS_TOPOLOGIES.includes(topology)) throw new Error(`--topology must be one of ${REDIS_TOPOLOGIES.join(', ')}`);
+  // With --keep, the storefront example is served on its own origin, which the API allows.
+  const storefront = values.keep ? await serveStorefront() : undefined;
   console.log(`[demo] starting Postgres, Redis (${topology}) and ${instances} API instance(s)…`);
   const stack = await startStack({
     database: values.database!,
     instances,
     topology,
     logDir: '.infra/logs',
-    env: { JWT_SECRET: DEMO_SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '50' },
+    env: { JWT_SECRET: DEMO_SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '50', ...(storefront ? { CORS_ORIGINS: storefront.origin } : {}) },
+  }).catch(async (error: unknown) => {
+    await storefront?.close();
+    throw error;
   });
   try {
     const urls = stack.apis.map((api) => api.url);
@@ -54,10 +61,11 @@ async function main(): Promise<number> {
     progress.done();
     console.log(formatSummary(result));
     if (result.reportPaths) console.log(`[demo] report: ${result.reportPaths.html}`);
-    if (values.keep) await waitForCtrlC(urls[0]);
+    if (storefront) await waitForCtrlC(urls[0], storefront.pageUrl({ api: urls[0], product: result.product.id, token: mintToken(DEMO_SECRET, 'storefront-shopper', 'user') }));
     return result.ok ? 0 : 1;
   } finally {
     console.log('[demo] stopping what the demo started…');
+    await storefront?.close();
     await stack.stop();
   }
 }
@@ -67,7 +75,8 @@ function count(raw: string | undefined, flag: string): number {
   return Number(raw);
 }
 
-function waitForCtrlC(url: string): Promise<void> {
+function waitForCtrlC(url: string, storefrontPage: string): Promise<void> {
+  console.log(`[demo] storefront (another origin, allowed by CORS_ORIGINS): ${storefrontPage}`);
   console.log(`[demo] still serving at ${url}; Ctrl-C stops everything.`);
   return new Promise((resolve) => process.once('SIGINT', () => resolve()));
 }

@@ -67,4 +67,28 @@ describe('npm run demo', () => {
     const leftInTemp = readdirSync(tmpdir()).filter((name) => !tempBefore.has(name) && /PGSQL|pg|postgres/i.test(name));
     expect(leftInTemp).toEqual([]);
   }, 240_000);
+
+  it('with --keep, serves the storefront on its own origin and prints its URL, allowed by the API, until Ctrl-C', async () => {
+    const args = ['scripts/run-ts.sh', 'scripts/demo/main.ts', '--instances', '1', '--stock', '5', '--users', '20', '--requests', '40', '--connections', '4', '--database', database, '--keep'];
+    const child = spawn('bash', args, { env: { ...process.env, DATABASE_URL: process.env.TEST_PG_SERVER_URL!, REDIS_URL: redis.url } });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      while (!/Ctrl-C stops everything/.test(output) && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+      const page = /\[demo\] storefront \(.*?\): (\S+)/.exec(output)?.[1];
+      expect(page).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#api=.+&product=\d+&token=.+/);
+      const shop = new URL(page!);
+      const settings = new URLSearchParams(shop.hash.slice(1));
+      expect((await fetch(shop)).status).toBe(200);
+      const read = await fetch(`${settings.get('api')}/products/${settings.get('product')}`, { headers: { origin: shop.origin } });
+      expect(read.status).toBe(200);
+      expect(read.headers.get('access-control-allow-origin')).toBe(shop.origin);
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+    expect(output).toContain('[demo] stopping what the demo started');
+  }, 180_000);
 });

@@ -13,16 +13,28 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+/** CI=true (or any value but false/0), as CI services set it. */
+const onCi = (): boolean => !!process.env.CI && !['false', '0'].includes(process.env.CI);
+
+/** apt-get as root, or through passwordless sudo on a CI runner; undefined when neither. */
+function aptCommand(): string[] | undefined {
+  if (process.platform !== 'linux') return undefined;
+  if (process.getuid?.() === 0) return ['apt-get'];
+  if (onCi() && spawnSync('sudo', ['-n', 'true']).status === 0) return ['sudo', '-n', 'apt-get'];
+  return undefined;
+}
+
 /**
- * Debian's chromium, installed with apt-get when missing and we are root. Returns its path, or
- * the reason it cannot be had (the caller skips with that message).
+ * Debian's chromium, installed with apt-get when missing and we are root (or on CI with sudo).
+ * Returns its path, or the reason it cannot be had.
  */
 export function ensureChromium(timeoutMs = 180_000): { path: string } | { reason: string } {
   if (existsSync(CHROMIUM_PATH)) return { path: CHROMIUM_PATH };
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return { reason: `${CHROMIUM_PATH} is missing and we are not root on Linux to apt-get install it` };
+  const command = aptCommand();
+  if (!command) return { reason: `${CHROMIUM_PATH} is missing and we are neither root on Linux nor on CI with sudo to apt-get install it` };
   const deadline = Date.now() + timeoutMs;
   const apt = (args: string[]) =>
-    spawnSync('apt-get', args, {
+    spawnSync(command[0], [...command.slice(1), ...args], {
       env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
       timeout: Math.max(1000, deadline - Date.now()),
       encoding: 'utf8',
@@ -36,4 +48,16 @@ export function ensureChromium(timeoutMs = 180_000): { path: string } | { reason
   if (existsSync(CHROMIUM_PATH)) return { path: CHROMIUM_PATH };
   const why = result.error?.message ?? (result.stderr || result.stdout || '').trim().split('\n').slice(-3).join(' / ');
   return { reason: `apt-get install chromium failed: ${why}` };
+}
+
+/**
+ * Chromium for a browser test: its path; on CI (CI=true) a failure to get it fails the suite,
+ * elsewhere the caller skips with the message printed here.
+ */
+export function chromiumForTest(what: string): string | undefined {
+  const result = ensureChromium();
+  if ('path' in result) return result.path;
+  if (onCi()) throw new Error(`${what} needs Chromium: ${result.reason}`);
+  console.warn(`SKIPPING ${what}: ${result.reason}`);
+  return undefined;
 }

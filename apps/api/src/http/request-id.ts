@@ -11,20 +11,12 @@ export const REQUEST_ID_HEADER = 'x-request-id';
  */
 const ACCEPTED = /^[A-Za-z0-9._:+/=-]{1,128}$/;
 
-const kRequestId = Symbol('requestId');
-type Tagged = IncomingMessage & { [kRequestId]?: string };
-
 /**
- * The id of this request: the caller's X-Request-Id when acceptable, else a new UUID. Computed
- * once and kept on the request, so Fastify (the response header) and the logger (every log line)
- * agree on it whichever asks first.
+ * Fastify's genReqId: the caller's X-Request-Id when acceptable, else a new UUID. Fastify calls it
+ * once per request; the logger sees the same id (middie copies request.id onto the raw request,
+ * where pino-http takes it), so a response and its log lines can be matched.
  */
 export function requestIdOf(req: IncomingMessage): string {
-  const tagged = req as Tagged;
-  const known = tagged[kRequestId];
-  if (known !== undefined) return known;
   const offered = req.headers[REQUEST_ID_HEADER];
-  const id = typeof offered === 'string' && ACCEPTED.test(offered) ? offered : randomUUID();
-  tagged[kRequestId] = id;
-  return id;
+  return typeof offered === 'string' && ACCEPTED.test(offered) ? offered : randomUUID();
 }

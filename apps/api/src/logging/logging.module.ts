@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { LoggerModule } from 'nestjs-pino';
 import { TypedConfigService } from '../config/app-config.module';
-import { requestIdOf } from '../http/request-id';
 
 /**
  * Structured JSON logs. Successful requests, and the refusals a hot sale answers by the thousand
@@ -17,8 +16,6 @@ const ROUTINE_REFUSALS = new Set([409, 429]);
       useFactory: (config: TypedConfigService) => ({
         pinoHttp: {
           level: config.get('logLevel', { infer: true }),
-          // The id the response's X-Request-Id carries, so a log line and an answer can be matched.
-          genReqId: (req) => requestIdOf(req),
           customLogLevel: (_req, res, error) => {
             if (error || res.statusCode >= 500) return 'error';
             return res.statusCode >= 400 && !ROUTINE_REFUSALS.has(res.statusCode) ? 'info' : 'debug';

@@ -1,0 +1,76 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApiProcess } from '../../scripts/infra/api-process';
+import { TEST_JWT_SECRET } from '../support/app-harness';
+import { freePort } from '../support/free-port';
+import { RedisServerProcess } from '../support/redis-server';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+
+interface LogLine {
+  msg?: string;
+  req?: { id?: unknown; url?: string };
+  res?: { statusCode?: number };
+}
+
+/** The built app's JSON logs: the request id a response carries is the one its log lines carry. */
+describe('X-Request-Id in the logs', () => {
+  let redis: RedisServerProcess;
+  let database: TestDatabase;
+  let api: ApiProcess;
+  const logFile = join(mkdtempSync(join(tmpdir(), 'fs-request-id-')), 'api.log');
+
+  beforeAll(async () => {
+    if (!existsSync('dist/apps/api/main.js')) throw new Error('build first: npm run build (npm test does it)');
+    [redis, database] = await Promise.all([RedisServerProcess.start(), createTestDatabase()]);
+    const env = { NODE_ENV: 'test', LOG_LEVEL: 'debug', DATABASE_URL: database.url, REDIS_URL: redis.url, JWT_SECRET: TEST_JWT_SECRET };
+    api = new ApiProcess({ port: await freePort(), env, logFile });
+    await api.start(60_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    await api?.stop();
+    await redis?.stop();
+    await database?.drop();
+  });
+
+  const logLines = (): LogLine[] =>
+    readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as LogLine);
+
+  /** Polls until the request's completion is logged (pino writes asynchronously). */
+  async function completionLogOf(id: string): Promise<LogLine> {
+    for (;;) {
+      const line = logLines().find((entry) => entry.req?.id === id && entry.res?.statusCode !== undefined);
+      if (line) return line;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it('logs a request under the X-Request-Id its caller sent', async () => {
+    const res = await fetch(`${api.url}/products/424242`, { headers: { 'x-request-id': 'checkout-7f3a9' } });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('x-request-id')).toBe('checkout-7f3a9');
+    await expect(completionLogOf('checkout-7f3a9')).resolves.toMatchObject({ req: { url: '/products/424242' }, res: { statusCode: 404 } });
+  });
+
+  it('logs a request without one under the id generated for its response', async () => {
+    const res = await fetch(`${api.url}/orders`);
+    expect(res.status).toBe(401);
+    const id = res.headers.get('x-request-id')!;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    await expect(completionLogOf(id)).resolves.toMatchObject({ req: { url: '/orders' }, res: { statusCode: 401 } });
+  });
+
+  it('never logs a request line without its string id, nor a rejected caller id', async () => {
+    const rejected = 'two ids, joined';
+    const res = await fetch(`${api.url}/health`, { headers: { 'x-request-id': rejected } });
+    await completionLogOf(res.headers.get('x-request-id')!);
+    const requestLines = logLines().filter((line) => line.req !== undefined);
+    expect(requestLines.length).toBeGreaterThanOrEqual(3);
+    for (const line of requestLines) expect(typeof line.req!.id).toBe('string');
+    expect(readFileSync(logFile, 'utf8')).not.toContain(rejected);
+  });
+});
