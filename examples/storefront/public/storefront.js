@@ -49,7 +49,7 @@
     try {
       response = await fetch(`${apiBase}/products/${encodeURIComponent(settings.product)}`, { cache });
     } catch {
-      showProductState('unreachable', UNREACHABLE);
+      showProductState('unreachable', 'This product cannot be shown right now');
       showOutcome('unreachable', { message: UNREACHABLE });
       return;
     }
