@@ -1,6 +1,10 @@
+import type { AddressInfo } from 'node:net';
+import { chromium } from 'playwright-core';
+import { ShutdownState } from '../../apps/api/src/common/shutdown-gate';
 import { PurchaseService } from '../../apps/api/src/orders/purchase.service';
 import { Api, injectSender } from '../support/api-client';
 import { AppHarness, startApp } from '../support/app-harness';
+import { CHROMIUM_ARGS, chromiumForTest } from '../support/chromium';
 import { adminAuth, auth } from '../support/tokens';
 
 const SHOP = 'https://shop.example.com';
@@ -131,6 +135,20 @@ describe('HTTP edge', () => {
       }
     });
 
+    it('on the shutdown gate, which answers while the instance drains, with CORS and the request id as well', async () => {
+      const state = harness.app.get(ShutdownState);
+      state.closing = true;
+      try {
+        const res = await send('GET', `/products/${productId}`, { origin: SHOP, 'x-request-id': 'draining-1' });
+        expectNoStore(res, 503);
+        expect(res.headers['retry-after']).toBe('1');
+        expect(res.headers['access-control-allow-origin']).toBe(SHOP);
+        expect(res.headers['x-request-id']).toBe('draining-1');
+      } finally {
+        state.closing = false;
+      }
+    });
+
     it('on orders and admin routes', async () => {
       expectNoStore(await send('GET', '/orders', auth('no-store-buyer')), 200);
       const orderId = (await api.listOrders(auth('no-store-buyer'))).body.items[0].id;
@@ -162,6 +180,26 @@ describe('HTTP edge', () => {
       expect(res.headers['content-security-policy']).toBeUndefined();
       expect(res.headers['x-content-type-options']).toBe('nosniff');
     });
+
+    it('still let Swagger UI render in a browser', async () => {
+      const browserPath = chromiumForTest('the Swagger UI check');
+      if (!browserPath) return;
+      await harness.app.listen(0, '127.0.0.1');
+      const port = (harness.app.getHttpServer().address() as AddressInfo).port;
+      const browser = await chromium.launch({ executablePath: browserPath, args: CHROMIUM_ARGS });
+      try {
+        const page = await browser.newPage();
+        const blocked: string[] = [];
+        page.on('console', (message) => message.text().includes('Content Security Policy') && blocked.push(message.text()));
+        await page.goto(`http://127.0.0.1:${port}/docs`);
+        await page.waitForSelector('.swagger-ui .info .title');
+        await expect(page.textContent('.swagger-ui .info .title')).resolves.toContain('Flash-sale API');
+        await page.waitForSelector('.opblock-summary-path[data-path="/products/{id}"]');
+        expect(blocked).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    }, 60_000);
   });
 
   describe('X-Request-Id', () => {
