@@ -13,6 +13,9 @@ describe('start-up with bad configuration', () => {
     ['LOCK_TTL_MS', 'soon'],
     ['REDIS_URL', 'localhost'],
     ['LOCK_FALLBACK', 'pray'],
+    ['CORS_ORIGINS', 'shop.example.com'],
+    ['TRUST_PROXY', 'maybe'],
+    ['PRODUCT_CACHE_SWR_S', '-5'],
   ])('stops with exit code 1 and one line naming %s', (name, value) => {
     const result = spawnSync(process.execPath, [entry], { env: { ...process.env, [name]: value }, encoding: 'utf8', timeout: 20_000 });
     expect(result.status).toBe(1);
