@@ -34,6 +34,11 @@ describe('HTTP edge', () => {
   const send = (method: 'GET' | 'POST' | 'PUT' | 'OPTIONS', url: string, headers: Record<string, string> = {}, payload?: unknown) =>
     harness.app.inject({ method, url, headers: payload === undefined ? headers : { 'content-type': 'application/json', ...headers }, payload: payload === undefined ? undefined : JSON.stringify(payload) });
 
+  const expectContractError = (res: { statusCode: number; json(): unknown }, status: number) => {
+    expect(res.statusCode).toBe(status);
+    expect(res.json()).toEqual({ statusCode: status, code: expect.any(String), message: expect.any(String) });
+  };
+
   const preflight = (url: string, origin: string, method = 'POST') =>
     send('OPTIONS', url, { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type,idempotency-key' });
 
@@ -217,6 +222,14 @@ describe('HTTP edge', () => {
       }
       const replaced = await send('GET', `/products/${productId}`, { 'x-request-id': 'has spaces and is way too long '.repeat(10) });
       expect(replaced.headers['x-request-id']).toMatch(UUID);
+    });
+
+    it('is on the answers Fastify gives before any hook runs, to a request it cannot route', async () => {
+      const res = await send('GET', '/products/%E0%A4%A', { 'x-request-id': 'broken-url-1' });
+      expectContractError(res, 400);
+      expect(res.headers['x-request-id']).toBe('broken-url-1');
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
     });
 
     it('generates a distinct id for each request that sends none', async () => {

@@ -14,6 +14,7 @@ import { PurchaseMetrics } from './orders/purchase.metrics';
 import { installShutdownGate, ShutdownState } from './common/shutdown-gate';
 import { contractErrorOptions } from './common/errors/fastify-error-handlers';
 import { edgeServerOptions, installHttpEdge } from './http/http-edge';
+import { withEdgeHeaders } from './http/edge-headers';
 import { describeEdgeHeaders, EDGE_HEADERS_DESCRIPTION, REQUEST_ID_PARAMETER } from './http/edge-swagger';
 
 /** Builds the configured app without listening; main.ts and the e2e tests share it. */
@@ -25,6 +26,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     // Draining requests are refused by our shutdown gate, in the contract's shape.
     return503OnClosing: false,
     ...contractErrorOptions,
+    frameworkErrors: withEdgeHeaders(contractErrorOptions.frameworkErrors),
     ...edgeServerOptions(config.edge),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { bufferLogs: true, abortOnError: false });
