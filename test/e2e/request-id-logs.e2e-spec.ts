@@ -54,7 +54,7 @@ describe('X-Request-Id in the logs', () => {
     expect(res.status).toBe(404);
     expect(res.headers.get('x-request-id')).toBe('checkout-7f3a9');
     await expect(completionLogOf('checkout-7f3a9')).resolves.toMatchObject({ req: { url: '/products/424242' }, res: { statusCode: 404 } });
-  });
+  }, 30_000);
 
   it('logs a request without one under the id generated for its response', async () => {
     const res = await fetch(`${api.url}/orders`);
@@ -62,7 +62,7 @@ describe('X-Request-Id in the logs', () => {
     const id = res.headers.get('x-request-id')!;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     await expect(completionLogOf(id)).resolves.toMatchObject({ req: { url: '/orders' }, res: { statusCode: 401 } });
-  });
+  }, 30_000);
 
   it('never logs a request line without its string id, nor a rejected caller id', async () => {
     const rejected = 'two ids, joined';
@@ -72,5 +72,5 @@ describe('X-Request-Id in the logs', () => {
     expect(requestLines.length).toBeGreaterThanOrEqual(3);
     for (const line of requestLines) expect(typeof line.req!.id).toBe('string');
     expect(readFileSync(logFile, 'utf8')).not.toContain(rejected);
-  });
+  }, 30_000);
 });

@@ -10,6 +10,8 @@ import { adminAuth, token } from '../support/tokens';
  * The storefront example (examples/storefront) served from its own origin and driven in headless
  * Chromium against the real API: what a shopper's browser can and cannot do across origins.
  */
+const BROWSER_TEST_MS = 60_000;
+
 describe('storefront in a browser on another origin', () => {
   let browserPath: string | undefined;
   let shop: Storefront;
@@ -72,7 +74,7 @@ describe('storefront in a browser on another origin', () => {
     expect(shown.message).toMatch(/^Order \d+ is yours/);
     await expect(page.textContent('#outcome-request-id')).resolves.toMatch(/^[0-9a-f-]{36}$/);
     expect(await ordersOf(lastUnit, 'shopper-1')).toHaveLength(1);
-  });
+  }, BROWSER_TEST_MS);
 
   it('tells the next shopper the product is SOLD_OUT (409)', async () => {
     if (!browserPath) return;
@@ -83,7 +85,7 @@ describe('storefront in a browser on another origin', () => {
     const shown = await outcome(page);
     expect(shown).toMatchObject({ status: '409', code: 'SOLD_OUT' });
     expect(shown.message).toMatch(/sold out/i);
-  });
+  }, BROWSER_TEST_MS);
 
   it('shows a 429 with its Retry-After, holds the Buy button until then, and retries the same attempt', async () => {
     if (!browserPath) return;
@@ -112,7 +114,7 @@ describe('storefront in a browser on another origin', () => {
     await page.click('#buy'); // waits until the page enables it again, after Retry-After
     await retried;
     expect(purchases.at(-1)!.key).toBe(refused.key);
-  });
+  }, BROWSER_TEST_MS);
 
   it('gives a page on an origin not in CORS_ORIGINS nothing to read, and lets it buy nothing', async () => {
     if (!browserPath) return;
@@ -131,5 +133,5 @@ describe('storefront in a browser on another origin', () => {
     );
     expect(attempts).toEqual({ read: 'TypeError', buy: 'TypeError' });
     expect(await ordersOf(plenty, 'shopper-4')).toEqual([]);
-  });
+  }, BROWSER_TEST_MS);
 });
