@@ -6,12 +6,12 @@ import { AppHarness, startApp } from '../support/app-harness';
 import { CHROMIUM_ARGS, chromiumForTest } from '../support/chromium';
 import { adminAuth, token } from '../support/tokens';
 
+const BROWSER_TEST_MS = 60_000;
+
 /**
  * The storefront example (examples/storefront) served from its own origin and driven in headless
  * Chromium against the real API: what a shopper's browser can and cannot do across origins.
  */
-const BROWSER_TEST_MS = 60_000;
-
 describe('storefront in a browser on another origin', () => {
   let browserPath: string | undefined;
   let shop: Storefront;
