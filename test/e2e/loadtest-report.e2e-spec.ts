@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { runLoadTest } from '../../scripts/loadtest';
 import { LoadTestResult } from '../../scripts/loadtest/types';
-import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium';
+import { CHROMIUM_ARGS, chromiumForTest } from '../support/chromium';
 import { FakeServer, startFakeServer } from '../support/loadtest-fake-server';
 
 const SECRET = 'report-test-secret-0123456789';
@@ -15,9 +15,7 @@ describe('load-test report', () => {
   let browserPath: string | undefined;
 
   beforeAll(async () => {
-    const chromiumResult = ensureChromium();
-    if ('path' in chromiumResult) browserPath = chromiumResult.path;
-    else console.warn(`SKIPPING the headless-browser check of report.html: ${chromiumResult.reason}`);
+    browserPath = chromiumForTest('the headless-browser check of report.html');
     server = await startFakeServer({ secret: SECRET, unavailableRate: 0.2, retryAfterS: 0 });
     result = await runLoadTest({
       urls: [server.url],
