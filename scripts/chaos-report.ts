@@ -1,8 +1,15 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 
-export const RESULTS_DIR = resolve(__dirname, '../test/chaos/results');
+/**
+ * Where every chaos run leaves each scenario's figures (ignored by git, like every test output):
+ * a test run never touches a tracked file. docs/RELIABILITY.md is written from these files only
+ * by `npm run reliability:report`, after a full `npm run test:chaos`.
+ */
+export const RESULTS_DIR = resolve(__dirname, '../reports/chaos');
 const DOC = resolve(__dirname, '../docs/RELIABILITY.md');
+/** The run whose figures the page publishes: the full suite, with the 300 s soak. */
+export const FULL_RUN_COMMAND = 'npm run test:chaos';
 
 export interface ScenarioResult {
   id: string;
@@ -56,14 +63,26 @@ function section(r: ScenarioResult): string {
   return lines.join('\n');
 }
 
-/** docs/RELIABILITY.md from test/chaos/results/*.json (the figures of each scenario's last run). */
-export function renderReliability(): string {
-  const results: ScenarioResult[] = existsSync(RESULTS_DIR)
-    ? readdirSync(RESULTS_DIR)
-        .filter((f) => f.endsWith('.json'))
-        .sort()
-        .map((f) => JSON.parse(readFileSync(resolve(RESULTS_DIR, f), 'utf8')) as ScenarioResult)
-    : [];
+/** Each scenario's latest figures in reports/chaos/, by id. */
+export function readResults(dir = RESULTS_DIR): ScenarioResult[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(resolve(dir, f), 'utf8')) as ScenarioResult);
+}
+
+/** Why these results cannot be published, if they cannot: none, or some not from a full run. */
+export function unpublishable(results: ScenarioResult[]): string | undefined {
+  if (!results.length) return `no results in ${relative(process.cwd(), RESULTS_DIR) || RESULTS_DIR}: run \`${FULL_RUN_COMMAND}\` first`;
+  const partial = results.filter((r) => r.command !== FULL_RUN_COMMAND);
+  if (!partial.length) return undefined;
+  const list = partial.map((r) => `${r.id} (${r.command})`).join(', ');
+  return `not from a full \`${FULL_RUN_COMMAND}\`: ${list}; run it again (or pass --any to publish them anyway)`;
+}
+
+/** docs/RELIABILITY.md from the results given (the figures of each scenario's last run). */
+export function renderReliability(results: ScenarioResult[] = readResults()): string {
   const head = readFileSync(resolve(__dirname, 'chaos-report.head.md'), 'utf8');
   const table = [
     '| scenario | result | requests | outcomes | faults | recovery | invariants | ran |',
@@ -79,4 +98,14 @@ export function renderReliability(): string {
   return DOC;
 }
 
-if (require.main === module) console.log(`wrote ${renderReliability()}`);
+function main(): void {
+  const results = readResults();
+  const problem = unpublishable(results);
+  if (problem && !(results.length && process.argv.includes('--any'))) {
+    console.error(`reliability:report: ${problem}`);
+    process.exit(1);
+  }
+  console.log(`wrote ${renderReliability(results)} from ${results.length} scenario result(s)`);
+}
+
+if (require.main === module) main();

@@ -4,7 +4,8 @@ import { ApiProcess } from '../../../scripts/infra/api-process';
 import { TEST_JWT_SECRET } from '../../support/app-harness';
 import { freePort } from '../../support/free-port';
 
-export const LOG_DIR = resolve(__dirname, '../results/logs');
+/** Instance logs, beside the results in the ignored reports/chaos/. */
+export const LOG_DIR = resolve(__dirname, '../../../reports/chaos/logs');
 
 /** The environment every chaos instance shares; scenarios add their own on top. */
 export function baseEnv(databaseUrl: string, redisUrl: string): Record<string, string> {

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { renderReliability, RESULTS_DIR, ScenarioResult } from '../../../scripts/chaos-report';
+import { RESULTS_DIR, ScenarioResult } from '../../../scripts/chaos-report';
 import { Verdict } from './checks';
 import { Recorder } from './traffic';
 
@@ -23,7 +23,10 @@ export interface ResultInput {
   extra?: Record<string, unknown>;
 }
 
-/** Writes test/chaos/results/<id>.json and regenerates docs/RELIABILITY.md from every result. */
+/**
+ * Writes reports/chaos/<id>.json (ignored by git). docs/RELIABILITY.md is not touched here:
+ * `npm run reliability:report` publishes the figures of a full `npm run test:chaos`.
+ */
 export function saveResult(input: ResultInput): ScenarioResult {
   const result: ScenarioResult = {
     id: input.id,
@@ -44,6 +47,5 @@ export function saveResult(input: ResultInput): ScenarioResult {
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(resolve(RESULTS_DIR, `${input.id}.json`), `${JSON.stringify(result, null, 2)}\n`);
-  renderReliability();
   return result;
 }
