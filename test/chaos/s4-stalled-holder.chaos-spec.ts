@@ -1,5 +1,5 @@
 import { ApiProcess } from '../../scripts/infra/api-process';
-import { Api, httpSender, invariants, sleep } from '../support/api-client';
+import { Api, eventually, httpSender, invariants, withPg } from '../support/api-client';
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { apiAgrees, check, contractAnswers, durability, idempotency, sqlInvariants, Verdict } from './support/checks';
@@ -11,7 +11,12 @@ import { AttemptResult, buyOnce, Recorder, runCrowd, users } from './support/tra
 jest.setTimeout(180_000);
 
 const LOCK_TTL_MS = 1000;
-const STALL_MS = 3000;
+/** Upper bounds of the waits below (they end as soon as their condition holds). */
+const WAIT_MS = 30_000;
+const POLL_MS = 20;
+
+/** The Redis key of a product's lease, as the app names it (prefix `fs:`, Cluster hash tag). */
+const leaseKey = (productId: string): string => `fs:lock:{stock:${productId}}`;
 
 const viaPort = (url: string, port: number): string => {
   const parsed = new URL(url);
@@ -45,19 +50,22 @@ describe('chaos 4: a lock holder frozen past its lease between taking its fence 
     const product = await new Api(httpSender(b.url)).createProduct({ stock: 50, perUserLimit: 1 });
     const rec = new Recorder();
     let frozenAt: number | undefined;
-    // The moment api0 sends purchase_batch it holds the lease and has its fence: freeze it there,
-    // and deliver the statement only after the lease has long expired and api1 has sold.
+    // The moment api0 sends purchase_batch it holds the lease and has its fence: freeze it there
+    // and hold the statement until api1, which takes the lease once it expires, has sold; then
+    // let Postgres answer the stale statement, and only then wake api0.
     proxy.tap = (chunk) => {
       if (frozenAt !== undefined || !chunk.includes('purchase_batch')) return;
       process.kill(a.pid!, 'SIGSTOP');
       frozenAt = rec.now();
-      return STALL_MS;
+      return 'hold';
     };
     rec.setPhase('api0 frozen holding the lease');
     const stalled = buyOnce('stalled-user', 'stalled-key', { urls: [a.url], productId: product.id, rec, maxAttempts: 1 });
-    while (frozenAt === undefined) await sleep(5);
+    await eventually(async () => frozenAt !== undefined, WAIT_MS, POLL_MS, "api0's purchase_batch at the proxy");
     const others: Promise<AttemptResult[]> = runCrowd({ urls: [b.url], productId: product.id, rec, users: users('s4', 20), concurrency: 4 });
-    await sleep(STALL_MS + 300);
+    await eventually(async () => rec.createdAt.some((t) => t > frozenAt!), WAIT_MS, POLL_MS, 'a sale on api1 while api0 is frozen');
+    const heldFor = rec.now() - frozenAt!;
+    await proxy.release();
     process.kill(a.pid!, 'SIGCONT');
     const resumedAt = rec.now();
     const first = await stalled;
@@ -70,7 +78,7 @@ describe('chaos 4: a lock holder frozen past its lease between taking its fence 
     const metrics = await (await fetch(`${a.url}/metrics`)).text();
     const report = await invariants(db.url, product.id);
     const verdicts: Verdict[] = [
-      check('api1 took the expired lease and sold while api0 was frozen', soldDuringStall > 0, `${soldDuringStall} sale(s) on api1 during the ${STALL_MS} ms stall`),
+      check('api1 took the expired lease and sold while api0 was frozen', soldDuringStall > 0, `${soldDuringStall} sale(s) on api1 during the ${resumedAt - frozenAt!} ms stall`),
       check("api0's late write refused by the fence (503 LOCK_TIMEOUT, nothing written)", first.last === '503 LOCK_TIMEOUT' && first.orderIds.length === 0, `api0 answered ${first.last}`),
       check('the stalled client, retrying with its key, got exactly one order', retry.final === '201' && report.liveByUser['stalled-user'] === 1, `retry: ${retry.final}; live units of stalled-user: ${report.liveByUser['stalled-user'] ?? 0}`),
       ...(await sqlInvariants(db.url)),
@@ -84,7 +92,7 @@ describe('chaos 4: a lock holder frozen past its lease between taking its fence 
       title: 'Lock holder frozen past its lease',
       setup: `2 API instances (api0 reaches Postgres through our TCP proxy), 1 redis-server, LOCK_TTL_MS=${LOCK_TTL_MS}; 50 units, 1 stalled buyer on api0 and 20 buyers on api1`,
       rec,
-      faults: [`SIGSTOP api0 the instant its purchase_batch (fence taken, lease held) reached the proxy; statement held ${STALL_MS} ms; SIGCONT after ${STALL_MS + 300} ms`],
+      faults: [`SIGSTOP api0 the instant its purchase_batch (fence taken, lease held) reached the proxy; statement held until api1 had sold (${heldFor} ms), SIGCONT once Postgres had answered it`],
       recovery: { 'sales on api1 during the stall': soldDuringStall, "api0's stale write answered": first.last },
       verdicts,
       extra: { purchasesOnApi0: metrics.split('\n').filter((l) => l.startsWith('purchases_total')), ordersByStatus: report.ordersByStatus },
@@ -98,22 +106,36 @@ describe('chaos 4: a lock holder frozen past its lease between taking its fence 
     const [a] = apis;
     const product = await new Api(httpSender(a.url)).createProduct({ stock: 5, perUserLimit: 1 });
     const rec = new Recorder();
+    const redisClient = redis.client();
     let frozen = false;
+    // Freeze api0 with its statement at the proxy, and keep the statement there until the lease
+    // is gone from Redis; then let Postgres run it, see it committed, and only then wake api0.
     proxy.tap = (chunk) => {
       if (frozen || !chunk.includes('purchase_batch')) return;
       frozen = true;
       process.kill(a.pid!, 'SIGSTOP');
-      return 2 * LOCK_TTL_MS;
+      return 'hold';
     };
     const pending = buyOnce('lapsed-user', 'lapsed-key', { urls: [a.url], productId: product.id, rec, maxAttempts: 1 });
-    while (!frozen) await sleep(5);
-    await sleep(2 * LOCK_TTL_MS + 300);
-    process.kill(a.pid!, 'SIGCONT');
+    let committed: { id: string; status: string }[] = [];
+    let leaseAtFreezeMs: number;
+    try {
+      await eventually(async () => frozen, WAIT_MS, POLL_MS, "api0's purchase_batch at the proxy");
+      leaseAtFreezeMs = await redisClient.pttl(leaseKey(product.id));
+      await eventually(async () => (await redisClient.exists(leaseKey(product.id))) === 0, WAIT_MS, POLL_MS, 'the lease to lapse');
+      await proxy.release();
+      committed = await withPg(db.url, async (pg) => (await pg.query("SELECT id::text AS id, status FROM orders WHERE user_id = 'lapsed-user' AND product_id = $1", [product.id])).rows);
+    } finally {
+      process.kill(a.pid!, 'SIGCONT');
+      proxy.tap = undefined;
+      redisClient.disconnect();
+    }
     const answer = await pending;
-    proxy.tap = undefined;
     const report = await invariants(db.url, product.id);
     const verdicts: Verdict[] = [
-      check('a committed purchase is answered 201', answer.last === '201' || report.live === 0, `answered ${answer.last}; orders in Postgres: ${report.live}`),
+      check('the lease was held when api0 froze, and lapsed before its statement ran', leaseAtFreezeMs > 0, `lease PTTL at the freeze: ${leaseAtFreezeMs} ms; statement sent on once the lease key was gone`),
+      check('the statement of the lapsed lease committed one order (its fence was still the newest)', committed.length === 1 && report.live === 1, `orders of lapsed-user in Postgres: ${committed.length}; live units: ${report.live}`),
+      check('the committed purchase is answered 201 with that order', answer.last === '201' && answer.orderIds.length === 1 && answer.orderIds[0] === committed[0]?.id, `answered ${answer.last}, order ${answer.orderIds.join(', ') || 'none'}; committed ${committed[0]?.id ?? 'none'}`),
       ...(await sqlInvariants(db.url)),
       await idempotency(db.url, [answer]),
     ];
@@ -122,7 +144,7 @@ describe('chaos 4: a lock holder frozen past its lease between taking its fence 
       title: 'Lease lapsed during a valid write',
       setup: `api0 via the TCP proxy, LOCK_TTL_MS=${LOCK_TTL_MS}; 5 units, one buyer, nobody else waiting for the lock`,
       rec,
-      faults: [`SIGSTOP api0 as its purchase_batch reached the proxy; statement held ${2 * LOCK_TTL_MS} ms (no other holder meanwhile); SIGCONT after ${2 * LOCK_TTL_MS + 300} ms`],
+      faults: ['SIGSTOP api0 as its purchase_batch reached the proxy; statement held until the lease key was gone from Redis (no other holder meanwhile); SIGCONT once Postgres had committed it'],
       recovery: { 'client was answered': answer.last, 'orders committed': report.live },
       verdicts,
     });

@@ -7,8 +7,11 @@ import { AddressInfo, createServer, Server, Socket } from 'node:net';
  */
 export type ProxyMode = { kind: 'pass' } | { kind: 'latency'; ms: number } | { kind: 'reset' } | { kind: 'blackhole' };
 
-/** Called for each chunk the client sends; a number holds that chunk (and what follows) that much longer. */
-export type ClientTap = (chunk: Buffer, connection: number) => number | void;
+/**
+ * Called for each chunk the client sends: a number delays that chunk (and what follows) that much
+ * longer; `'hold'` keeps it, and what follows on its connection, until `release()`.
+ */
+export type ClientTap = (chunk: Buffer, connection: number) => number | 'hold' | void;
 
 interface Pair {
   id: number;
@@ -16,6 +19,10 @@ interface Pair {
   upstream: Socket;
   /** Per direction: when the previous chunk leaves, so that delays never reorder bytes. */
   lastOut: { up: number; down: number };
+  /** What the client sent since a tap said `'hold'`, in order; undefined when nothing is held. */
+  held?: Buffer[];
+  /** Called with the server's first bytes back after a release (or when the connection ends). */
+  onAnswer?: () => void;
 }
 
 /** A small TCP proxy of our own, put between the API and Redis or Postgres to inject network faults. */
@@ -58,6 +65,24 @@ export class TcpProxy {
     if (mode.kind === 'reset' || (wasBlackhole && mode.kind !== 'blackhole')) this.resetAll();
   }
 
+  /**
+   * Sends on what a tap held back, and resolves once the server has answered it (its first bytes
+   * back on that connection, or the connection's end): the held request has then been executed.
+   */
+  async release(): Promise<void> {
+    const held = [...this.pairs].filter((pair) => pair.held);
+    await Promise.all(
+      held.map(
+        (pair) =>
+          new Promise<void>((resolve) => {
+            pair.onAnswer = resolve;
+            for (const chunk of pair.held!) pair.upstream.write(chunk);
+            pair.held = undefined;
+          }),
+      ),
+    );
+  }
+
   resetAll(): void {
     for (const pair of [...this.pairs]) this.resetPair(pair);
   }
@@ -78,6 +103,7 @@ export class TcpProxy {
     const pair: Pair = { id: this.nextId++, client, upstream, lastOut: { up: 0, down: 0 } };
     this.pairs.add(pair);
     const drop = () => {
+      pair.onAnswer?.();
       if (!this.pairs.delete(pair)) return;
       client.destroy();
       upstream.destroy();
@@ -96,8 +122,21 @@ export class TcpProxy {
       this.stats.chunksDropped++;
       return;
     }
+    if (direction === 'up' && pair.held) {
+      pair.held.push(chunk);
+      return;
+    }
+    if (direction === 'down' && pair.onAnswer) {
+      pair.onAnswer();
+      pair.onAnswer = undefined;
+    }
     let delay = this.mode.kind === 'latency' ? this.mode.ms : 0;
-    if (direction === 'up' && this.tap) delay += this.tap(chunk, pair.id) ?? 0;
+    const tapped = direction === 'up' && this.tap ? this.tap(chunk, pair.id) : undefined;
+    if (tapped === 'hold') {
+      pair.held = [chunk];
+      return;
+    }
+    delay += tapped ?? 0;
     const target = direction === 'up' ? pair.upstream : pair.client;
     const due = Math.max(Date.now() + delay, pair.lastOut[direction]);
     pair.lastOut[direction] = due;
