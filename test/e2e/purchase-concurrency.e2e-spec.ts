@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiProcess } from '../../scripts/infra/api-process';
 import { AppHarness, startApp, TEST_JWT_SECRET } from '../support/app-harness';
-import { Api, ApiResponse, expectInvariants, httpSender, injectSender, Order, ordersInDatabase, RetryOutcome, sleep, withPg, withRetry } from '../support/api-client';
+import { Api, ApiResponse, eventually, expectInvariants, httpSender, injectSender, Order, ordersInDatabase, RetryOutcome, withPg, withRetry } from '../support/api-client';
 import { freePort } from '../support/free-port';
 import { adminAuth, auth } from '../support/tokens';
 import { RedisServerProcess } from '../support/redis-server';
@@ -136,11 +136,13 @@ describe('purchases across 3 app instances (separate processes)', () => {
 
   it('admin stock adjustments during a rush keep conservation (supplied = stock + live) and never oversell', async () => {
     const product = await apis[0].createProduct({ stock: 40, perUserLimit: 1 });
-    const buyers = Array.from({ length: 150 }, (_, i) => withRetry(() => apis[i % 3].purchase(product.id, `rush-${i}`), 30, 1500));
+    let answered = 0;
+    const buyers = Array.from({ length: 150 }, (_, i) => withRetry(() => apis[i % 3].purchase(product.id, `rush-${i}`), 30, 1500).finally(() => answered++));
+    // Each adjustment once more of the rush has been answered, so they land among the purchases.
     const adjustments = (async () => {
       const answers: ApiResponse[] = [];
-      for (const stock of [60, 10, 25]) {
-        await sleep(20);
+      for (const [i, stock] of [60, 10, 25].entries()) {
+        await eventually(async () => answered > i * 10, 60_000, 1, `${i * 10 + 1} answered purchases`);
         answers.push((await withRetry(() => apis[1].setStock(product.id, stock), 30, 1500)).final);
       }
       return answers;
@@ -164,9 +166,11 @@ describe('Redis killed mid-sale', () => {
    */
   async function saleThroughRedisKill(harness: AppHarness, productId: string, before: number, after: number, maxAttempts: number) {
     const api = new Api(injectSender(harness.app));
+    let answered = 0;
     const buy = (user: string) => withRetry(() => api.purchase(productId, user), maxAttempts, 1000);
-    const first = Array.from({ length: before }, (_, i) => buy(`pre-kill-${i}`));
-    await sleep(15);
+    const first = Array.from({ length: before }, (_, i) => buy(`pre-kill-${i}`).finally(() => answered++));
+    // The sale is under way once a first buyer is answered; the others are still in flight.
+    await eventually(async () => answered > 0, 30_000, 1, 'a first answered purchase');
     await harness.redis.kill();
     const second = Array.from({ length: after }, (_, i) => buy(`post-kill-${i}`));
     return { inFlight: await Promise.all(first), afterKill: await Promise.all(second) };

@@ -1,6 +1,6 @@
 import type { Cluster } from 'ioredis';
 import { DistributedLock } from '@app/distributed-lock';
-import { contend, expectIncreasing, sleep } from '../support/lock-contention';
+import { contend, expectIncreasing, listenForWakes, replicasCaughtUp, sleep } from '../support/lock-contention';
 import { RedisClusterProcess } from '../support/redis-cluster';
 
 jest.setTimeout(90_000);
@@ -22,14 +22,18 @@ describe('lock library on a real Redis Cluster (3 primaries, 3 replicas)', () =>
     await cluster.stop();
   });
 
-  it('one holder at a time across 3 instances; fences increase; handoffs arrive by sharded pub/sub', async () => {
-    const { overlaps, fences, elapsedMs } = await contend(locks, 'stock:hot', 15, 5);
+  it('one holder at a time across 3 instances; fences increase; handoffs are announced by sharded pub/sub', async () => {
+    const owner = await cluster.primaryOf('lock:{stock:hot}');
+    const wakes = await listenForWakes(owner.client(), 'lock:{stock:hot}#wake', true);
+    const { overlaps, fences, crossInstanceHandoffs } = await contend(locks, 'stock:hot', 15, 5);
+    wakes.close();
     expect(overlaps).toBe(0);
     expect(fences).toHaveLength(45);
     expectIncreasing(fences);
-    // Queued waiters poll every 200-400 ms; 45 handoffs that had to be found by polling would
-    // take > 9 s. Notified handoffs take a round trip each.
-    expect(elapsedMs).toBeLessThan(6000);
+    // Each time the lock passed to another process, the release said so on the shard's channel
+    // (waiters of other processes are woken, not left to find the lock by polling).
+    expect(crossInstanceHandoffs).toBeGreaterThan(0);
+    expect(wakes.count()).toBeGreaterThanOrEqual(crossInstanceHandoffs);
   });
 
   it('waiters listen by SSUBSCRIBE on the shard that owns the key', async () => {
@@ -74,8 +78,8 @@ describe('lock library on a real Redis Cluster (3 primaries, 3 replicas)', () =>
   it('after the primary of the key is killed, locks work again once a replica took over, fences still above', async () => {
     const before = await locks[0].acquire('stock:failover', { ttlMs: 1000 });
     await before.release();
-    await sleep(200); // let the replica catch up (replication is asynchronous)
     const primary = await cluster.primaryOf('lock:{stock:failover}');
+    await replicasCaughtUp(primary);
     const killedAt = Date.now();
     await primary.kill();
     let after;

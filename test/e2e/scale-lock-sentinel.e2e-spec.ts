@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { DistributedLock } from '@app/distributed-lock';
-import { contend, expectIncreasing, sleep } from '../support/lock-contention';
+import { contend, expectIncreasing, listenForWakes, replicasCaughtUp, sleep } from '../support/lock-contention';
 import { RedisSentinelGroup } from '../support/redis-sentinel';
 
 jest.setTimeout(90_000);
@@ -23,10 +23,15 @@ describe('lock library on Redis Sentinel (primary, replica, 3 Sentinels)', () =>
   });
 
   it('one holder at a time across 3 instances, with WAIT for the replica on every acquire', async () => {
-    const { overlaps, fences, elapsedMs } = await contend(locks, 'stock:hot', 10, 5);
+    const wakes = await listenForWakes((await group.master()).client(), 'lock:{stock:hot}#wake', false);
+    const { overlaps, fences, crossInstanceHandoffs } = await contend(locks, 'stock:hot', 10, 5);
+    wakes.close();
     expect(overlaps).toBe(0);
+    expect(fences).toHaveLength(30);
     expectIncreasing(fences);
-    expect(elapsedMs).toBeLessThan(6000);
+    // Each handoff to another process was announced to its waiters on the channel.
+    expect(crossInstanceHandoffs).toBeGreaterThan(0);
+    expect(wakes.count()).toBeGreaterThanOrEqual(crossInstanceHandoffs);
   });
 
   it('after the master is killed, Sentinel promotes the replica and the fence carries on above', async () => {
@@ -69,8 +74,8 @@ describe('the failover window: a lock the replica never saw', () => {
     const waited = new DistributedLock(a, { waitForReplicas: { replicas: 1, timeoutMs: 200 } });
     const master = await group.master();
     const replica = group.servers.find((s) => s !== master)!;
-    await (await first.acquire('stock:window')).release(); // fence 1 reaches the replica
-    await sleep(200);
+    await (await first.acquire('stock:window')).release();
+    await replicasCaughtUp(master); // fence 1 reached the replica
     // Replication stalls (the replica is stopped and its link cut): what follows is on the master only.
     replica.pause();
     const admin = master.client();

@@ -1,4 +1,7 @@
+import type { Redis } from 'ioredis';
 import { DistributedLock } from '@app/distributed-lock';
+import { eventually } from './api-client';
+import type { RedisServerProcess } from './redis-server';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -7,24 +10,59 @@ export async function contend(locks: DistributedLock[], key: string, perInstance
   let inside = 0;
   let overlaps = 0;
   const fences: number[] = [];
-  const startedAt = Date.now();
+  /** Which instance held the lock, in order; a change is a handoff between processes. */
+  const holders: number[] = [];
   await Promise.all(
-    locks.flatMap((lock) =>
+    locks.flatMap((lock, instance) =>
       Array.from({ length: perInstance }, () =>
         lock.using(key, { waitMs: 60_000, ttlMs: 5000 }, async (_signal, held) => {
           inside += 1;
           if (inside > 1) overlaps += 1;
           fences.push(held.fence);
+          holders.push(instance);
           await sleep(holdMs);
           inside -= 1;
         }),
       ),
     ),
   );
-  return { overlaps, fences, elapsedMs: Date.now() - startedAt };
+  const crossInstanceHandoffs = holders.filter((h, i) => i > 0 && h !== holders[i - 1]).length;
+  return { overlaps, fences, crossInstanceHandoffs };
 }
 
 export function expectIncreasing(fences: number[]): void {
   expect(fences.every((f, i) => i === 0 || f > fences[i - 1])).toBe(true);
 }
 
+/**
+ * Counts the messages published on a lock's wake channel while it is open: releases announce
+ * themselves there to the waiters of other processes. `sharded`: SSUBSCRIBE (a Cluster shard).
+ */
+export async function listenForWakes(client: Redis, channel: string, sharded: boolean): Promise<{ count: () => number; close: () => void }> {
+  let count = 0;
+  client.on(sharded ? 'smessage' : 'message', (from: string) => {
+    if (from === channel) count += 1;
+  });
+  await (sharded ? client.ssubscribe(channel) : client.subscribe(channel));
+  return { count: () => count, close: () => client.disconnect() };
+}
+
+/** Resolves once every replica of `primary` has acknowledged all it was sent (replication is asynchronous). */
+export async function replicasCaughtUp(primary: RedisServerProcess, timeoutMs = 10_000): Promise<void> {
+  const client = primary.client();
+  try {
+    await eventually(
+      async () => {
+        const info = await client.info('replication');
+        const offset = Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
+        const acked = [...info.matchAll(/^slave\d+:.*\boffset=(\d+)/gm)].map((m) => Number(m[1]));
+        return acked.length > 0 && acked.every((o) => o >= offset);
+      },
+      timeoutMs,
+      20,
+      'the replicas to acknowledge the stream',
+    );
+  } finally {
+    client.disconnect();
+  }
+}
