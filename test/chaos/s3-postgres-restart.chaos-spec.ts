@@ -5,7 +5,7 @@ import { apiAgrees, check, contractAnswers, durability, idempotency, sqlInvarian
 import { baseEnv, msUntilHealthy, startApis, stopAll } from './support/cluster';
 import { PrivatePostgres } from './support/private-postgres';
 import { saveResult } from './support/results';
-import { Recorder, runCrowd, users } from './support/traffic';
+import { firstSaleAfter, Recorder, runCrowd, salesUnderWay, users } from './support/traffic';
 
 jest.setTimeout(180_000);
 
@@ -36,7 +36,7 @@ describe('chaos 3: Postgres crashed and restarted mid-sale', () => {
     const rec = new Recorder();
     let stop = false;
     const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s3', 5000), concurrency: 6, thinkMs: 20, maxAttempts: 60, stop: () => stop });
-    await sleep(2000);
+    await salesUnderWay(rec, 10);
     rec.setPhase('postgres down');
     const downAt = rec.now();
     await pg.stopServer('immediate');
@@ -45,11 +45,10 @@ describe('chaos 3: Postgres crashed and restarted mid-sale', () => {
     rec.setPhase('postgres back');
     const upAt = rec.now();
     const healthyMs = await msUntilHealthy(urls);
-    await sleep(3000);
+    const recoveryMs = await firstSaleAfter(rec, upAt, 30_000);
     stop = true;
     const attempts = await crowd;
 
-    const recoveryMs = rec.firstCreatedAfter(upAt);
     const down = rec.phases['postgres down'];
     const unavailable = down?.outcomes['503 DEPENDENCY_UNAVAILABLE'] ?? 0;
     const sameProcesses = apis.every((a, i) => a.running && a.pid === pids[i]);

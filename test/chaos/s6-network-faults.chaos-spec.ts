@@ -6,7 +6,7 @@ import { apiAgrees, check, contractAnswers, durability, idempotency, sqlInvarian
 import { baseEnv, msUntilHealthy, startApi, stopAll } from './support/cluster';
 import { saveResult } from './support/results';
 import { ProxyMode, TcpProxy } from './support/tcp-proxy';
-import { isAnswer, Recorder, runCrowd, users } from './support/traffic';
+import { firstSaleAfter, isAnswer, Recorder, runCrowd, salesUnderWay, users } from './support/traffic';
 
 jest.setTimeout(240_000);
 
@@ -79,7 +79,7 @@ describe('chaos 6: latency, resets and black holes between the API and Redis / P
       ['postgres healed again', pgProxy, { kind: 'pass' }],
     ];
     rec.setPhase('baseline');
-    await sleep(PHASE_MS);
+    await salesUnderWay(rec, 5);
     const recovery: Record<string, number | undefined> = {};
     for (const [name, proxy, mode] of phases) {
       rec.setPhase(name);
@@ -87,8 +87,7 @@ describe('chaos 6: latency, resets and black holes between the API and Redis / P
       proxy.setMode(mode);
       if (name.includes('healed')) {
         recovery[`${name}: /health 200 after (ms)`] = await msUntilHealthy([api.url], 20_000);
-        await sleep(PHASE_MS);
-        recovery[`${name}: first 201 after (ms)`] = rec.firstCreatedAfter(at);
+        recovery[`${name}: first 201 after (ms)`] = await firstSaleAfter(rec, at, 20_000);
       } else {
         // A black hole holds requests for seconds; stay long enough that fresh ones start inside it.
         await sleep(mode.kind === 'blackhole' ? 2 * PHASE_MS : PHASE_MS);

@@ -1,5 +1,5 @@
 import { ApiProcess } from '../../scripts/infra/api-process';
-import { Api, ApiResponse, httpSender, sleep, withPg } from '../support/api-client';
+import { Api, ApiResponse, eventually, httpSender, sleep, withPg } from '../support/api-client';
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { adminAuth, auth } from '../support/tokens';
@@ -93,8 +93,9 @@ describe(`chaos 8: soak, ${SOAK_S} s of mixed traffic over 3 instances with one 
     }
     delete rss.api1;
 
-    // Let the unpaid orders run out and the expiry job return them.
-    await sleep((PAYMENT_TTL_S + 3) * 1000);
+    // Let the unpaid orders run out and the expiry job return them (the verdict below says if not).
+    const pending = () => withPg(db.url, async (pg) => Number((await pg.query(`SELECT count(*) AS n FROM orders WHERE status = 'PENDING_PAYMENT'`)).rows[0].n));
+    await eventually(async () => (await pending()) === 0, (PAYMENT_TTL_S + 30) * 1000, 250, 'every unpaid order expired').catch(() => undefined);
     const overdue = await withPg(db.url, async (pg) => Number((await pg.query(`SELECT count(*) AS n FROM orders WHERE status = 'PENDING_PAYMENT' AND expires_at < now() - interval '2 seconds'`)).rows[0].n));
     const byStatus = await withPg(db.url, async (pg) => Object.fromEntries((await pg.query('SELECT status, count(*)::int AS n FROM orders GROUP BY status')).rows.map((r) => [r.status, r.n])));
     const flat = Object.entries(rss).every(([, r]) => r.start !== undefined && r.end !== undefined && r.end <= r.start * 1.5 + 20);

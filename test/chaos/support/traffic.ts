@@ -1,4 +1,4 @@
-import { ApiResponse, httpSender, sleep } from '../../support/api-client';
+import { ApiResponse, eventually, httpSender, sleep } from '../../support/api-client';
 import { auth } from '../../support/tokens';
 
 /** Whether a value is an HTTP answer; `instanceof Error` is unreliable across jest's realms (fetch errors come from Node's). */
@@ -160,3 +160,25 @@ export async function runCrowd(o: CrowdOptions): Promise<AttemptResult[]> {
 }
 
 export const users = (prefix: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+
+/**
+ * Waits until a 201 answered at or after `sinceMs` (recorder time) and returns how long after
+ * `sinceMs` it came; undefined when none came within `timeoutMs` (the caller's verdict says so).
+ */
+export async function firstSaleAfter(rec: Recorder, sinceMs: number, timeoutMs: number): Promise<number | undefined> {
+  const found = await eventually(
+    async () => {
+      const ms = rec.firstCreatedAfter(sinceMs);
+      return ms === undefined ? undefined : { ms };
+    },
+    timeoutMs,
+    50,
+    'a sale',
+  ).catch(() => undefined);
+  return found?.ms;
+}
+
+/** Waits (at most `timeoutMs`) until the crowd has sold `count` units: the sale is under way. */
+export function salesUnderWay(rec: Recorder, count: number, timeoutMs = 30_000): Promise<boolean> {
+  return eventually(async () => rec.createdAt.length >= count, timeoutMs, 50, `${count} sales`);
+}
