@@ -7,6 +7,7 @@ import { OrderExpiryService } from './order-expiry.service';
 import { OrderRepository } from './order-repository';
 import { OrdersController } from './orders.controller';
 import { OrdersService } from './orders.service';
+import { PurchaseAdmission } from './admission/purchase-admission';
 import { PurchaseBatcher } from './purchase-batcher';
 import { SegmentRouter } from './segment-router';
 import { PurchaseController } from './purchase.controller';
@@ -17,6 +18,6 @@ import { QuotaLedger } from './quota-ledger';
 @Module({
   imports: [InventoryModule, ThrottlingModule],
   controllers: [PurchaseController, OrdersController],
-  providers: [HotStatements, PurchaseService, PurchaseBatcher, SegmentRouter, PurchaseMetrics, OrderRepository, QuotaLedger, OrdersService, OrderLock, OrderExpiryService],
+  providers: [HotStatements, PurchaseService, PurchaseAdmission, PurchaseBatcher, SegmentRouter, PurchaseMetrics, OrderRepository, QuotaLedger, OrdersService, OrderLock, OrderExpiryService],
 })
 export class OrdersModule {}

@@ -6,6 +6,9 @@ import { Fence, ProductLock, StockUnit, stockLockKey } from '../common/locking/p
 import { TypedConfigService } from '../config/app-config.module';
 import { InventoryService } from '../inventory/inventory.service';
 import { withConflictRetry } from '../database/conflict-retry';
+import { LIMITS, monotonicNow, PurchaseAdmission } from './admission/purchase-admission';
+import { deadlineRefusal, DeadlineSpentError } from './admission/deadline-refusal';
+import { UnitLine, Waiting } from './admission/unit-line';
 
 export type BatchOutcomeKind = 'CREATED' | 'SOLD_OUT' | 'PER_USER_LIMIT' | 'DUPLICATE_KEY' | 'NOT_FOUND' | 'STALE_FENCE';
 
@@ -24,16 +27,16 @@ export interface BatchOutcome {
   stockLeft: number | null;
 }
 
-interface Pending extends BatchItem {
+interface Pending extends BatchItem, Waiting {
   resolve(outcome: BatchOutcome): void;
-  reject(error: unknown): void;
 }
 
-// Bounds one statement's time, hence the lock hold and the wait of the purchases behind it.
-// Larger batches do not sell faster on one instance: with 128 allowed the mean batch was 63 and
-// purchases/s the same (bench hot cell), because the HTTP side, not the statement, is the limit.
-const MAX_BATCH = 48;
-const SQL = 'SELECT idx, outcome, order_id, created_at, expires_at, stock_left FROM purchase_batch($1, $2, $3, $4, $5, $6, $7, $8) ORDER BY idx';
+// lock_timeout is read each time a lock wait begins, so setting it in an argument (evaluated before
+// the function body runs) bounds every row-lock wait of the statement by the batch's deadline;
+// is_local confines it to the statement's own transaction. A cancelled statement commits nothing.
+const SQL =
+  'SELECT idx, outcome, order_id, created_at, expires_at, stock_left FROM purchase_batch(' +
+  "CASE WHEN set_config('lock_timeout', $9::text, true) IS NULL THEN NULL ELSE $1::bigint END, $2, $3, $4, $5, $6, $7, $8) ORDER BY idx";
 
 /**
  * Request coalescing on hot products: purchases of one product that arrive in this process while
@@ -41,11 +44,16 @@ const SQL = 'SELECT idx, outcome, order_id, created_at, expires_at, stock_left F
  * lock hold and one statement (`purchase_batch`), each purchase still its own all-or-nothing unit.
  * A lone purchase is a batch of one, so there is one code path. The unit is the product, or one
  * segment of a segmented product (each segment has its own lock and queue).
+ *
+ * Every purchase has a deadline (PURCHASE_DEADLINE_MS from its arrival). PurchaseAdmission queues
+ * only what can be answered by then; a batch waits for the lock and for Postgres' row locks no
+ * longer than its oldest purchase's deadline allows, and is answered 503 OVERLOADED with nothing
+ * committed when that runs out.
  */
 @Injectable()
 export class PurchaseBatcher {
-  private readonly queues = new Map<string, Pending[]>();
   private readonly paymentTtlS: number;
+  private readonly lockWaitMs: number;
   private readonly batchSizes: Histogram =
     (register.getSingleMetric('purchase_batch_size') as Histogram | undefined) ??
     new Histogram({ name: 'purchase_batch_size', help: 'Purchases served per lock hold', buckets: [1, 2, 4, 8, 16, 32, 48] });
@@ -54,36 +62,53 @@ export class PurchaseBatcher {
     private readonly statements: HotStatements,
     private readonly productLock: ProductLock,
     private readonly inventory: InventoryService,
+    private readonly admission: PurchaseAdmission,
     @Inject(ConfigService) config: TypedConfigService,
   ) {
     this.paymentTtlS = config.get('orders', { infer: true }).paymentTtlS;
+    this.lockWaitMs = config.get('lock', { infer: true }).waitMs;
   }
 
-  submit(unit: StockUnit, item: BatchItem): Promise<BatchOutcome> {
-    const name = stockLockKey(unit);
+  /** Queues the purchase (or refuses it at once with OVERLOADED); `arrivedAt` is on monotonicNow's clock. */
+  submit(unit: StockUnit, item: BatchItem, arrivedAt = monotonicNow()): Promise<BatchOutcome> {
     return new Promise((resolve, reject) => {
-      const queue = this.queues.get(name);
-      if (queue) {
-        queue.push({ ...item, resolve, reject });
-        return;
-      }
-      this.queues.set(name, [{ ...item, resolve, reject }]);
-      void this.drain(unit, name);
+      const pending: Pending = { ...item, arrivedAt, deadline: arrivedAt + this.admission.deadlineMs, resolve, reject };
+      const line = this.admission.admit(stockLockKey(unit), pending);
+      if (!line.draining) void this.drain(unit, line);
     });
   }
 
-  private async drain(unit: StockUnit, name: string): Promise<void> {
-    const queue = this.queues.get(name)!;
-    while (queue.length) {
-      const batch = queue.splice(0, MAX_BATCH);
-      try {
-        const outcomes = await this.productLock.runUnit(unit, (fence) => this.execute(unit, batch, fence));
-        batch.forEach((pending, i) => pending.resolve(outcomes[i]));
-      } catch (error) {
-        batch.forEach((pending) => pending.reject(error));
-      }
+  private async drain(unit: StockUnit, line: UnitLine<Pending>): Promise<void> {
+    line.draining = true;
+    for (let batch = this.admission.take(line); batch.length; batch = this.admission.take(line)) await this.serve(unit, line, batch);
+    line.draining = false;
+    this.admission.settle();
+  }
+
+  /** One lock hold for the batch, bounded by its oldest purchase's deadline (the batch is FIFO). */
+  private async serve(unit: StockUnit, line: UnitLine<Pending>, batch: Pending[]): Promise<void> {
+    const startedAt = monotonicNow();
+    const endsBy = batch[0].deadline - LIMITS.answerMarginMs;
+    const lockWaitMs = Math.max(0, Math.min(this.lockWaitMs, Math.floor(endsBy - startedAt)));
+    line.inFlight = { size: batch.length, startedAt, endsBy };
+    try {
+      const outcomes = await this.productLock.runUnitWithin(unit, lockWaitMs, (fence) => {
+        const boundMs = Math.floor(endsBy - monotonicNow());
+        if (boundMs < 1) throw new DeadlineSpentError();
+        return this.execute(unit, batch, fence, boundMs);
+      });
+      line.model.observe(batch.length, monotonicNow() - startedAt);
+      line.stalled = false;
+      batch.forEach((pending, i) => pending.resolve(outcomes[i]));
+    } catch (error) {
+      const reason = deadlineRefusal(error, lockWaitMs < this.lockWaitMs);
+      if (reason) {
+        line.stalled = true;
+        this.admission.refuse(batch, reason, line);
+      } else batch.forEach((pending) => pending.reject(error));
+    } finally {
+      line.inFlight = undefined;
     }
-    this.queues.delete(name);
   }
 
   /**
@@ -91,7 +116,7 @@ export class PurchaseBatcher {
    * sold-out flag and cache follow the stock. That bookkeeping is best effort and never throws:
    * once the statement has committed, its buyers are answered with their orders.
    */
-  private async execute(unit: StockUnit, batch: BatchItem[], fence: Fence): Promise<BatchOutcome[]> {
+  private async execute(unit: StockUnit, batch: BatchItem[], fence: Fence, lockTimeoutMs: number): Promise<BatchOutcome[]> {
     this.batchSizes.observe(batch.length);
     const rows = await withConflictRetry(() => this.statements.run<{ outcome: BatchOutcomeKind; order_id: string | null; created_at: Date | null; expires_at: Date | null; stock_left: number | null }>(
       'purchase_batch',
@@ -105,6 +130,7 @@ export class PurchaseBatcher {
         batch.map((b) => b.idempotencyKey),
         batch.map((b) => b.requestHash),
         this.paymentTtlS,
+        `${lockTimeoutMs}ms`,
       ]));
     if (fence !== null && rows[0]?.outcome === 'STALE_FENCE') await this.productLock.repairFenceIfReset(unit);
     const last = rows[rows.length - 1];

@@ -9,6 +9,7 @@ import { parseIdempotencyKey } from './idempotency-key';
 import { OrderView } from './order.view';
 import { PurchaseService } from './purchase.service';
 import { PurchaseMetrics } from './purchase.metrics';
+import { ArrivedAt } from './admission/arrived-at.decorator';
 
 @ApiTags('storefront')
 @ApiBearerAuth()
@@ -29,14 +30,21 @@ export class PurchaseController {
   @ApiResponse({ status: 403, description: 'SALE_NOT_ACTIVE' })
   @ApiResponse({ status: 422, description: 'IDEMPOTENCY_KEY_REUSED' })
   @ApiResponse({ status: 429, description: 'RATE_LIMITED, with Retry-After' })
-  @ApiResponse({ status: 503, description: 'LOCK_TIMEOUT or DEPENDENCY_UNAVAILABLE, with Retry-After' })
+  @ApiResponse({
+    status: 503,
+    description:
+      'OVERLOADED: this instance cannot answer within PURCHASE_DEADLINE_MS of arrival, so it refused at once and did nothing ' +
+      '(Retry-After: seconds until its present backlog clears); LOCK_TIMEOUT or DEPENDENCY_UNAVAILABLE, with Retry-After',
+    headers: { 'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'integer' } } },
+  })
   async purchase(
     @Param('id', ParseIdPipe) productId: string,
     @Body() dto: PurchaseDto,
     @Headers('idempotency-key') rawKey: string | undefined,
     @CurrentUser() user: AuthUser,
+    @ArrivedAt() arrivedAt: number,
   ): Promise<OrderView> {
     const idempotencyKey = parseIdempotencyKey(rawKey);
-    return this.metrics.track(() => this.purchases.purchase({ user, productId, quantity: dto?.quantity ?? 1, idempotencyKey }));
+    return this.metrics.track(() => this.purchases.purchase({ user, productId, quantity: dto?.quantity ?? 1, idempotencyKey, arrivedAt }));
   }
 }

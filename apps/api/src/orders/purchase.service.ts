@@ -10,6 +10,7 @@ import { OrderRepository } from './order-repository';
 import { asFirstAnswered, OrderRow, OrderView } from './order.view';
 import { BatchOutcome, PurchaseBatcher } from './purchase-batcher';
 import { SegmentRouter } from './segment-router';
+import { monotonicNow, PurchaseAdmission } from './admission/purchase-admission';
 import { keyReused, perUserLimit, saleNotActive, soldOut } from './purchase-errors';
 
 export interface PurchaseRequest {
@@ -17,6 +18,8 @@ export interface PurchaseRequest {
   productId: string;
   quantity: number;
   idempotencyKey?: string;
+  /** When the request arrived (monotonicNow's clock); its deadline counts from here. */
+  arrivedAt?: number;
 }
 
 export interface PurchaseResult {
@@ -27,7 +30,8 @@ export interface PurchaseResult {
 /**
  * The purchase path of DESIGN.md: replay check, fast rejects with no lock and no SQL, then the
  * product lock and one transaction in which Postgres has the final word on stock, the per-user
- * limit and the idempotency key (see PurchaseBatcher). The answer is sent only after the commit.
+ * limit and the idempotency key (see PurchaseBatcher). The answer is sent only after the commit,
+ * and within PURCHASE_DEADLINE_MS of the request's arrival (else 503 OVERLOADED, nothing done).
  */
 @Injectable()
 export class PurchaseService {
@@ -37,10 +41,20 @@ export class PurchaseService {
     private readonly orders: OrderRepository,
     private readonly batcher: PurchaseBatcher,
     private readonly segments: SegmentRouter,
+    private readonly admission: PurchaseAdmission,
   ) {}
 
   async purchase(request: PurchaseRequest): Promise<PurchaseResult> {
-    const { user, productId, quantity, idempotencyKey } = request;
+    const arrivedAt = request.arrivedAt ?? monotonicNow();
+    try {
+      return await this.decide({ ...request, arrivedAt });
+    } finally {
+      this.admission.countIfLate(arrivedAt);
+    }
+  }
+
+  private async decide(request: PurchaseRequest & { arrivedAt: number }): Promise<PurchaseResult> {
+    const { user, productId, quantity, idempotencyKey, arrivedAt } = request;
     const fingerprint = idempotencyKey ? purchaseFingerprint(productId, quantity) : null;
     const terms = await this.catalog.saleTerms(productId);
     const refusal = await this.fastRefusal(productId, quantity, terms);
@@ -51,7 +65,10 @@ export class PurchaseService {
       throw refusal;
     }
     const item = { userId: user.id, quantity, idempotencyKey: idempotencyKey ?? null, requestHash: fingerprint };
-    const result = terms!.segments > 1 ? await this.segments.submit(productId, terms!.segments, item) : await this.batcher.submit({ productId, segment: null }, item);
+    const result =
+      terms!.segments > 1
+        ? await this.segments.submit(productId, terms!.segments, item, arrivedAt)
+        : await this.batcher.submit({ productId, segment: null }, item, arrivedAt);
     return this.answer(request, terms!, fingerprint, result);
   }
 

@@ -16,14 +16,14 @@ export class SegmentRouter {
 
   constructor(private readonly batcher: PurchaseBatcher) {}
 
-  async submit(productId: string, segments: number, item: BatchItem): Promise<BatchOutcome> {
+  async submit(productId: string, segments: number, item: BatchItem, arrivedAt?: number): Promise<BatchOutcome> {
     const tried = new Set<number>();
     let last: BatchOutcome | undefined;
     for (let attempt = 0; attempt < segments; attempt++) {
       const segment = this.pick(productId, segments, tried);
       if (segment === undefined) break;
       tried.add(segment);
-      last = await this.batcher.submit({ productId, segment }, item);
+      last = await this.batcher.submit({ productId, segment }, item, arrivedAt);
       if (last.outcome !== 'SOLD_OUT') return last;
       this.markEmpty(productId, segments, segment);
     }

@@ -20,6 +20,7 @@ export enum ErrorCode {
   RequestTimeout = 'REQUEST_TIMEOUT',
   RateLimited = 'RATE_LIMITED',
   LockTimeout = 'LOCK_TIMEOUT',
+  Overloaded = 'OVERLOADED',
   DependencyUnavailable = 'DEPENDENCY_UNAVAILABLE',
   Internal = 'INTERNAL_ERROR',
 }
@@ -46,6 +47,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   [ErrorCode.RequestTimeout]: 408,
   [ErrorCode.RateLimited]: 429,
   [ErrorCode.LockTimeout]: 503,
+  [ErrorCode.Overloaded]: 503,
   [ErrorCode.DependencyUnavailable]: 503,
   [ErrorCode.Internal]: 500,
 };

@@ -46,6 +46,15 @@ export class ProductLock {
     return runWithFallback(this.fallback, 'segment lock', (tracked) => this.underSegmentLock({ productId, segment, work: tracked }), work);
   }
 
+  /**
+   * runUnit with this call's own bound on the lock wait: a purchase batch waits no longer than
+   * its deadline allows, however long LOCK_WAIT_MS is.
+   */
+  runUnitWithin<T>(unit: StockUnit, waitMs: number, work: (fence: Fence) => Promise<T>): Promise<T> {
+    const what = unit.segment === null ? 'product lock' : 'segment lock';
+    return runWithFallback(this.fallback, what, (tracked) => this.locks.using(stockLockKey(unit), { waitMs }, () => tracked(this.current.fence)), work);
+  }
+
   /** Under every segment's lock at once (one multi-key lock, taken in canonical order). */
   runAllSegments<T>(productId: string, segments: number, work: (fence: Fence) => Promise<T>): Promise<T> {
     const keys = Array.from({ length: segments }, (_, segment) => stockLockKey({ productId, segment }));

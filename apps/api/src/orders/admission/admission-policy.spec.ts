@@ -1,0 +1,66 @@
+import { AdmissionLimits, completionMs, decide, inFlightLeftMs, retryAfterS, unitCap, UnitLoad } from './admission-policy';
+import { ServiceTimeModel } from './service-time';
+
+const LIMITS: AdmissionLimits = { maxBatch: 10, answerMarginMs: 50, unitCapFloor: 10, unitCapCeiling: 1000 };
+const DEADLINE = 2000;
+// A unit measured at 10 ms per batch plus 1 ms per purchase: a full batch of 10 takes 20 ms.
+const measured = (): ServiceTimeModel => {
+  const model = new ServiceTimeModel();
+  for (let i = 0; i < 30; i++) for (const size of [1, 5, 10]) model.observe(size, 10 + size);
+  return model;
+};
+const idle: UnitLoad = { queued: 0, stalled: false };
+
+describe('admission policy', () => {
+  const now = 100_000;
+
+  it('admits a purchase to an idle unit', () => {
+    expect(decide(idle, DEADLINE, measured(), DEADLINE, LIMITS, now)).toEqual({ admit: true });
+  });
+
+  it('estimates the answer from the batch in flight, the full batches ahead and its own batch', () => {
+    const load: UnitLoad = { queued: 25, inFlight: { size: 10, startedAt: now - 5, endsBy: now + 1500 }, stalled: false };
+    // in flight: 20 - 5 = 15 left; 2 full batches of 10 ahead: 40; its own batch of 6: 16
+    expect(completionMs(load, 25, measured(), LIMITS.maxBatch, now)).toBeCloseTo(15 + 40 + 16, 3);
+  });
+
+  it('assumes a batch that clearly overran its measured time runs to its bound', () => {
+    const load: UnitLoad = { queued: 0, inFlight: { size: 10, startedAt: now - 500, endsBy: now + 700 }, stalled: false };
+    expect(inFlightLeftMs(load, measured(), now)).toBe(700);
+  });
+
+  it('refuses at once, with a Retry-After from the backlog, a purchase whose estimated answer is past its deadline', () => {
+    // 150 queued: 15 full batches = 300 ms, plus in flight; only 250 ms of the deadline left
+    const load: UnitLoad = { queued: 150, inFlight: { size: 10, startedAt: now, endsBy: now + 1900 }, stalled: false };
+    expect(decide(load, 250, measured(), DEADLINE, LIMITS, now)).toEqual({ admit: false, reason: 'wait_estimate', retryAfterS: 1 });
+    expect(decide(load, 1900, measured(), DEADLINE, LIMITS, now)).toEqual({ admit: true });
+  });
+
+  it('derives the unit cap from what the measured rate serves within one deadline, inside floor and ceiling', () => {
+    expect(unitCap(measured(), DEADLINE, LIMITS)).toBe(1000); // 2000 / 20 ms × 10 = 1000
+    expect(unitCap(measured(), 500, LIMITS)).toBe(250);
+    const slow = new ServiceTimeModel(0.1, { overheadMs: 5000, perItemMs: 0 });
+    expect(unitCap(slow, DEADLINE, LIMITS)).toBe(LIMITS.unitCapFloor);
+  });
+
+  it('refuses with queue_full at the cap, whatever the estimate says', () => {
+    const load: UnitLoad = { queued: 250, stalled: false };
+    expect(decide(load, 100_000, measured(), 500, LIMITS, now)).toMatchObject({ admit: false, reason: 'queue_full' });
+  });
+
+  it('while stalled, refuses all but one probe purchase, which is taken only when the unit is idle', () => {
+    const stalledBusy: UnitLoad = { queued: 0, inFlight: { size: 1, startedAt: now - 1000, endsBy: now + 900 }, stalled: true };
+    expect(decide(stalledBusy, DEADLINE, measured(), DEADLINE, LIMITS, now)).toEqual({ admit: false, reason: 'stalled', retryAfterS: 1 });
+    expect(decide({ queued: 0, stalled: true }, DEADLINE, measured(), DEADLINE, LIMITS, now)).toEqual({ admit: true });
+  });
+
+  it('refuses a purchase whose deadline is already (nearly) spent before it reached the queue', () => {
+    expect(decide(idle, LIMITS.answerMarginMs, measured(), DEADLINE, LIMITS, now)).toMatchObject({ admit: false, reason: 'wait_estimate' });
+  });
+
+  it('gives Retry-After in whole seconds from the backlog, at least 1 and at most 60', () => {
+    expect(retryAfterS(0)).toBe(1);
+    expect(retryAfterS(1001)).toBe(2);
+    expect(retryAfterS(3_600_000)).toBe(60);
+  });
+});

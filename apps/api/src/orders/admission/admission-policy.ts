@@ -1,0 +1,86 @@
+import { ServiceTimeModel } from './service-time';
+
+/** Why a purchase was answered 503 OVERLOADED (the `reason` label of purchase_refused_total). */
+export type RefusalReason =
+  /** the unit's queue or all queues together are at their cap */
+  | 'queue_full'
+  /** the estimated wait would end past the deadline */
+  | 'wait_estimate'
+  /** the unit's last batch ran into its deadline and no batch has succeeded since */
+  | 'stalled'
+  /** still queued (or just handed the lock) when its deadline came */
+  | 'expired'
+  /** the product lock was not had before the batch's deadline */
+  | 'lock_wait'
+  /** Postgres cancelled the batch's statement at the deadline (a row lock it waited on) */
+  | 'statement_bound';
+
+/** What admission knows about one stock unit when a purchase arrives. */
+export interface UnitLoad {
+  /** purchases queued ahead of the newcomer */
+  queued: number;
+  /** the batch now under the lock or waiting for it */
+  inFlight?: { size: number; startedAt: number; endsBy: number };
+  stalled: boolean;
+}
+
+export interface AdmissionLimits {
+  maxBatch: number;
+  /** time kept back for answering after a batch ends */
+  answerMarginMs: number;
+  unitCapFloor: number;
+  unitCapCeiling: number;
+}
+
+export type Verdict = { admit: true } | { admit: false; reason: RefusalReason; retryAfterS: number };
+
+/**
+ * How long the batch in flight still needs. While it runs about as long as measured, the rest of
+ * its expected time; once it overruns that clearly (a stalled row lock, a paused server), the time
+ * left to the bound it runs under, the latest it can end.
+ */
+export function inFlightLeftMs(load: UnitLoad, model: ServiceTimeModel, now: number): number {
+  if (!load.inFlight) return 0;
+  const expected = model.batchMs(load.inFlight.size);
+  const elapsed = now - load.inFlight.startedAt;
+  if (elapsed <= 2 * expected + 20) return Math.max(0, expected - elapsed);
+  return Math.max(0, load.inFlight.endsBy - now);
+}
+
+/**
+ * From now until a purchase at `position` in the queue is answered: the batch in flight, the full
+ * batches ahead of it, then its own batch (FIFO, `maxBatch` per lock hold).
+ */
+export function completionMs(load: UnitLoad, position: number, model: ServiceTimeModel, maxBatch: number, now: number): number {
+  const fullBatchesAhead = Math.floor(position / maxBatch);
+  const ownBatch = (position % maxBatch) + 1;
+  return inFlightLeftMs(load, model, now) + fullBatchesAhead * model.batchMs(maxBatch) + model.batchMs(ownBatch);
+}
+
+/** Retry-After for a refusal: the time the unit's present backlog takes to clear, whole seconds. */
+export function retryAfterS(backlogMs: number): number {
+  return Math.min(60, Math.max(1, Math.ceil(backlogMs / 1000)));
+}
+
+/** How many purchases one unit's queue may hold: what its measured rate serves in one deadline. */
+export function unitCap(model: ServiceTimeModel, deadlineMs: number, limits: AdmissionLimits): number {
+  const servable = Math.floor(deadlineMs / Math.max(model.batchMs(limits.maxBatch), 0.001)) * limits.maxBatch;
+  return Math.min(limits.unitCapCeiling, Math.max(limits.unitCapFloor, servable));
+}
+
+/**
+ * Admits a purchase that can be answered by its deadline and refuses one that cannot, at once and
+ * with nothing done. `remainingMs` is what is left of its deadline now.
+ */
+export function decide(load: UnitLoad, remainingMs: number, model: ServiceTimeModel, deadlineMs: number, limits: AdmissionLimits, now: number): Verdict {
+  const done = completionMs(load, load.queued, model, limits.maxBatch, now);
+  const refuse = (reason: RefusalReason): Verdict => ({ admit: false, reason, retryAfterS: retryAfterS(done) });
+  // A stalled unit still takes one purchase when idle: that batch is the probe that finds the stall over.
+  if (load.stalled && (load.queued > 0 || load.inFlight)) return refuse('stalled');
+  if (load.queued >= unitCap(model, deadlineMs, limits)) return refuse('queue_full');
+  if (remainingMs <= limits.answerMarginMs) return refuse('wait_estimate');
+  // An idle unit always admits: its batch runs under the deadline's bound and answers in time.
+  if (load.queued === 0 && !load.inFlight) return { admit: true };
+  if (done > remainingMs - limits.answerMarginMs) return refuse('wait_estimate');
+  return { admit: true };
+}

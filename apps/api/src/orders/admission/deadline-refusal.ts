@@ -1,0 +1,22 @@
+import { RefusalReason } from './admission-policy';
+
+/** The lock came, but too late for the batch's deadline: the batch is answered without running. */
+export class DeadlineSpentError extends Error {
+  override readonly name = 'DeadlineSpentError';
+}
+
+// lock_not_available: the statement's lock_timeout (the batch's deadline) ran out on a row lock.
+const PG_LOCK_TIMEOUT = '55P03';
+
+/**
+ * Whether a batch failed because its deadline ran out (answered 503 OVERLOADED, nothing done) and
+ * why; undefined for any other failure. A lock wait that LOCK_WAIT_MS ended, not the deadline,
+ * stays LOCK_TIMEOUT.
+ */
+export function deadlineRefusal(error: unknown, lockWaitBoundByDeadline: boolean): RefusalReason | undefined {
+  const failure = error as { name?: unknown; code?: unknown } | null;
+  if (failure instanceof DeadlineSpentError) return 'expired';
+  if (failure?.name === 'LockTimeoutError' && lockWaitBoundByDeadline) return 'lock_wait';
+  if (failure?.code === PG_LOCK_TIMEOUT) return 'statement_bound';
+  return undefined;
+}
