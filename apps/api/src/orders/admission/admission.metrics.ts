@@ -4,7 +4,7 @@ import { RefusalReason } from './admission-policy';
 // prom-client refuses a second metric of one name (several apps in one test process): reuse it.
 const existing = <M>(name: string): M | undefined => register.getSingleMetric(name) as M | undefined;
 
-/** The admission queue as Prometheus sees it; names are documented in docs/OPERATIONS.md. */
+/** The admission queue as Prometheus sees it (README, "Deadline and admission"; monitoring/ alerts on them). */
 export class AdmissionMetrics {
   readonly depth: Gauge =
     existing<Gauge>('purchase_admission_queue_depth') ??
