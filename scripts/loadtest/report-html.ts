@@ -55,6 +55,18 @@ function invariantTable(r: LoadTestResult): string {
   return `<table class="invariants"><thead><tr><th>verdict</th><th>invariant</th><th>detail</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
+const optionalMs = (value: number | null): string => (value === null ? 'n/a' : `${value.toFixed(1)} ms`);
+
+function admissionFacts(r: LoadTestResult): [string, string][] {
+  const a = r.admission;
+  if (!a) return [['server queue', 'not read (the targets\' /metrics did not answer)']];
+  const refused = Object.entries(a.refusedByReason).sort((x, y) => y[1] - x[1]);
+  return [
+    ['refused OVERLOADED', refused.length ? refused.map(([reason, n]) => `${reason} ${n}`).join(', ') : 'none'],
+    ['server queue wait', `p50 ${optionalMs(a.queueWait.p50Ms)} · p99 ${optionalMs(a.queueWait.p99Ms)} (${a.queueWait.count} purchases); ${a.deadlineMisses} deadline misses`],
+  ];
+}
+
 function facts(r: LoadTestResult): string {
   const rows: [string, string][] = [
     ['product', `${r.product.id} (${r.product.createdByRun ? 'created by this run' : 'existing'}), per-user limit ${r.product.perUserLimit}`],
@@ -65,9 +77,16 @@ function facts(r: LoadTestResult): string {
     ['attempts / requests', `${r.attempts} / ${r.requests} (${r.retries} retries), ${r.requestsPerSecond.toFixed(0)} req/s`],
     ['purchases', `${r.purchases} (${r.purchasesPerSecond.toFixed(1)}/s)`],
     ['latency', `p50 ${r.latency.p50.toFixed(1)} · p90 ${r.latency.p90.toFixed(1)} · p99 ${r.latency.p99.toFixed(1)} · max ${r.latency.max.toFixed(1)} ms (${r.latency.count} responses)`],
+    ...admissionFacts(r),
     ['transport errors', Object.entries(r.errors).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'],
   ];
   return `<table class="facts">${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`;
+}
+
+function refusalBars(r: LoadTestResult): string {
+  const entries = Object.entries(r.admission?.refusedByReason ?? {}).sort((a, b) => b[1] - a[1]);
+  if (!entries.length) return '';
+  return barList("503 OVERLOADED refusals by the server's reason", entries.map(([label, value]) => ({ label, value, color: '#d64545' })));
 }
 
 const STYLE = `
@@ -102,7 +121,7 @@ export function renderReportHtml(r: LoadTestResult): string {
 <h2>Run</h2>${facts(r)}
 <h2>Throughput</h2>${throughputChart(r)}
 <h2>Latency</h2>${latencyCharts(r)}
-<h2>Outcomes</h2>${barList('Every response, by status and contract code', outcomeBars)}${barList('Each attempt, by its final outcome (after retries)', attemptBars)}
+<h2>Outcomes</h2>${barList('Every response, by status and contract code', outcomeBars)}${barList('Each attempt, by its final outcome (after retries)', attemptBars)}${refusalBars(r)}
 <footer>Latency is measured by the client per HTTP request, from sending it to reading the whole body; transport failures are counted but not timed. Retries re-send the attempt's Idempotency-Key. The invariants are read from the admin API after the run.</footer>
 </body></html>
 `;

@@ -6,6 +6,7 @@ import { drive } from './driver';
 import { checkInvariants, InvariantInput } from './invariants';
 import { mintToken } from './jwt';
 import { Recorder } from './recorder';
+import { admissionDelta, readAdmission } from './server-metrics';
 import { writeReport } from './report-writer';
 import { latencyHistogram, perSecond, summarizeLatency } from './stats';
 import { LoadTestOptions, LoadTestResult } from './types';
@@ -56,6 +57,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
 
   const userPrefix = `lt-${runId}-`;
   const users = Array.from({ length: o.users }, (_, n) => ({ id: `${userPrefix}${n}`, token: mintToken(o.tokenSecret, `${userPrefix}${n}`, 'user') }));
+  const admissionBefore = await readAdmission(urls);
   const startedAt = Date.now();
   const recorder = new Recorder(startedAt);
   const ticker = o.onProgress ? setInterval(() => o.onProgress?.(recorder.progress(Date.now())), o.progressEveryMs ?? 1000) : undefined;
@@ -66,6 +68,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   }
   const finishedAt = Date.now();
   o.onProgress?.(recorder.progress(finishedAt));
+  const admissionAfter = admissionBefore && (await readAdmission(urls));
 
   const unresolved = Object.entries(recorder.attemptOutcomes)
     .filter(([key]) => /^(error|503|429)\b/.test(key))
@@ -119,6 +122,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
     latency: summarizeLatency(recorder.latencies),
     histogram: latencyHistogram(recorder.latencies),
     timeline: recorder.timeline(),
+    admission: admissionBefore && admissionAfter ? admissionDelta(admissionBefore, admissionAfter) : undefined,
     invariants,
     ok: invariants.every((r) => r.ok || r.severity === 'warning'),
   };

@@ -11,6 +11,24 @@ const sorted = (counts: Record<string, number>): [string, string][] =>
     .sort((a, b) => b[1] - a[1])
     .map(([key, count]) => [key, String(count)]);
 
+const optionalMs = (value: number | null): string => (value === null ? 'n/a' : ms(value));
+
+/** The servers' side of refusals: why they refused, and how long admitted purchases queued. */
+function admissionSection(r: LoadTestResult): string[] {
+  if (!r.admission) return ['Server admission queue: /metrics not readable, figures left out'];
+  const a = r.admission;
+  const refused = Object.keys(a.refusedByReason).length ? table(sorted(a.refusedByReason)) : '  none';
+  return [
+    'Refused OVERLOADED by reason (server):',
+    refused,
+    'Server admission queue:',
+    table([
+      ['queue wait', `p50 ${optionalMs(a.queueWait.p50Ms)}  p99 ${optionalMs(a.queueWait.p99Ms)} (${a.queueWait.count} purchases)`],
+      ['deadline misses', String(a.deadlineMisses)],
+    ]),
+  ];
+}
+
 /** The end-of-run text: what was sent, what came back, how fast, and the invariant verdict. */
 export function formatSummary(r: LoadTestResult): string {
   const sections = [
@@ -29,6 +47,7 @@ export function formatSummary(r: LoadTestResult): string {
     table(sorted(r.byCode)),
     'Attempts by final outcome:',
     table(sorted(r.attemptOutcomes)),
+    ...admissionSection(r),
     'Transport errors:',
     Object.keys(r.errors).length ? table(sorted(r.errors)) : '  none',
     'Invariants:',

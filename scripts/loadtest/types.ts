@@ -85,6 +85,16 @@ export interface ProductSnapshot {
   perUserLimit: number;
 }
 
+/** The servers' admission queue over the run (their /metrics, after minus before). */
+export interface AdmissionReport {
+  /** Purchases refused 503 OVERLOADED, by why (wait_estimate, queue_full, stalled, expired, lock_wait, statement_bound). */
+  refusedByReason: Record<string, number>;
+  /** From arrival to the start of the purchase's batch, over the purchases that reached a batch. */
+  queueWait: { count: number; p50Ms: number | null; p99Ms: number | null };
+  /** Answers later than PURCHASE_DEADLINE_MS. */
+  deadlineMisses: number;
+}
+
 export interface LoadTestResult {
   runId: string;
   startedAt: string;
@@ -112,6 +122,8 @@ export interface LoadTestResult {
   latency: LatencySummary;
   histogram: HistogramBucket[];
   timeline: SecondBucket[];
+  /** Absent when a target's /metrics could not be read. */
+  admission?: AdmissionReport;
   invariants: InvariantResult[];
   /** False when any invariant of severity "error" failed. */
   ok: boolean;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { runLoadTest } from '../../scripts/loadtest';
+import { formatSummary, runLoadTest } from '../../scripts/loadtest';
 import { ContractOrder } from '../../scripts/loadtest/api-client';
 import { checkInvariants, InvariantInput } from '../../scripts/loadtest/invariants';
 import { freePort } from '../support/free-port';
@@ -107,6 +107,29 @@ describe('load test against a correct fake', () => {
     expect(run.stderr).toContain('exactly one of --product and --stock');
     expect(run.stderr).toContain('usage: npm run loadtest');
   }, 30_000);
+});
+
+describe('load test against a fake that refuses OVERLOADED', () => {
+  let server: FakeServer;
+  beforeAll(async () => {
+    server = await startFakeServer({ secret: SECRET, unavailableRate: 0.3, unavailableCode: 'OVERLOADED', retryAfterS: 0 });
+  });
+  afterAll(() => server.close());
+
+  it('retries OVERLOADED after Retry-After like LOCK_TIMEOUT, sells out, and reports the refusals by the server\'s reason and the queue wait', async () => {
+    const result = await runLoadTest({ urls: [server.url], stock: 20, users: 40, connections: 4, requests: 60, maxRetries: 12, tokenSecret: SECRET, reportDir: null });
+    expect(failed(result)).toEqual([]);
+    expect(result).toMatchObject({ purchases: 20, product: { finalStock: 0 } });
+    const refused = result.byCode['503 OVERLOADED'];
+    expect(refused).toBeGreaterThan(0);
+    expect(result.admission).toEqual({
+      refusedByReason: { wait_estimate: refused },
+      queueWait: { count: result.requests - refused, p50Ms: expect.any(Number), p99Ms: expect.any(Number) },
+      deadlineMisses: 0,
+    });
+    expect(result.admission!.queueWait.p99Ms).toBeLessThanOrEqual(5);
+    expect(formatSummary(result)).toMatch(/Refused OVERLOADED by reason \(server\):\n\s+wait_estimate\s+\d+/);
+  }, 60_000);
 });
 
 describe('load test against a fake that oversells', () => {

@@ -187,7 +187,7 @@ export interface RetryOutcome<T = any> {
 }
 
 /**
- * Sends, retrying 503 (LOCK_TIMEOUT / DEPENDENCY_UNAVAILABLE) and 429 as the server's Retry-After
+ * Sends, retrying 503 (OVERLOADED / LOCK_TIMEOUT / DEPENDENCY_UNAVAILABLE) and 429 as the server's Retry-After
  * says (capped, jittered), and transport errors with a short backoff; bounded by maxAttempts.
  */
 export async function withRetry<T>(send: () => Promise<ApiResponse<T>>, maxAttempts = 20, capMs = 1500): Promise<RetryOutcome<T>> {

@@ -5,14 +5,16 @@ import { AddressInfo } from 'node:net';
 /**
  * A test double of the flash-sale API with only the routes the load-test tool uses. `oversell`
  * keeps selling once the stock is gone (stock stays at 0, orders keep coming): the kind of bug the
- * tool's audit must catch. `unavailableRate` answers that share of purchases 503 LOCK_TIMEOUT with
- * Retry-After before doing anything, so retries and idempotency are exercised.
+ * tool's audit must catch. `unavailableRate` answers that share of purchases 503 (`unavailableCode`,
+ * LOCK_TIMEOUT by default) with Retry-After before doing anything, so retries and idempotency are
+ * exercised. With OVERLOADED it also serves `/metrics` counting those refusals as the app does.
  */
 export interface FakeServerOptions {
   secret: string;
   oversell?: boolean;
   unavailableRate?: number;
   retryAfterS?: number;
+  unavailableCode?: 'LOCK_TIMEOUT' | 'OVERLOADED';
   /** Listeners sharing one state, like API instances sharing a database. Default 1. */
   instances?: number;
 }
@@ -68,6 +70,7 @@ export async function startFakeServer(options: FakeServerOptions): Promise<FakeS
   const idempotent = new Map<string, { status: number; body: unknown }>();
   let nextId = 1;
 
+  let refusedOverloaded = 0;
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
@@ -97,6 +100,18 @@ export async function startFakeServer(options: FakeServerOptions): Promise<FakeS
       state.products.set(product.id, product);
       return send(res, 201, product);
     }
+    if (req.method === 'GET' && url.pathname === '/metrics' && options.unavailableCode === 'OVERLOADED') {
+      // Every purchase that went ahead "waited" under 5 ms: one histogram bucket.
+      const waited = state.purchaseRequests - refusedOverloaded;
+      const text = [
+        `purchase_refused_total{reason="wait_estimate"} ${refusedOverloaded}`,
+        `purchase_queue_wait_seconds_bucket{le="0.005"} ${waited}`,
+        `purchase_queue_wait_seconds_bucket{le="+Inf"} ${waited}`,
+        'purchase_deadline_misses_total 0',
+      ].join('\n');
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
+      return void res.end(`${text}\n`);
+    }
     const productMatch = /^\/products\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && productMatch) {
       const product = state.products.get(productMatch[1]);
@@ -107,7 +122,10 @@ export async function startFakeServer(options: FakeServerOptions): Promise<FakeS
       state.purchaseRequests++;
       state.hitsPerInstance[instance]++;
       if (!auth) return fail(res, 401, 'UNAUTHENTICATED');
-      if (Math.random() < (options.unavailableRate ?? 0)) return fail(res, 503, 'LOCK_TIMEOUT', { 'retry-after': String(options.retryAfterS ?? 0) });
+      if (Math.random() < (options.unavailableRate ?? 0)) {
+        if (options.unavailableCode === 'OVERLOADED') refusedOverloaded++;
+        return fail(res, 503, options.unavailableCode ?? 'LOCK_TIMEOUT', { 'retry-after': String(options.retryAfterS ?? 0) });
+      }
       const key = req.headers['idempotency-key'];
       const cacheKey = typeof key === 'string' ? `${auth.sub}:${key}` : undefined;
       const replay = cacheKey ? idempotent.get(cacheKey) : undefined;
