@@ -82,7 +82,7 @@ describe('purchases across 3 app instances (separate processes)', () => {
     );
     const counts = tally(outcomes);
     expect(counts).toEqual({ '201': 100, '409 SOLD_OUT': 400 });
-    expectOnlyContractAnswers(outcomes, ['201', '409 SOLD_OUT', '503 LOCK_TIMEOUT']);
+    expectOnlyContractAnswers(outcomes, ['201', '409 SOLD_OUT', '503 LOCK_TIMEOUT', '503 OVERLOADED']);
     const orders = createdOrders(outcomes);
     expect(new Set(orders.map((o) => o.id)).size).toBe(100);
     const rows = await ordersInDatabase(database.url, orders.map((o) => o.id));
@@ -97,7 +97,7 @@ describe('purchases across 3 app instances (separate processes)', () => {
     const product = await apis[1].createProduct({ stock: 100, perUserLimit: 2 });
     const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => withRetry(() => apis[i % 3].purchase(product.id, 'one-greedy-user'), 30, 1500)));
     expect(tally(outcomes)).toEqual({ '201': 2, '409 PER_USER_LIMIT': 48 });
-    expectOnlyContractAnswers(outcomes, ['201', '409 PER_USER_LIMIT', '503 LOCK_TIMEOUT']);
+    expectOnlyContractAnswers(outcomes, ['201', '409 PER_USER_LIMIT', '503 LOCK_TIMEOUT', '503 OVERLOADED']);
     const report = await expectInvariants(database.url, product.id);
     expect(report).toMatchObject({ stock: 98, live: 2, liveByUser: { 'one-greedy-user': 2 }, quotaByUser: { 'one-greedy-user': 2 } });
   });
@@ -109,7 +109,7 @@ describe('purchases across 3 app instances (separate processes)', () => {
       Array.from({ length: 30 }, (_, i) => withRetry(() => apis[i % 3].purchase(product.id, 'replaying-user', { quantity: 1, idempotencyKey: key }), 30, 1500)),
     );
     expect(tally(outcomes)).toEqual({ '201': 30 });
-    expectOnlyContractAnswers(outcomes, ['201', '503 LOCK_TIMEOUT']);
+    expectOnlyContractAnswers(outcomes, ['201', '503 LOCK_TIMEOUT', '503 OVERLOADED']);
     const ids = new Set(outcomes.map((o) => (o.final.body as Order).id));
     expect(ids.size).toBe(1);
     const first = outcomes[0].final.body as Order;
@@ -150,7 +150,7 @@ describe('purchases across 3 app instances (separate processes)', () => {
     const outcomes = await Promise.all(buyers);
     const adminAnswers = await adjustments;
     expect(adminAnswers.map((a) => a.status)).toEqual([200, 200, 200]);
-    expectOnlyContractAnswers(outcomes, ['201', '409 SOLD_OUT', '503 LOCK_TIMEOUT']);
+    expectOnlyContractAnswers(outcomes, ['201', '409 SOLD_OUT', '503 LOCK_TIMEOUT', '503 OVERLOADED']);
     const sold = createdOrders(outcomes);
     const report = await expectInvariants(database.url, product.id);
     expect(report.live).toBe(sold.length);
@@ -190,7 +190,7 @@ describe('Redis killed mid-sale', () => {
       const product = await api.createProduct({ stock: 60, perUserLimit: 1 });
       const { inFlight, afterKill } = await saleThroughRedisKill(harness, product.id, 40, 60, 15);
       const all = [...inFlight, ...afterKill];
-      expectOnlyContractAnswers(all, ['201', '409 SOLD_OUT', '503 LOCK_TIMEOUT', '503 DEPENDENCY_UNAVAILABLE']);
+      expectOnlyContractAnswers(all, ['201', '409 SOLD_OUT', '503 LOCK_TIMEOUT', '503 OVERLOADED', '503 DEPENDENCY_UNAVAILABLE']);
       const sold = createdOrders(all);
       expect(createdOrders(afterKill).length).toBeGreaterThan(0);
       expect(sold.length).toBe(60);
@@ -217,7 +217,7 @@ describe('Redis killed mid-sale', () => {
       // the product is known and on sale before the fault
       expect((await api.purchase(product.id, 'warm-up')).status).toBe(201);
       const { inFlight, afterKill } = await saleThroughRedisKill(harness, product.id, 20, 20, 1);
-      expectOnlyContractAnswers(inFlight, ['201', '503 LOCK_TIMEOUT', '503 DEPENDENCY_UNAVAILABLE']);
+      expectOnlyContractAnswers(inFlight, ['201', '503 LOCK_TIMEOUT', '503 OVERLOADED', '503 DEPENDENCY_UNAVAILABLE']);
       expectOnlyContractAnswers(afterKill, ['503 DEPENDENCY_UNAVAILABLE']);
       for (const o of afterKill) expect(Number(o.final.headers['retry-after'])).toBeGreaterThan(0);
       const sold = createdOrders(inFlight);

@@ -1,7 +1,7 @@
 import { AdmissionLimits, completionMs, decide, inFlightLeftMs, retryAfterS, unitCap, UnitLoad } from './admission-policy';
 import { ServiceTimeModel } from './service-time';
 
-const LIMITS: AdmissionLimits = { maxBatch: 10, answerMarginMs: 50, unitCapFloor: 10, unitCapCeiling: 1000 };
+const LIMITS: AdmissionLimits = { maxBatch: 10, minSamples: 3, answerMarginMs: 50, unitCapFloor: 10, unitCapCeiling: 1000 };
 const DEADLINE = 2000;
 // A unit measured at 10 ms per batch plus 1 ms per purchase: a full batch of 10 takes 20 ms.
 const measured = (): ServiceTimeModel => {
@@ -34,6 +34,16 @@ describe('admission policy', () => {
     const load: UnitLoad = { queued: 150, inFlight: { size: 10, startedAt: now, endsBy: now + 1900 }, stalled: false };
     expect(decide(load, 250, measured(), DEADLINE, LIMITS, now)).toEqual({ admit: false, reason: 'wait_estimate', retryAfterS: 1 });
     expect(decide(load, 1900, measured(), DEADLINE, LIMITS, now)).toEqual({ admit: true });
+  });
+
+  it('does not refuse by estimate before the unit has measured a few batches (a cold process is slow)', () => {
+    const load: UnitLoad = { queued: 15, inFlight: { size: 10, startedAt: now, endsBy: now + 1900 }, stalled: false };
+    const cold = new ServiceTimeModel();
+    cold.observe(1, 400);
+    cold.observe(48, 900);
+    expect(decide(load, 250, cold, DEADLINE, LIMITS, now)).toEqual({ admit: true });
+    cold.observe(20, 600);
+    expect(decide(load, 250, cold, DEADLINE, LIMITS, now)).toMatchObject({ admit: false, reason: 'wait_estimate' });
   });
 
   it('derives the unit cap from what the measured rate serves within one deadline, inside floor and ceiling', () => {

@@ -26,6 +26,8 @@ export interface UnitLoad {
 
 export interface AdmissionLimits {
   maxBatch: number;
+  /** batches a unit must have measured before its estimate refuses anyone (a cold process is slow) */
+  minSamples: number;
   /** time kept back for answering after a batch ends */
   answerMarginMs: number;
   unitCapFloor: number;
@@ -81,6 +83,8 @@ export function decide(load: UnitLoad, remainingMs: number, model: ServiceTimeMo
   if (remainingMs <= limits.answerMarginMs) return refuse('wait_estimate');
   // An idle unit always admits: its batch runs under the deadline's bound and answers in time.
   if (load.queued === 0 && !load.inFlight) return { admit: true };
+  // Until measured, the caps and the expiry at the deadline bound the wait; the estimate does not.
+  if (model.samples < limits.minSamples) return { admit: true };
   if (done > remainingMs - limits.answerMarginMs) return refuse('wait_estimate');
   return { admit: true };
 }

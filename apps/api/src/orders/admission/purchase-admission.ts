@@ -17,6 +17,7 @@ export const MAX_BATCH = 48;
 
 export const LIMITS: AdmissionLimits = {
   maxBatch: MAX_BATCH,
+  minSamples: 3,
   // Kept back from every deadline for the work after a batch: the answer, the sold-out flag.
   answerMarginMs: 50,
   unitCapFloor: MAX_BATCH,

@@ -15,11 +15,13 @@ describe('ServiceTimeModel', () => {
     expect(model.batchMs(48)).toBeCloseTo(16, 5);
   });
 
-  it('counts the whole time per purchase while every batch had the same size (errs towards refusing)', () => {
-    const model = new ServiceTimeModel();
+  it("keeps the prior's per-purchase cost while every batch had the same size, the rest being overhead", () => {
+    const model = new ServiceTimeModel(0.1, { overheadMs: 5, perItemMs: 1 });
     for (let i = 0; i < 10; i++) model.observe(1, 6);
-    expect(model.batchMs(1)).toBeCloseTo(6, 5);
-    expect(model.batchMs(10)).toBeCloseTo(60, 5);
+    expect(model.line()).toEqual({ overheadMs: 5, perItemMs: 1 });
+    const fast = new ServiceTimeModel(0.1, { overheadMs: 5, perItemMs: 1 });
+    for (let i = 0; i < 10; i++) fast.observe(4, 2);
+    expect(fast.line()).toEqual({ overheadMs: 0, perItemMs: 0.5 });
   });
 
   it('follows the machine when batches get slower', () => {

@@ -3,8 +3,9 @@
  * The overhead is the lock hand-over and the statement's round trip, paid once per batch; the
  * per-item part is what each purchase adds inside the statement. Both come from a least-squares
  * fit over recent batches with exponential forgetting, so the model follows the machine as its
- * load changes. Until batches of different sizes have been seen the fit is undetermined and the
- * whole time counts per item, which overestimates big batches: admission errs towards refusing.
+ * load changes. Until batches of different sizes have been seen the fit is undetermined: the
+ * prior's per-item cost is kept (or less, if the batches were faster than that) and the rest of
+ * the measured time counts as overhead.
  */
 export class ServiceTimeModel {
   private n = 0;
@@ -38,10 +39,18 @@ export class ServiceTimeModel {
     const variance = this.meanSize2 - this.meanSize * this.meanSize;
     const covariance = this.meanSizeMs - this.meanSize * this.meanMs;
     const slope = variance > 0.25 ? covariance / variance : NaN;
-    if (!(slope > 0)) return { overheadMs: 0, perItemMs: this.meanMs / this.meanSize };
+    if (!(slope > 0)) {
+      const perItemMs = Math.min(this.prior.perItemMs, this.meanMs / this.meanSize);
+      return { overheadMs: this.meanMs - perItemMs * this.meanSize, perItemMs };
+    }
     // A negative intercept (noise) would make small batches look free.
     const overheadMs = Math.max(0, this.meanMs - slope * this.meanSize);
     return { overheadMs, perItemMs: overheadMs === 0 ? this.meanMs / this.meanSize : slope };
+  }
+
+  /** How many batches were measured. */
+  get samples(): number {
+    return this.n;
   }
 
   /** Expected time of one batch of `size` purchases. */
