@@ -87,7 +87,7 @@ export interface ProductSnapshot {
 
 /** The servers' admission queue over the run (their /metrics, after minus before). */
 export interface AdmissionReport {
-  /** Purchases refused 503 OVERLOADED, by why (wait_estimate, queue_full, stalled, expired, lock_wait, statement_bound). */
+  /** Purchases refused 503 OVERLOADED, by why (wait_estimate, queue_full, expired, lock_wait, statement_bound). */
   refusedByReason: Record<string, number>;
   /** From arrival to the start of the purchase's batch, over the purchases that reached a batch. */
   queueWait: { count: number; p50Ms: number | null; p99Ms: number | null };

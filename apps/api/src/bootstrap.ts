@@ -10,6 +10,8 @@ import { TokenVerifier } from './auth/token-verifier';
 import { SoldOutFlags } from './inventory/sold-out-flags';
 import { ProductCatalog } from './inventory/product-catalog.service';
 import { installSoldOutShortcut } from './orders/sold-out-shortcut';
+import { installOverloadShortcut } from './orders/admission/overload-shortcut';
+import { PurchaseAdmission } from './orders/admission/purchase-admission';
 import { PurchaseMetrics } from './orders/purchase.metrics';
 import { installShutdownGate, ShutdownState } from './common/shutdown-gate';
 import { contractErrorOptions } from './common/errors/fastify-error-handlers';
@@ -36,6 +38,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   installShutdownGate(fastify, app.get(ShutdownState));
   instrumentHttp(fastify);
   installSoldOutShortcut(fastify, { tokens: app.get(TokenVerifier), flags: app.get(SoldOutFlags), catalog: app.get(ProductCatalog), metrics: app.get(PurchaseMetrics) });
+  // After the sold-out shortcut: a sold-out answer is final and cheaper than a retry.
+  installOverloadShortcut(fastify, { tokens: app.get(TokenVerifier), admission: app.get(PurchaseAdmission), metrics: app.get(PurchaseMetrics) });
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   const document = SwaggerModule.createDocument(

@@ -19,7 +19,10 @@ async function main(): Promise<void> {
   }
   const app = await createApp(config);
   installProcessGuards(app);
-  await app.listen(config.port, '0.0.0.0');
+  // A flash sale opens thousands of connections at once; with Node's default accept backlog (511)
+  // the kernel drops the overflow's handshakes and those buyers wait 1-3 s for a SYN retransmit
+  // before the app sees them, past any deadline it keeps. The kernel caps this at somaxconn.
+  await app.listen({ port: config.port, host: '0.0.0.0', backlog: 8192 });
   process.stdout.write(`flash-sale api listening on ${await app.getUrl()}\n`);
 }
 

@@ -56,7 +56,7 @@ export class PurchaseBatcher {
   private readonly lockWaitMs: number;
   private readonly batchSizes: Histogram =
     (register.getSingleMetric('purchase_batch_size') as Histogram | undefined) ??
-    new Histogram({ name: 'purchase_batch_size', help: 'Purchases served per lock hold', buckets: [1, 2, 4, 8, 16, 32, 48] });
+    new Histogram({ name: 'purchase_batch_size', help: 'Purchases served per lock hold', buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256] });
 
   constructor(
     private readonly statements: HotStatements,
@@ -98,12 +98,10 @@ export class PurchaseBatcher {
         return this.execute(unit, batch, fence, boundMs);
       });
       line.model.observe(batch.length, monotonicNow() - startedAt);
-      line.stalled = false;
       batch.forEach((pending, i) => pending.resolve(outcomes[i]));
     } catch (error) {
       const reason = deadlineRefusal(error, lockWaitMs < this.lockWaitMs);
       if (reason) {
-        line.stalled = true;
         this.admission.refuse(batch, reason, line);
       } else batch.forEach((pending) => pending.reject(error));
     } finally {

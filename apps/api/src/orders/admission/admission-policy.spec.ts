@@ -9,7 +9,7 @@ const measured = (): ServiceTimeModel => {
   for (let i = 0; i < 30; i++) for (const size of [1, 5, 10]) model.observe(size, 10 + size);
   return model;
 };
-const idle: UnitLoad = { queued: 0, stalled: false };
+const idle: UnitLoad = { queued: 0 };
 
 describe('admission policy', () => {
   const now = 100_000;
@@ -19,25 +19,28 @@ describe('admission policy', () => {
   });
 
   it('estimates the answer from the batch in flight, the full batches ahead and its own batch', () => {
-    const load: UnitLoad = { queued: 25, inFlight: { size: 10, startedAt: now - 5, endsBy: now + 1500 }, stalled: false };
+    const load: UnitLoad = { queued: 25, inFlight: { size: 10, startedAt: now - 5, endsBy: now + 1500 } };
     // in flight: 20 - 5 = 15 left; 2 full batches of 10 ahead: 40; its own batch of 6: 16
     expect(completionMs(load, 25, measured(), LIMITS.maxBatch, now)).toBeCloseTo(15 + 40 + 16, 3);
   });
 
-  it('assumes a batch that clearly overran its measured time runs to its bound', () => {
-    const load: UnitLoad = { queued: 0, inFlight: { size: 10, startedAt: now - 500, endsBy: now + 700 }, stalled: false };
-    expect(inFlightLeftMs(load, measured(), now)).toBe(700);
+  it('expects a batch that overran its measured time to run as long again, at most to its bound', () => {
+    const running = (elapsed: number): UnitLoad => ({ queued: 0, inFlight: { size: 10, startedAt: now - elapsed, endsBy: now - elapsed + 1000 } });
+    expect(inFlightLeftMs(running(5), measured(), now)).toBeCloseTo(15, 5);
+    expect(inFlightLeftMs(running(300), measured(), now)).toBe(300);
+    expect(inFlightLeftMs(running(800), measured(), now)).toBe(200);
+    expect(inFlightLeftMs(running(1200), measured(), now)).toBe(0);
   });
 
   it('refuses at once, with a Retry-After from the backlog, a purchase whose estimated answer is past its deadline', () => {
     // 150 queued: 15 full batches = 300 ms, plus in flight; only 250 ms of the deadline left
-    const load: UnitLoad = { queued: 150, inFlight: { size: 10, startedAt: now, endsBy: now + 1900 }, stalled: false };
+    const load: UnitLoad = { queued: 150, inFlight: { size: 10, startedAt: now, endsBy: now + 1900 } };
     expect(decide(load, 250, measured(), DEADLINE, LIMITS, now)).toEqual({ admit: false, reason: 'wait_estimate', retryAfterS: 1 });
     expect(decide(load, 1900, measured(), DEADLINE, LIMITS, now)).toEqual({ admit: true });
   });
 
   it('does not refuse by estimate before the unit has measured a few batches (a cold process is slow)', () => {
-    const load: UnitLoad = { queued: 15, inFlight: { size: 10, startedAt: now, endsBy: now + 1900 }, stalled: false };
+    const load: UnitLoad = { queued: 15, inFlight: { size: 10, startedAt: now, endsBy: now + 1900 } };
     const cold = new ServiceTimeModel();
     cold.observe(1, 400);
     cold.observe(48, 900);
@@ -54,14 +57,14 @@ describe('admission policy', () => {
   });
 
   it('refuses with queue_full at the cap, whatever the estimate says', () => {
-    const load: UnitLoad = { queued: 250, stalled: false };
+    const load: UnitLoad = { queued: 250 };
     expect(decide(load, 100_000, measured(), 500, LIMITS, now)).toMatchObject({ admit: false, reason: 'queue_full' });
   });
 
-  it('while stalled, refuses all but one probe purchase, which is taken only when the unit is idle', () => {
-    const stalledBusy: UnitLoad = { queued: 0, inFlight: { size: 1, startedAt: now - 1000, endsBy: now + 900 }, stalled: true };
-    expect(decide(stalledBusy, DEADLINE, measured(), DEADLINE, LIMITS, now)).toEqual({ admit: false, reason: 'stalled', retryAfterS: 1 });
-    expect(decide({ queued: 0, stalled: true }, DEADLINE, measured(), DEADLINE, LIMITS, now)).toEqual({ admit: true });
+  it('refuses newcomers behind a batch stalled longer than their deadline allows; an idle unit still admits (the probe)', () => {
+    const stalled: UnitLoad = { queued: 3, inFlight: { size: 1, startedAt: now - 1000, endsBy: now + 900 } };
+    expect(decide(stalled, 800, measured(), DEADLINE, LIMITS, now)).toMatchObject({ admit: false, reason: 'wait_estimate' });
+    expect(decide(idle, 800, measured(), DEADLINE, LIMITS, now)).toEqual({ admit: true });
   });
 
   it('refuses a purchase whose deadline is already (nearly) spent before it reached the queue', () => {

@@ -6,8 +6,6 @@ export type RefusalReason =
   | 'queue_full'
   /** the estimated wait would end past the deadline */
   | 'wait_estimate'
-  /** the unit's last batch ran into its deadline and no batch has succeeded since */
-  | 'stalled'
   /** still queued (or just handed the lock) when its deadline came */
   | 'expired'
   /** the product lock was not had before the batch's deadline */
@@ -21,7 +19,6 @@ export interface UnitLoad {
   queued: number;
   /** the batch now under the lock or waiting for it */
   inFlight?: { size: number; startedAt: number; endsBy: number };
-  stalled: boolean;
 }
 
 export interface AdmissionLimits {
@@ -37,16 +34,17 @@ export interface AdmissionLimits {
 export type Verdict = { admit: true } | { admit: false; reason: RefusalReason; retryAfterS: number };
 
 /**
- * How long the batch in flight still needs. While it runs about as long as measured, the rest of
- * its expected time; once it overruns that clearly (a stalled row lock, a paused server), the time
- * left to the bound it runs under, the latest it can end.
+ * How long the batch in flight still needs: the rest of its expected time while within it; once
+ * overrunning (a stalled row lock, a starved process), as long again as it has run so far, at most
+ * until the bound it runs under. The estimate grows with a stall instead of jumping to the bound
+ * on the first hiccup.
  */
 export function inFlightLeftMs(load: UnitLoad, model: ServiceTimeModel, now: number): number {
   if (!load.inFlight) return 0;
   const expected = model.batchMs(load.inFlight.size);
   const elapsed = now - load.inFlight.startedAt;
-  if (elapsed <= 2 * expected + 20) return Math.max(0, expected - elapsed);
-  return Math.max(0, load.inFlight.endsBy - now);
+  if (elapsed < expected) return expected - elapsed;
+  return Math.max(0, Math.min(elapsed, load.inFlight.endsBy - now));
 }
 
 /**
@@ -77,8 +75,6 @@ export function unitCap(model: ServiceTimeModel, deadlineMs: number, limits: Adm
 export function decide(load: UnitLoad, remainingMs: number, model: ServiceTimeModel, deadlineMs: number, limits: AdmissionLimits, now: number): Verdict {
   const done = completionMs(load, load.queued, model, limits.maxBatch, now);
   const refuse = (reason: RefusalReason): Verdict => ({ admit: false, reason, retryAfterS: retryAfterS(done) });
-  // A stalled unit still takes one purchase when idle: that batch is the probe that finds the stall over.
-  if (load.stalled && (load.queued > 0 || load.inFlight)) return refuse('stalled');
   if (load.queued >= unitCap(model, deadlineMs, limits)) return refuse('queue_full');
   if (remainingMs <= limits.answerMarginMs) return refuse('wait_estimate');
   // An idle unit always admits: its batch runs under the deadline's bound and answers in time.

@@ -17,7 +17,6 @@ export interface Waiting {
 export class UnitLine<T extends Waiting> {
   readonly model: ServiceTimeModel;
   inFlight?: UnitLoad['inFlight'];
-  stalled = false;
   draining = false;
   private items: T[] = [];
   private timer?: NodeJS.Timeout;
@@ -37,7 +36,7 @@ export class UnitLine<T extends Waiting> {
   }
 
   load(): UnitLoad {
-    return { queued: this.items.length, inFlight: this.inFlight, stalled: this.stalled };
+    return { queued: this.items.length, inFlight: this.inFlight };
   }
 
   /** Inserted by arrival: a purchase that arrived earlier but got here later goes ahead of later ones. */

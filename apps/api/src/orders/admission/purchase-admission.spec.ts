@@ -1,0 +1,54 @@
+import { ConfigService } from '@nestjs/config';
+import { TypedConfigService } from '../../config/app-config.module';
+import { OverloadedException } from './overloaded.error';
+import { GLOBAL_CAP, LIMITS, monotonicNow, PurchaseAdmission } from './purchase-admission';
+import { Waiting } from './unit-line';
+
+const DEADLINE = 2000;
+const config = { get: () => ({ purchaseDeadlineMs: DEADLINE }) } as unknown as TypedConfigService & ConfigService;
+const waiting = (arrivedAt: number): Waiting => ({ arrivedAt, deadline: arrivedAt + DEADLINE, reject: jest.fn() });
+
+describe('PurchaseAdmission', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('queues purchases per unit and hands them out oldest first', () => {
+    const admission = new PurchaseAdmission(config);
+    const line = admission.admit('stock:1', waiting(1000), 1000);
+    admission.admit('stock:1', waiting(1001), 1001);
+    expect(admission.take(line, 1010).map((w) => w.arrivedAt)).toEqual([1000, 1001]);
+  });
+
+  it('refuses with queue_full once all queues together hold the global cap', () => {
+    const admission = new PurchaseAdmission(config);
+    for (let i = 0; i < GLOBAL_CAP; i++) admission.admit(`stock:${i % 64}`, waiting(1000), 1000);
+    let refusal: unknown;
+    try {
+      admission.admit('stock:another', waiting(1000), 1000);
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(OverloadedException);
+    expect(refusal).toMatchObject({ reason: 'queue_full', retryAfterS: expect.any(Number) });
+  });
+
+  it('prechecks without queueing: a fresh purchase passes, one whose deadline is spent is refused', () => {
+    const admission = new PurchaseAdmission(config);
+    expect(admission.precheck('stock:7', 1000, 1010)).toBeUndefined();
+    expect(admission.precheck('stock:7', 1000, 1000 + DEADLINE - 10)).toMatchObject({ reason: 'wait_estimate', retryAfterS: 1 });
+    // The precheck made no line: the unit is still idle and admits.
+    const line = admission.admit('stock:7', waiting(5000), 5000);
+    expect(line.length).toBe(1);
+  });
+
+  it('answers OVERLOADED, with Retry-After, the queued purchases whose deadline passed', () => {
+    const admission = new PurchaseAdmission(config);
+    const arrivedAt = monotonicNow();
+    const stale = waiting(arrivedAt);
+    admission.admit('stock:1', stale, arrivedAt);
+    jest.advanceTimersByTime(DEADLINE - LIMITS.answerMarginMs - 1);
+    expect(stale.reject).not.toHaveBeenCalled();
+    jest.advanceTimersByTime(1);
+    expect(stale.reject).toHaveBeenCalledWith(expect.objectContaining({ reason: 'expired', retryAfterS: expect.any(Number) }));
+  });
+});
