@@ -9,7 +9,7 @@ describe('loadConfig', () => {
       database: { url: 'postgres://postgres:postgres@127.0.0.1:5432/flashsale', migrate: true },
       redis: { url: 'redis://127.0.0.1:6379', redlockUrls: [] },
       lock: { ttlMs: 5000, waitMs: 3000, fallback: 'db' },
-      orders: { paymentTtlS: 900, purchaseDeadlineMs: 2000 },
+      orders: { paymentTtlS: 900, purchaseDeadlineMs: 2000, purchaseQueueMax: 4096 },
     });
   });
 
@@ -31,6 +31,7 @@ describe('loadConfig', () => {
     ['LOCK_WAIT_FOR_REPLICAS', '1', /LOCK_WAIT_FOR_REPLICAS must be replicas:timeoutMs/],
     ['PURCHASE_DEADLINE_MS', 'soon', /PURCHASE_DEADLINE_MS must be an integer from 100 to 60000/],
     ['PURCHASE_DEADLINE_MS', '50', /PURCHASE_DEADLINE_MS must be an integer from 100 to 60000/],
+    ['PURCHASE_QUEUE_MAX', '0', /PURCHASE_QUEUE_MAX must be an integer from 1 to 1000000/],
   ])('refuses %s=%s with one line naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);

@@ -21,7 +21,7 @@ export interface AppConfig {
     commandTimeoutMs: number;
   };
   lock: { ttlMs: number; waitMs: number; fallback: LockFallback; waitForReplicas?: { replicas: number; timeoutMs: number } };
-  orders: { paymentTtlS: number; expiryBatchSize: number; expiryIntervalMs: number; purchaseDeadlineMs: number };
+  orders: { paymentTtlS: number; expiryBatchSize: number; expiryIntervalMs: number; purchaseDeadlineMs: number; purchaseQueueMax: number };
   http: { bodyLimitBytes: number; rateLimitPerSecond: number };
   edge: EdgeConfig;
 }
@@ -65,6 +65,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       expiryBatchSize: integer(200, 1, 10_000)(env.ORDER_EXPIRY_BATCH, 'ORDER_EXPIRY_BATCH'),
       expiryIntervalMs: integer(5000, 100, 3_600_000)(env.ORDER_EXPIRY_INTERVAL_MS, 'ORDER_EXPIRY_INTERVAL_MS'),
       purchaseDeadlineMs: integer(2000, 100, 60_000)(env.PURCHASE_DEADLINE_MS, 'PURCHASE_DEADLINE_MS'),
+      purchaseQueueMax: integer(4096, 1, 1_000_000)(env.PURCHASE_QUEUE_MAX, 'PURCHASE_QUEUE_MAX'),
     },
     http: {
       bodyLimitBytes: integer(64 * 1024, 1024, 10 * 1024 * 1024)(env.HTTP_BODY_LIMIT_BYTES, 'HTTP_BODY_LIMIT_BYTES'),

@@ -1,11 +1,12 @@
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../../config/app-config.module';
 import { OverloadedException } from './overloaded.error';
-import { GLOBAL_CAP, LIMITS, monotonicNow, PurchaseAdmission } from './purchase-admission';
+import { LIMITS, monotonicNow, PurchaseAdmission } from './purchase-admission';
 import { Waiting } from './unit-line';
 
 const DEADLINE = 2000;
-const config = { get: () => ({ purchaseDeadlineMs: DEADLINE }) } as unknown as TypedConfigService & ConfigService;
+const QUEUE_MAX = 300;
+const config = { get: () => ({ purchaseDeadlineMs: DEADLINE, purchaseQueueMax: QUEUE_MAX }) } as unknown as TypedConfigService & ConfigService;
 const waiting = (arrivedAt: number): Waiting => ({ arrivedAt, deadline: arrivedAt + DEADLINE, reject: jest.fn() });
 
 describe('PurchaseAdmission', () => {
@@ -19,9 +20,9 @@ describe('PurchaseAdmission', () => {
     expect(admission.take(line, 1010).map((w) => w.arrivedAt)).toEqual([1000, 1001]);
   });
 
-  it('refuses with queue_full once all queues together hold the global cap', () => {
+  it('refuses with queue_full once all queues together hold PURCHASE_QUEUE_MAX', () => {
     const admission = new PurchaseAdmission(config);
-    for (let i = 0; i < GLOBAL_CAP; i++) admission.admit(`stock:${i % 64}`, waiting(1000), 1000);
+    for (let i = 0; i < QUEUE_MAX; i++) admission.admit(`stock:${i % 3}`, waiting(1000), 1000);
     let refusal: unknown;
     try {
       admission.admit('stock:another', waiting(1000), 1000);

@@ -23,8 +23,6 @@ export const LIMITS: AdmissionLimits = {
   unitCapFloor: 256,
   unitCapCeiling: 4096,
 };
-/** All queues of the instance together; each queued purchase is a held request and its socket. */
-export const GLOBAL_CAP = 8192;
 /** Idle lines (and the service times they measured) kept beyond this many are dropped, oldest first. */
 const MAX_LINES = 10_000;
 
@@ -39,19 +37,23 @@ export const monotonicNow = (): number => performance.now();
 @Injectable()
 export class PurchaseAdmission {
   readonly deadlineMs: number;
+  /** All queues of the instance together (PURCHASE_QUEUE_MAX): each queued purchase is a held request. */
+  readonly globalCap: number;
   private readonly lines = new Map<string, UnitLine<Waiting>>();
   private queued = 0;
   readonly metrics = new AdmissionMetrics();
 
   constructor(@Inject(ConfigService) config: TypedConfigService) {
-    this.deadlineMs = config.get('orders', { infer: true }).purchaseDeadlineMs;
+    const orders = config.get('orders', { infer: true });
+    this.deadlineMs = orders.purchaseDeadlineMs;
+    this.globalCap = orders.purchaseQueueMax;
   }
 
   /** Queues `item` on the unit's line, or throws OverloadedException. */
   admit<T extends Waiting>(name: string, item: T, now = monotonicNow()): UnitLine<T> {
     const line = this.lineOf(name) as unknown as UnitLine<T>;
     const verdict =
-      this.queued >= GLOBAL_CAP
+      this.queued >= this.globalCap
         ? { admit: false as const, reason: 'queue_full' as const, retryAfterS: this.retryAfter(line, now) }
         : decide(line.load(), item.deadline - now, line.model, this.deadlineMs, LIMITS, now);
     if (!verdict.admit) {
@@ -71,7 +73,7 @@ export class PurchaseAdmission {
     const line = this.lines.get(name);
     const remainingMs = arrivedAt + this.deadlineMs - now;
     let verdict: Verdict;
-    if (this.queued >= GLOBAL_CAP) verdict = { admit: false, reason: 'queue_full', retryAfterS: line ? this.retryAfter(line, now) : 1 };
+    if (this.queued >= this.globalCap) verdict = { admit: false, reason: 'queue_full', retryAfterS: line ? this.retryAfter(line, now) : 1 };
     else if (line) verdict = decide(line.load(), remainingMs, line.model, this.deadlineMs, LIMITS, now);
     else verdict = remainingMs > LIMITS.answerMarginMs ? { admit: true } : { admit: false, reason: 'wait_estimate', retryAfterS: 1 };
     if (verdict.admit) return undefined;
