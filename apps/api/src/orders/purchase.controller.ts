@@ -35,7 +35,6 @@ export class PurchaseController {
     description:
       'OVERLOADED: this instance cannot answer within PURCHASE_DEADLINE_MS of arrival, so it refused at once and did nothing ' +
       '(Retry-After: seconds until its present backlog clears); LOCK_TIMEOUT or DEPENDENCY_UNAVAILABLE, with Retry-After',
-    headers: { 'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'integer' } } },
   })
   async purchase(
     @Param('id', ParseIdPipe) productId: string,
