@@ -6,7 +6,7 @@
  */
 import { Client } from 'pg';
 import { AppHarness, startApp } from '../support/app-harness';
-import { Api, ApiResponse, expectContractError, expectInvariants, injectSender, withPg, withRetry } from '../support/api-client';
+import { Api, ApiResponse, eventually, expectContractError, expectInvariants, injectSender, withPg, withRetry } from '../support/api-client';
 
 jest.setTimeout(90_000);
 
@@ -110,3 +110,63 @@ describe('purchase deadline under a stalled row lock', () => {
     expect(report.stock).toBe(4);
   });
 });
+
+describe('refusing at once when every queue is full', () => {
+  let harness: AppHarness;
+  let api: Api;
+  let holder: Client | undefined;
+
+  beforeAll(async () => {
+    // One queued purchase fills the instance; a long deadline keeps the stalled ones waiting.
+    harness = await startApp({ PURCHASE_DEADLINE_MS: '10000', PURCHASE_QUEUE_MAX: '1', RATE_LIMIT_PER_SECOND: '100000' });
+    api = new Api(injectSender(harness.app));
+  });
+
+  afterAll(async () => {
+    await holder?.end().catch(() => undefined);
+    await harness?.close();
+  });
+
+  const depth = async (): Promise<number> => {
+    const text = (await api.send({ method: 'GET', url: '/metrics' })).raw;
+    return Number(/^purchase_admission_queue_depth (\S+)$/m.exec(text)?.[1] ?? NaN);
+  };
+
+  it('answers OVERLOADED while earlier purchases still wait, keeps 401 for a bad token, and sells the admitted ones', async () => {
+    const product = await api.createProduct({ stock: 10, perUserLimit: 1 });
+    holder = new Client({ connectionString: harness.database.url });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT id FROM products WHERE id = $1 FOR UPDATE', [product.id]);
+
+    const settled = new Set<string>();
+    const track = (name: string, answer: Promise<ApiResponse>) => answer.finally(() => settled.add(name));
+    const first = track('first', api.purchase(product.id, 'first'));
+    // The first purchase's statement waits on the held row lock...
+    await eventually(
+      () => withPg(harness.database.url, async (pg) => (await pg.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%purchase_batch%'")).rowCount),
+      20_000,
+      50,
+      'the first batch to wait on the row lock',
+    );
+    // ...and the second waits in the queue behind it, filling PURCHASE_QUEUE_MAX.
+    const second = track('second', api.purchase(product.id, 'second'));
+    await eventually(async () => (await depth()) === 1, 20_000, 50, 'the second purchase to be queued');
+
+    const refused = await api.purchase(product.id, 'third');
+    expectContractError(refused, 503, 'OVERLOADED');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect([...settled]).toEqual([]); // refused at once, while the earlier two still wait
+    const badToken = await api.send({ method: 'POST', url: `/products/${product.id}/purchase`, headers: { authorization: 'Bearer nonsense' }, payload: { quantity: 1 } });
+    expectContractError(badToken, 401, 'UNAUTHENTICATED');
+
+    await holder.query('COMMIT');
+    await holder.end();
+    holder = undefined;
+    expect((await first).status).toBe(201);
+    expect((await second).status).toBe(201);
+    const report = await expectInvariants(harness.database.url, product.id);
+    expect(report.liveByUser).toEqual({ first: 1, second: 1 });
+  });
+});
+

@@ -38,6 +38,13 @@ const SQL =
   'SELECT idx, outcome, order_id, created_at, expires_at, stock_left FROM purchase_batch(' +
   "CASE WHEN set_config('lock_timeout', $9::text, true) IS NULL THEN NULL ELSE $1::bigint END, $2, $3, $4, $5, $6, $7, $8) ORDER BY idx";
 
+/** What is left of a batch's time for its statement's lock waits; none left runs nothing. */
+function timeLeftMs(endsBy: number): number {
+  const left = Math.floor(endsBy - monotonicNow());
+  if (left < 1) throw new DeadlineSpentError();
+  return left;
+}
+
 /**
  * Request coalescing on hot products: purchases of one product that arrive in this process while
  * its lock is held (or being waited for) queue up, and the next holder serves them all with one
@@ -92,11 +99,7 @@ export class PurchaseBatcher {
     const lockWaitMs = Math.max(0, Math.min(this.lockWaitMs, Math.floor(endsBy - startedAt)));
     line.inFlight = { size: batch.length, startedAt, endsBy };
     try {
-      const outcomes = await this.productLock.runUnitWithin(unit, lockWaitMs, (fence) => {
-        const boundMs = Math.floor(endsBy - monotonicNow());
-        if (boundMs < 1) throw new DeadlineSpentError();
-        return this.execute(unit, batch, fence, boundMs);
-      });
+      const outcomes = await this.productLock.runUnitWithin(unit, lockWaitMs, (fence) => this.execute(unit, batch, fence, endsBy));
       line.model.observe(batch.length, monotonicNow() - startedAt);
       batch.forEach((pending, i) => pending.resolve(outcomes[i]));
     } catch (error) {
@@ -114,7 +117,7 @@ export class PurchaseBatcher {
    * sold-out flag and cache follow the stock. That bookkeeping is best effort and never throws:
    * once the statement has committed, its buyers are answered with their orders.
    */
-  private async execute(unit: StockUnit, batch: BatchItem[], fence: Fence, lockTimeoutMs: number): Promise<BatchOutcome[]> {
+  private async execute(unit: StockUnit, batch: BatchItem[], fence: Fence, endsBy: number): Promise<BatchOutcome[]> {
     this.batchSizes.observe(batch.length);
     const rows = await withConflictRetry(() => this.statements.run<{ outcome: BatchOutcomeKind; order_id: string | null; created_at: Date | null; expires_at: Date | null; stock_left: number | null }>(
       'purchase_batch',
@@ -128,7 +131,7 @@ export class PurchaseBatcher {
         batch.map((b) => b.idempotencyKey),
         batch.map((b) => b.requestHash),
         this.paymentTtlS,
-        `${lockTimeoutMs}ms`,
+        `${timeLeftMs(endsBy)}ms`, // taken again by a retry: the deadline does not move
       ]));
     if (fence !== null && rows[0]?.outcome === 'STALE_FENCE') await this.productLock.repairFenceIfReset(unit);
     const last = rows[rows.length - 1];
