@@ -83,7 +83,8 @@ export class PurchaseAdmission {
 
   /** The unit's next batch, oldest first; its purchases' queue wait is recorded here. */
   take<T extends Waiting>(line: UnitLine<T>, now = monotonicNow()): T[] {
-    const batch = line.take(LIMITS.maxBatch); // those past their deadline leave through onExpired
+    // Those that cannot make their deadline leave through onExpired.
+    const batch = line.take(LIMITS.maxBatch, line.model.batchMs(Math.min(line.length, LIMITS.maxBatch)));
     this.setQueued(this.queued - batch.length);
     for (const item of batch) this.metrics.wait.observe((now - item.arrivedAt) / 1000);
     return batch;

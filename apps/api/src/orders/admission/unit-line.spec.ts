@@ -55,6 +55,15 @@ describe('UnitLine', () => {
     expect(expired).toEqual(['a']);
   });
 
+  it('answers at once the purchases with less time left than the batch needs, and batches the rest', () => {
+    const queue = line();
+    queue.add(item('a', 0));
+    queue.add(item('b', 300));
+    clock = 800; // a has 150 ms left before its answer margin, b 450 ms
+    expect(queue.take(10, 200).map((i) => i.name)).toEqual(['b']);
+    expect(expired).toEqual(['a']);
+  });
+
   it('leaves no timer behind once empty', () => {
     const queue = line();
     queue.add(item('a', 0));

@@ -47,9 +47,13 @@ export class UnitLine<T extends Waiting> {
     this.arm();
   }
 
-  /** The next batch (oldest first), after answering the purchases already past their deadline. */
-  take(max: number): T[] {
-    this.expireDue();
+  /**
+   * The next batch (oldest first), after answering the purchases that cannot make their deadline:
+   * those with less time left than the batch needs (`needMs`). A doomed head would otherwise bound
+   * the whole batch and sink the purchases behind it that still had time.
+   */
+  take(max: number, needMs = 0): T[] {
+    this.expireDue(needMs);
     const batch = this.items.splice(0, max);
     this.arm();
     return batch;
@@ -62,8 +66,8 @@ export class UnitLine<T extends Waiting> {
     this.timerAt = Infinity;
   }
 
-  private expireDue(): void {
-    const now = this.now();
+  private expireDue(needMs = 0): void {
+    const now = this.now() + needMs;
     let due = 0;
     while (due < this.items.length && this.items[due].deadline - this.answerMarginMs <= now) due++;
     if (due) this.onExpired(this.items.splice(0, due));
