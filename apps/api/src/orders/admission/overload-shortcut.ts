@@ -13,7 +13,8 @@ const ROUTE = '/products/:id/purchase';
  * the sold-out flag) costs several times a bare answer: paid for refusals, it takes the CPU that
  * admitted purchases need to finish in time. This hook asks admission what it would say about the
  * product's queue now and, if that is a refusal, answers 503 OVERLOADED at once. A request without
- * a valid token goes on to be answered 401 as usual.
+ * a valid token goes on to be answered 401 as usual; any other request to an overloaded product,
+ * a replay or a malformed body included, is told to come back later, which is true of it too.
  */
 export function installOverloadShortcut(fastify: FastifyInstance, deps: { tokens: TokenVerifier; admission: PurchaseAdmission; metrics: PurchaseMetrics }): void {
   fastify.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
