@@ -6,7 +6,7 @@ import { Fence, ProductLock, StockUnit, stockLockKey } from '../common/locking/p
 import { TypedConfigService } from '../config/app-config.module';
 import { InventoryService } from '../inventory/inventory.service';
 import { withConflictRetry } from '../database/conflict-retry';
-import { LIMITS, monotonicNow, PurchaseAdmission } from './admission/purchase-admission';
+import { monotonicNow, PurchaseAdmission } from './admission/purchase-admission';
 import { deadlineRefusal, DeadlineSpentError } from './admission/deadline-refusal';
 import { UnitLine, Waiting } from './admission/unit-line';
 
@@ -95,7 +95,7 @@ export class PurchaseBatcher {
   /** One lock hold for the batch, bounded by its oldest purchase's deadline (the batch is FIFO). */
   private async serve(unit: StockUnit, line: UnitLine<Pending>, batch: Pending[]): Promise<void> {
     const startedAt = monotonicNow();
-    const endsBy = batch[0].deadline - LIMITS.answerMarginMs;
+    const endsBy = batch[0].deadline - this.admission.answerMarginMs();
     const lockWaitMs = Math.max(0, Math.min(this.lockWaitMs, Math.floor(endsBy - startedAt)));
     line.inFlight = { size: batch.length, startedAt, endsBy };
     try {

@@ -10,18 +10,27 @@ const config = { get: () => ({ purchaseDeadlineMs: DEADLINE, purchaseQueueMax: Q
 const waiting = (arrivedAt: number): Waiting => ({ arrivedAt, deadline: arrivedAt + DEADLINE, reject: jest.fn() });
 
 describe('PurchaseAdmission', () => {
+  const made: PurchaseAdmission[] = [];
+  const admissionUnderTest = (): PurchaseAdmission => {
+    const admission = new PurchaseAdmission(config);
+    made.push(admission);
+    return admission;
+  };
   beforeEach(() => jest.useFakeTimers());
-  afterEach(() => jest.useRealTimers());
+  afterEach(() => {
+    made.splice(0).forEach((admission) => admission.onModuleDestroy());
+    jest.useRealTimers();
+  });
 
   it('queues purchases per unit and hands them out oldest first', () => {
-    const admission = new PurchaseAdmission(config);
+    const admission = admissionUnderTest();
     const line = admission.admit('stock:1', waiting(1000), 1000);
     admission.admit('stock:1', waiting(1001), 1001);
     expect(admission.take(line, 1010).map((w) => w.arrivedAt)).toEqual([1000, 1001]);
   });
 
   it('refuses with queue_full once all queues together hold PURCHASE_QUEUE_MAX', () => {
-    const admission = new PurchaseAdmission(config);
+    const admission = admissionUnderTest();
     for (let i = 0; i < QUEUE_MAX; i++) admission.admit(`stock:${i % 3}`, waiting(1000), 1000);
     let refusal: unknown;
     try {
@@ -34,7 +43,7 @@ describe('PurchaseAdmission', () => {
   });
 
   it('prechecks without queueing: a fresh purchase passes, one whose deadline is spent is refused', () => {
-    const admission = new PurchaseAdmission(config);
+    const admission = admissionUnderTest();
     expect(admission.precheck('stock:7', 1000, 1010)).toBeUndefined();
     expect(admission.precheck('stock:7', 1000, 1000 + DEADLINE - 10)).toMatchObject({ reason: 'wait_estimate', retryAfterS: 1 });
     // The precheck made no line: the unit is still idle and admits.
@@ -43,7 +52,7 @@ describe('PurchaseAdmission', () => {
   });
 
   it('answers OVERLOADED, with Retry-After, the queued purchases whose deadline passed', () => {
-    const admission = new PurchaseAdmission(config);
+    const admission = admissionUnderTest();
     const arrivedAt = monotonicNow();
     const stale = waiting(arrivedAt);
     admission.admit('stock:1', stale, arrivedAt);

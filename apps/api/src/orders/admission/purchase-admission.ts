@@ -1,8 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../../config/app-config.module';
 import { AdmissionLimits, completionMs, decide, RefusalReason, retryAfterS, Verdict } from './admission-policy';
 import { AdmissionMetrics } from './admission.metrics';
+import { EventLoopLag } from './event-loop-lag';
 import { OverloadedException } from './overloaded.error';
 import { ServiceTimeModel } from './service-time';
 import { UnitLine, Waiting } from './unit-line';
@@ -18,7 +19,8 @@ export const MAX_BATCH = 256;
 export const LIMITS: AdmissionLimits = {
   maxBatch: MAX_BATCH,
   minSamples: 3,
-  // Kept back from every deadline for the work after a batch: the answer, the sold-out flag.
+  // Kept back from every deadline for the work after a batch (the answer, the sold-out flag), plus
+  // the event loop's present lag (answerMarginMs()).
   answerMarginMs: 50,
   unitCapFloor: 256,
   unitCapCeiling: 4096,
@@ -35,18 +37,37 @@ export const monotonicNow = (): number => performance.now();
  * Queued purchases whose deadline comes before their batch starts are refused at their deadline.
  */
 @Injectable()
-export class PurchaseAdmission {
+export class PurchaseAdmission implements OnModuleDestroy {
   readonly deadlineMs: number;
   /** All queues of the instance together (PURCHASE_QUEUE_MAX): each queued purchase is a held request. */
   readonly globalCap: number;
   private readonly lines = new Map<string, UnitLine<Waiting>>();
   private queued = 0;
   readonly metrics = new AdmissionMetrics();
+  private readonly lag = new EventLoopLag();
 
   constructor(@Inject(ConfigService) config: TypedConfigService) {
     const orders = config.get('orders', { infer: true });
     this.deadlineMs = orders.purchaseDeadlineMs;
     this.globalCap = orders.purchaseQueueMax;
+    this.lag.start();
+  }
+
+  onModuleDestroy(): void {
+    this.lag.stop();
+  }
+
+  /**
+   * Time kept back from a deadline for answering: the fixed margin plus the event loop's present
+   * lag (a timer or an answer runs that much late), at most a quarter of the deadline.
+   */
+  answerMarginMs(): number {
+    return LIMITS.answerMarginMs + Math.min(this.lag.currentMs, this.deadlineMs / 4);
+  }
+
+  private limits(): AdmissionLimits {
+    const margin = this.answerMarginMs();
+    return margin === LIMITS.answerMarginMs ? LIMITS : { ...LIMITS, answerMarginMs: margin };
   }
 
   /** Queues `item` on the unit's line, or throws OverloadedException. */
@@ -55,7 +76,7 @@ export class PurchaseAdmission {
     const verdict =
       this.queued >= this.globalCap
         ? { admit: false as const, reason: 'queue_full' as const, retryAfterS: this.retryAfter(line, now) }
-        : decide(line.load(), item.deadline - now, line.model, this.deadlineMs, LIMITS, now);
+        : decide(line.load(), item.deadline - now, line.model, this.deadlineMs, this.limits(), now);
     if (!verdict.admit) {
       this.metrics.countRefusals(verdict.reason);
       throw new OverloadedException(verdict.reason, verdict.retryAfterS);
@@ -74,8 +95,8 @@ export class PurchaseAdmission {
     const remainingMs = arrivedAt + this.deadlineMs - now;
     let verdict: Verdict;
     if (this.queued >= this.globalCap) verdict = { admit: false, reason: 'queue_full', retryAfterS: line ? this.retryAfter(line, now) : 1 };
-    else if (line) verdict = decide(line.load(), remainingMs, line.model, this.deadlineMs, LIMITS, now);
-    else verdict = remainingMs > LIMITS.answerMarginMs ? { admit: true } : { admit: false, reason: 'wait_estimate', retryAfterS: 1 };
+    else if (line) verdict = decide(line.load(), remainingMs, line.model, this.deadlineMs, this.limits(), now);
+    else verdict = remainingMs > this.answerMarginMs() ? { admit: true } : { admit: false, reason: 'wait_estimate', retryAfterS: 1 };
     if (verdict.admit) return undefined;
     this.metrics.countRefusals(verdict.reason);
     return new OverloadedException(verdict.reason, verdict.retryAfterS);
@@ -118,7 +139,7 @@ export class PurchaseAdmission {
   private lineOf(name: string): UnitLine<Waiting> {
     let line = this.lines.get(name);
     if (!line) {
-      line = new UnitLine<Waiting>(new ServiceTimeModel(), LIMITS.answerMarginMs, (expired) => this.onExpired(line!, expired), monotonicNow);
+      line = new UnitLine<Waiting>(new ServiceTimeModel(), () => this.answerMarginMs(), (expired) => this.onExpired(line!, expired), monotonicNow);
       this.lines.set(name, line);
     }
     return line;

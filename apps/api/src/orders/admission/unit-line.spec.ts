@@ -9,7 +9,7 @@ describe('UnitLine', () => {
   let clock = 0;
   let expired: string[];
   const item = (name: string, arrivedAt: number): Item => ({ name, arrivedAt, deadline: arrivedAt + 1000, reject: jest.fn() });
-  const line = () => new UnitLine<Item>(new ServiceTimeModel(), 50, (items) => expired.push(...items.map((i) => i.name)), () => clock);
+  const line = () => new UnitLine<Item>(new ServiceTimeModel(), () => 50, (items) => expired.push(...items.map((i) => i.name)), () => clock);
 
   beforeEach(() => {
     jest.useFakeTimers();

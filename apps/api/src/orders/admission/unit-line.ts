@@ -24,7 +24,7 @@ export class UnitLine<T extends Waiting> {
 
   constructor(
     model: ServiceTimeModel,
-    private readonly answerMarginMs: number,
+    private readonly answerMarginMs: () => number,
     private readonly onExpired: (expired: T[]) => void,
     private readonly now: () => number,
   ) {
@@ -69,14 +69,15 @@ export class UnitLine<T extends Waiting> {
   private expireDue(needMs = 0): void {
     const now = this.now() + needMs;
     let due = 0;
-    while (due < this.items.length && this.items[due].deadline - this.answerMarginMs <= now) due++;
+    const margin = this.answerMarginMs();
+    while (due < this.items.length && this.items[due].deadline - margin <= now) due++;
     if (due) this.onExpired(this.items.splice(0, due));
   }
 
   private arm(): void {
     const head = this.items[0];
     if (!head) return this.close();
-    const at = head.deadline - this.answerMarginMs;
+    const at = head.deadline - this.answerMarginMs();
     if (this.timer && this.timerAt <= at) return; // fires early at worst, then re-arms
     clearTimeout(this.timer);
     this.timerAt = at;
