@@ -6,9 +6,8 @@ import type { DistributedLockOptions } from './lock-options';
 export type LockRedis = Redis | Cluster | Redis[];
 
 /**
- * Options of `DistributedLockModule.forRoot` (and what `forRootAsync`'s factory returns): the
- * core's options (`prefix`, `hashTag`, `defaultTtlMs`, `defaultWaitMs`, `driftFactor`,
- * `waitForReplicas`, `subscriber`) plus the connection and the Nest-side extras.
+ * Options of `DistributedLockModule.forRoot` (and what `forRootAsync`'s factory returns): every
+ * option of the core (`DistributedLockOptions`) plus the connection and the Nest-side extras.
  */
 export interface DistributedLockModuleOptions extends DistributedLockOptions {
   /** The connection(s) to lock on. Give this or `redisFactory`. */

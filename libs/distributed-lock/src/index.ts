@@ -1,7 +1,7 @@
 export { DistributedLock } from './distributed-lock';
 export type { Lock, LockEventMap } from './lock';
 export type { AcquireOptions, DistributedLockOptions } from './lock-options';
-export { LockError, LockLostError, LockTimeoutError, LockUnavailableError } from './errors';
+export { LockAbortedError, LockError, LockLostError, LockTimeoutError, LockUnavailableError } from './errors';
 export { DistributedLockModule } from './distributed-lock.module';
 export { DistributedLockService } from './distributed-lock.service';
 export { DISTRIBUTED_LOCK, DISTRIBUTED_LOCK_MODULE_OPTIONS } from './distributed-lock.constants';

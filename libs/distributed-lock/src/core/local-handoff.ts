@@ -45,14 +45,14 @@ export class LocalHandoff {
    * Null when no chain of this process is engaged with the key: the caller engages and contends
    * at once (no promise to wait for: the uncontended path). Else queues here for its turn.
    */
-  enter(key: string, token: string, ttlMs: number, deadline: number): Promise<Turn> | null {
+  enter(key: string, token: string, ttlMs: number, deadline: number, signal?: AbortSignal): Promise<Turn> | null {
     let line = this.lines.get(key);
     if (!line) {
       line = new LocalLine();
       this.lines.set(key, line);
     }
     if (line.engaged) {
-      const turn = line.wait(token, ttlMs, deadline);
+      const turn = line.wait(token, ttlMs, deadline, signal);
       this.reserve(line);
       return turn;
     }

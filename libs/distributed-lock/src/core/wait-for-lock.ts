@@ -42,6 +42,7 @@ export async function waitForLock(
   request: Omit<AttemptRequest, 'queueForMs'>,
   waitMs: number,
   queuedSince?: number,
+  signal?: AbortSignal,
 ): Promise<Acquired | undefined> {
   const deadline = now() + waitMs;
   const queued = settings.backend.handsOff && request.keys.length === 1;
@@ -60,11 +61,15 @@ export async function waitForLock(
 
   const inbox = new WakeSignal(request.token);
   const stopWatching = request.keys.map((key) => settings.hub.watch(settings.backend.channelOf(key), inbox));
+  // An abort ends the wait as the deadline would (the caller then reports the abort).
+  const onAbort = () => inbox.wake({ kind: 'aborted' });
+  signal?.addEventListener('abort', onAbort, { once: true });
   try {
     let backoff = FIRST_BACKOFF_MS;
-    for (let remaining = deadline - now(); remaining > 0; remaining = deadline - now()) {
+    for (let remaining = deadline - now(); remaining > 0 && !signal?.aborted; remaining = deadline - now()) {
       const pause = queued ? jitter(QUEUED_POLL_MS) : jitter(backoff);
       const wakeup = await inbox.next(Math.min(pause, untilLeaseEnds(result), remaining));
+      if (wakeup.kind === 'aborted') break;
       if (wakeup.kind === 'handedOver') {
         // The handoff happened after our last attempt was sent: its lease runs from no earlier.
         const validUntil = sentAt + request.ttlMs - driftMs(request.ttlMs, settings.driftFactor);
@@ -79,6 +84,7 @@ export async function waitForLock(
     const last = await settings.backend.cancelWait(attemptFor(0));
     return last.acquired && last.validUntil > now() ? { ...last, handedOver: false } : undefined;
   } finally {
+    signal?.removeEventListener('abort', onAbort);
     stopWatching.forEach((stop) => stop());
   }
 }

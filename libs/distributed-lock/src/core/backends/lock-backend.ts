@@ -26,6 +26,11 @@ export interface LeaseRef {
   token: string;
 }
 
+/** A held lease, with the fence it was granted. */
+export interface FencedLeaseRef extends LeaseRef {
+  fence: number;
+}
+
 /** The next waiter of the releasing process, as `handOver` sees it. */
 export interface NextInLine {
   token: string;
@@ -75,7 +80,7 @@ export interface LockBackend {
    */
   reserveFences?(lease: LeaseRef, ttlMs: number, checkQueue: boolean, count: number): Promise<ReserveResult>;
   /** Extends several leases, batched (one pipeline per node). */
-  extend(leases: LeaseRef[], ttlMs: number[]): Promise<ExtendResult[]>;
+  extend(leases: FencedLeaseRef[], ttlMs: number[]): Promise<ExtendResult[]>;
   /** After a handoff or acquire, wait for replicas when configured; false when too few acked. */
   confirmReplicated(lease: LeaseRef, ttlMs: number, handedOver: boolean): Promise<boolean>;
   /** Lifts the key's fence counter to at least `fence` (never lowers it). */
