@@ -42,10 +42,9 @@ export class RedlockBackend implements LockBackend {
 
   async attempt({ keys, token, ttlMs }: AttemptRequest): Promise<AttemptResult> {
     const startedAt = now();
-    const lockKeys = keys.flatMap((k) => this.naming.namesOf(k).lockFenceWatch);
+    const lockKeys = keys.flatMap((k) => this.naming.namesOf(k).lockAndFence);
     const replyTimeoutMs = this.replyTimeout(ttlMs);
-    // No watch markers: every Redlock release announces itself (the release script, on each node).
-    const replies = await this.onEveryNode(acquireManyScript, lockKeys, [token, ttlMs, 0], replyTimeoutMs);
+    const replies = await this.onEveryNode(acquireManyScript, lockKeys, [token, ttlMs], replyTimeoutMs);
     const validUntil = startedAt + ttlMs - driftMs(ttlMs, this.driftFactor);
     const won = replies.flatMap((r) => grantedFence(r) ?? []);
     if (won.length >= this.quorum && validUntil > now()) {
