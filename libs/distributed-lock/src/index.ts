@@ -14,4 +14,4 @@ export { LockKeyResolutionError } from './lock-key-resolution.error';
 export { encodeKeySegment } from './lock-key.encoding';
 export { CurrentLock, NoCurrentLockError } from './current-lock';
 export { recordLockMetrics } from './lock-metrics';
-export { FakeDistributedLockService, InMemoryDistributedLock } from './testing';
+export type { MetricsRegistry } from './lock-metrics';
