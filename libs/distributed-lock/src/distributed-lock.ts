@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Cluster, Redis } from 'ioredis';
 import { LockAbortedError, LockLostError, LockTimeoutError, LockUnavailableError } from './errors';
@@ -17,12 +17,19 @@ import { isClusterClient } from './core/backends/cluster-slot';
 import { canonicalKeys, displayKey, LockNaming } from './core/lock-names';
 import { isUnreachableError } from './core/redis-errors';
 import { now } from './core/timing';
-import { waitForLock, type Acquired } from './core/wait-for-lock';
+import { waitForLock, type Acquired, type WaitSettings } from './core/wait-for-lock';
 import { subscriberFor } from './core/pubsub-mode';
 import { WakeupHub } from './core/wakeup-hub';
 import { checkAcquireOptions, checkClients, checkLockOptions } from './core/arguments';
 
 const CONTEND: Turn = { kind: 'contend' };
+
+/**
+ * A random owner token: 122 random bits as 32 hex characters. randomUUID draws from a cached
+ * block of entropy; a randomBytes call per token cost ~2.5 µs, a tenth of an uncontended
+ * acquire+release's client CPU.
+ */
+const ownerToken = (): string => randomUUID().replace(/-/g, '');
 
 /** An acquired lock; `fromLine` when a holder of this process passed it on (maybe its token). */
 type InLine = Acquired & { fromLine?: true; token?: string };
@@ -38,6 +45,7 @@ export class DistributedLock extends EventEmitter {
   private readonly hub: WakeupHub;
   private readonly keeper: LeaseKeeper;
   private readonly local: LocalHandoff;
+  private readonly waiting: WaitSettings;
   private readonly context = new LockContext();
   private readonly ttlMs: number;
   private readonly waitMs: number;
@@ -57,6 +65,7 @@ export class DistributedLock extends EventEmitter {
     this.backend = createBackend(redis, naming, this.driftFactor, options);
     const subscriber = options.subscriber;
     this.hub = new WakeupHub(() => subscriber ?? subscriberFor(this.backend.primary), subscriber === undefined);
+    this.waiting = { backend: this.backend, hub: this.hub, driftFactor: this.driftFactor };
     this.local = new LocalHandoff(this.backend, options.maxLocalHandoffs ?? 16);
     this.keeper = new LeaseKeeper(this.backend, (event, payload) => this.emit(event, payload), (lease) => this.local.release(lease));
   }
@@ -155,7 +164,7 @@ export class DistributedLock extends EventEmitter {
       return new LockHandle(reentered, this.keeper);
     }
 
-    const request = { keys, token: randomBytes(16).toString('hex'), ttlMs: opts.ttlMs ?? this.ttlMs, fair: opts.fair ?? false, mayBeQueued: false };
+    const request = { keys, token: ownerToken(), ttlMs: opts.ttlMs ?? this.ttlMs, fair: opts.fair ?? false, mayBeQueued: false };
     const line = this.local.applies(keys, request.fair, waitMs) ? keys[0] : undefined;
     const acquired: InLine | undefined = line
       ? await this.waitInLine(name, request, startedAt + waitMs, signal)
@@ -214,12 +223,10 @@ export class DistributedLock extends EventEmitter {
     }
   }
 
-  private async waitFor(name: string, request: Request, waitMs: number, queuedSince: number | undefined, signal: AbortSignal | undefined): Promise<Acquired | undefined> {
-    try {
-      return await waitForLock({ backend: this.backend, hub: this.hub, driftFactor: this.driftFactor }, request, waitMs, queuedSince, signal);
-    } catch (error) {
+  private waitFor(name: string, request: Request, waitMs: number, queuedSince: number | undefined, signal: AbortSignal | undefined): Promise<Acquired | undefined> {
+    return waitForLock(this.waiting, request, waitMs, queuedSince, signal).catch((error: unknown) => {
       throw this.unavailable(name, error);
-    }
+    });
   }
 
   /** A driver error that means "no answer" becomes LockUnavailableError (and an event); others are bugs. */

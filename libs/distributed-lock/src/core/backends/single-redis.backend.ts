@@ -40,17 +40,15 @@ export class SingleRedisBackend implements LockBackend {
     return this.naming.namesOf(key).channel;
   }
 
-  async attempt(request: AttemptRequest): Promise<AttemptResult> {
+  attempt(request: AttemptRequest): Promise<AttemptResult> {
     const startedAt = now();
     const { keys, token, ttlMs } = request;
     if (keys.length > 1 && !this.inOneScript(keys)) return this.attemptOneByOne(request, startedAt);
-    if (keys.length > 1) {
-      const reply = await acquireManyScript.run(this.client, keys.flatMap((k) => this.naming.namesOf(k).lockAndFence), [token, ttlMs]);
-      return this.toResult(reply, startedAt, ttlMs);
-    }
-    const names = this.naming.namesOf(keys[0]);
-    const reply = await acquireScript.run(this.client, names.scriptKeys, [token, ttlMs, request.fair ? 1 : 0, request.queueForMs, request.mayBeQueued ? 1 : 0]);
-    return this.toResult(reply, startedAt, ttlMs);
+    const reply =
+      keys.length > 1
+        ? acquireManyScript.run(this.client, keys.flatMap((k) => this.naming.namesOf(k).lockAndFence), [token, ttlMs])
+        : acquireScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, [token, ttlMs, request.fair ? 1 : 0, request.queueForMs, request.mayBeQueued ? 1 : 0]);
+    return reply.then((r) => this.toResult(r, startedAt, ttlMs));
   }
 
   async cancelWait(request: AttemptRequest): Promise<AttemptResult> {
@@ -62,6 +60,10 @@ export class SingleRedisBackend implements LockBackend {
   }
 
   async release({ keys, token }: LeaseRef): Promise<boolean> {
+    if (keys.length === 1) {
+      const names = this.naming.namesOf(keys[0]);
+      return (await releaseScript.run(this.client, names.scriptKeys, [token, names.channel])) === 1;
+    }
     if (this.inOneScript(keys)) return (await this.releaseTogether(keys, token)) === keys.length;
     const owned = await Promise.all(keys.map((key) => this.releaseTogether([key], token)));
     return owned.every((n) => n === 1);
