@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.infra/', 'reports/', 'coverage/', '**/*.js', '**/*.mjs'] },
+  { ignores: ['dist/', 'libs/*/dist/', 'node_modules/', '.infra/', 'reports/', 'coverage/', '**/*.js', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -49,6 +49,9 @@ suite() {
 }
 
 suite unit
+# The lock library as a package: packed, installed into a fresh consumer, run against Redis
+# (whole runs only: it matches no test file an argument could name).
+if [ "${#args[@]}" -eq 0 ]; then bash scripts/run-ts.sh scripts/lock-package/smoke.ts; fi
 suite e2e --runInBand
 if [ "${SKIP_CHAOS:-}" != "1" ]; then
   # The soak scenario runs 60 s here; `npm run test:chaos` runs the full 5 minutes.

@@ -1,22 +1,24 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { Registry } from 'prom-client';
+import type { MetricsRegistry } from './lock-metrics';
 import type { DistributedLockOptions } from './lock-options';
 
 /** What locks run on: one client, a Cluster, or 3+ independent clients for a Redlock quorum. */
 export type LockRedis = Redis | Cluster | Redis[];
 
 /**
- * Options of `DistributedLockModule.forRoot` (and what `forRootAsync`'s factory returns): the
- * core's options (`prefix`, `hashTag`, `defaultTtlMs`, `defaultWaitMs`, `driftFactor`,
- * `waitForReplicas`, `subscriber`) plus the connection and the Nest-side extras.
+ * Options of `DistributedLockModule.forRoot` (and what `forRootAsync`'s factory returns): every
+ * option of the core (`DistributedLockOptions`) plus the connection and the Nest-side extras.
  */
 export interface DistributedLockModuleOptions extends DistributedLockOptions {
   /** The connection(s) to lock on. Give this or `redisFactory`. */
   redis?: LockRedis;
   /** Creates the connection(s) at start-up; those are then the module's to close on shutdown. */
   redisFactory?: () => LockRedis | Promise<LockRedis>;
-  /** Prometheus metrics: on by default, in prom-client's default registry unless one is given. */
-  metrics?: boolean | { registry?: Registry };
+  /**
+   * Prometheus metrics, in prom-client's default registry unless one is given. Default: on when
+   * prom-client is installed (an optional peer dependency), off otherwise; `true` without it throws.
+   */
+  metrics?: boolean | { registry?: MetricsRegistry };
   /** Log a warning through Nest's Logger when a lock was held longer than this. */
   longHoldWarnMs?: number;
   /**

@@ -116,6 +116,26 @@ describe('DistributedLockModule on a real Redis', () => {
     }
   });
 
+  it('passes every core option through, maxLocalHandoffs included', async () => {
+    const client = server.client();
+    const moduleRef = await Test.createTestingModule({
+      imports: [DistributedLockModule.forRoot({ redis: client, metrics: false, prefix: 'opts:', maxLocalHandoffs: 0 })],
+    }).compile();
+    const locks = moduleRef.get(DistributedLockService);
+    try {
+      const held = await locks.acquire('k');
+      // With no local handoffs, a second waiter of this process queues in Redis, not in the process.
+      const waiting = locks.acquire('k', { waitMs: 5000 });
+      for (let i = 0; i < 200 && (await client.llen('opts:{k}#queue')) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(await client.llen('opts:{k}#queue')).toBe(1);
+      await held.release();
+      await (await waiting).release();
+    } finally {
+      await moduleRef.close();
+      client.disconnect();
+    }
+  });
+
   it('leaves a client the application passed in open', async () => {
     const client = server.client();
     const app = await startApp({ registry: new Registry(), client });

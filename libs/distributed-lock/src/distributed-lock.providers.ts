@@ -25,9 +25,10 @@ async function resolveConnections(options: DistributedLockModuleOptions): Promis
   return { redis, createdByFactory, quitAll: async () => void (await Promise.all(clients.map((c) => quit(c as Redis)))) };
 }
 
+/** Every option but the module's own goes to the core, so a new core option needs no change here. */
 function createLock(connections: LockConnections, options: DistributedLockModuleOptions): DistributedLock {
-  const { prefix, hashTag, defaultTtlMs, defaultWaitMs, driftFactor, waitForReplicas, subscriber } = options;
-  return new DistributedLock(connections.redis, { prefix, hashTag, defaultTtlMs, defaultWaitMs, driftFactor, waitForReplicas, subscriber });
+  const { redis: _redis, redisFactory: _factory, metrics: _metrics, longHoldWarnMs: _warn, closeClientsOnShutdown: _close, ...core } = options;
+  return new DistributedLock(connections.redis, core);
 }
 
 export const distributedLockProviders: Provider[] = [

@@ -7,6 +7,7 @@ import type { LockEngine, LockKey } from './lock-engine';
 import { LockEventName, listenTo } from './lock-events';
 import type { AcquireOptions } from './lock-options';
 import { recordLockMetrics } from './lock-metrics';
+import { loadPromClient } from './prom-client-loader';
 
 /**
  * The lock core as a Nest provider: acquire, tryAcquire, using and current, with the module's
@@ -24,7 +25,7 @@ export class DistributedLockService implements OnApplicationShutdown {
     @Inject(DISTRIBUTED_LOCK_MODULE_OPTIONS) private readonly options: DistributedLockModuleOptions,
     @Optional() @Inject(DISTRIBUTED_LOCK_CONNECTIONS) private readonly connections?: LockConnections,
   ) {
-    const metrics = options.metrics ?? true;
+    const metrics = options.metrics ?? loadPromClient() !== undefined;
     if (metrics) this.stopObserving.push(recordLockMetrics(locks, metrics === true ? undefined : metrics.registry));
     if (options.longHoldWarnMs !== undefined) this.stopObserving.push(this.warnOnLongHolds(options.longHoldWarnMs));
   }

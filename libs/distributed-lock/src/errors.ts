@@ -33,3 +33,10 @@ export class LockLostError extends LockError {
     super(`lock "${key}" was lost: ${reason}`, key);
   }
 }
+
+/** The caller's `AbortSignal` ended the wait before the lock was held; `cause` is its reason. */
+export class LockAbortedError extends LockError {
+  constructor(key: string, reason: unknown) {
+    super(`lock "${key}" was not acquired: the wait was aborted`, key, { cause: reason });
+  }
+}

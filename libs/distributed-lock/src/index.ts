@@ -1,7 +1,7 @@
 export { DistributedLock } from './distributed-lock';
 export type { Lock, LockEventMap } from './lock';
 export type { AcquireOptions, DistributedLockOptions } from './lock-options';
-export { LockError, LockLostError, LockTimeoutError, LockUnavailableError } from './errors';
+export { LockAbortedError, LockError, LockLostError, LockTimeoutError, LockUnavailableError } from './errors';
 export { DistributedLockModule } from './distributed-lock.module';
 export { DistributedLockService } from './distributed-lock.service';
 export { DISTRIBUTED_LOCK, DISTRIBUTED_LOCK_MODULE_OPTIONS } from './distributed-lock.constants';
@@ -14,4 +14,4 @@ export { LockKeyResolutionError } from './lock-key-resolution.error';
 export { encodeKeySegment } from './lock-key.encoding';
 export { CurrentLock, NoCurrentLockError } from './current-lock';
 export { recordLockMetrics } from './lock-metrics';
-export { FakeDistributedLockService, InMemoryDistributedLock } from './testing';
+export type { MetricsRegistry } from './lock-metrics';

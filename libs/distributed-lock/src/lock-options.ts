@@ -36,4 +36,9 @@ export interface AcquireOptions {
   waitMs?: number;
   /** Strict FIFO among waiters across processes (single Redis / Cluster only). */
   fair?: boolean;
+  /**
+   * Ends the wait when aborted: the call rejects with LockAbortedError, leaves the queue, and a
+   * lock that arrives anyway is released at once.
+   */
+  signal?: AbortSignal;
 }

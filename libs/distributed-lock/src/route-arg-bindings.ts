@@ -1,3 +1,5 @@
+// Nest exports neither the metadata key nor the enum from its entry point; these subpaths are
+// the only way to read which argument `@Param('x')` binds.
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 

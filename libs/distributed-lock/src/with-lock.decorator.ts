@@ -1,5 +1,4 @@
 import { Inject } from '@nestjs/common';
-import { PROPERTY_DEPS_METADATA } from '@nestjs/common/constants';
 import { copyOwnMetadata } from './copy-metadata';
 import { DistributedLockService } from './distributed-lock.service';
 import { createLockKeyResolver, LockKeySource } from './lock-key.resolver';
@@ -15,10 +14,13 @@ export interface WithLockOptions {
 }
 
 const LOCK_SERVICE = Symbol('DistributedLockService');
+/** Prototypes given the service property already: one injection per class, however many methods. */
+const injected = new WeakSet<object>();
 
 function injectServiceOnce(target: object): void {
-  const declared: Array<{ key: unknown }> = Reflect.getOwnMetadata(PROPERTY_DEPS_METADATA, target.constructor) ?? [];
-  if (!declared.some((dependency) => dependency.key === LOCK_SERVICE)) Inject(DistributedLockService)(target, LOCK_SERVICE);
+  if (injected.has(target)) return;
+  injected.add(target);
+  Inject(DistributedLockService)(target, LOCK_SERVICE);
 }
 
 /**

@@ -22,8 +22,6 @@ export class LeaseKeeper implements LeaseOperations {
     private readonly emit: Emit,
     /** Gives a lease back in Redis (possibly by handing it to a local waiter). */
     private readonly giveBack: (lease: Lease) => Promise<boolean> = (lease) => backend.release(lease),
-    /** Whether anyone listens to an event: a release builds no payload nobody hears. */
-    private readonly hears: (event: keyof LockEventMap) => boolean = () => true,
   ) {}
 
   open(lease: Lease): Lease {
@@ -75,15 +73,14 @@ export class LeaseKeeper implements LeaseOperations {
     this.watchdog.stop();
   }
 
-  /** Not async on purpose: most releases wait for nothing but their own reply. */
   private releaseNow(lease: Lease): Promise<boolean> {
     if (lease.released) return Promise.resolve(false);
     lease.released = true;
     const givenBack = lease.inflight ? lease.inflight.then(() => this.giveBack(lease)) : this.giveBack(lease);
-    this.held.delete(lease); // after the release is sent: this runs while Redis works on it
+    this.held.delete(lease);
     return givenBack.then(
       (wasHeld) => {
-        if (this.hears('released')) this.emit('released', { key: lease.key, holdMs: now() - lease.acquiredAt, wasHeld });
+        this.emit('released', { key: lease.key, holdMs: now() - lease.acquiredAt, wasHeld });
         return wasHeld;
       },
       (error: unknown) => {

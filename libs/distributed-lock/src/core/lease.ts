@@ -7,7 +7,8 @@ import type { LeaseRef } from './backends/lock-backend';
 export class Lease implements LeaseRef {
   /** Runs once when the lease is declared lost (used by the process's line for the key). */
   onLost?: () => void;
-  private controller?: AbortController;
+  /** Aborted when the lease is lost. */
+  readonly abort = new AbortController();
   holders = 1;
   renewers = 0;
   /** When the watchdog next renews it (if a `using` scope wants that). */
@@ -26,12 +27,6 @@ export class Lease implements LeaseRef {
     readonly acquiredAt: number,
     public validUntil: number,
   ) {}
-
-  /** Created on first use: most leases are released without anyone reading their signal. */
-  get abort(): AbortController {
-    this.controller ??= new AbortController();
-    return this.controller;
-  }
 
   get active(): boolean {
     return !this.released && !this.lost;

@@ -32,8 +32,8 @@ export interface LocalWaiter {
   settle(turn: Turn): void;
 }
 
-/** A waiter with the timer that ends its wait at its deadline. */
-type Waiting = LocalWaiter & { timer?: NodeJS.Timeout };
+/** A waiter with the timer that ends its wait at its deadline, and its caller's abort signal. */
+type Waiting = LocalWaiter & { timer?: NodeJS.Timeout; signal?: AbortSignal; onAbort?: () => void };
 
 /**
  * The chains of one process that want one key. At most one of them deals with Redis at a time
@@ -54,14 +54,17 @@ export class LocalLine {
     return !this.engaged && this.waiters.length === 0;
   }
 
-  wait(token: string, ttlMs: number, deadline: number): Promise<Turn> {
+  /** Joins the line; an abort of `signal` ends the wait like its deadline. */
+  wait(token: string, ttlMs: number, deadline: number, signal?: AbortSignal): Promise<Turn> {
     return new Promise((resolve) => {
-      const waiter: Waiting = { token, ttlMs, deadline, settle: resolve };
-      this.waiters.push(waiter);
-      waiter.timer = setTimeout(() => {
+      const giveUp = () => {
         this.remove(waiter);
         resolve({ kind: 'timeout' });
-      }, Math.max(0, Math.ceil(deadline - now())));
+      };
+      const waiter: Waiting = { token, ttlMs, deadline, settle: resolve, signal, onAbort: giveUp };
+      this.waiters.push(waiter);
+      waiter.timer = setTimeout(giveUp, Math.max(0, Math.ceil(deadline - now())));
+      signal?.addEventListener('abort', giveUp, { once: true });
     });
   }
 
@@ -99,6 +102,7 @@ export class LocalLine {
 
   private remove(waiter: Waiting): void {
     clearTimeout(waiter.timer);
+    if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
     const at = this.waiters.indexOf(waiter);
     if (at >= 0) this.waiters.splice(at, 1);
   }

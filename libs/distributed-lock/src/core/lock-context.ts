@@ -16,10 +16,7 @@ export class LockContext {
 
   /** The innermost lease still held by this chain under the given (display) key. */
   leaseFor(key: string): Lease | undefined {
-    const chain = this.storage.getStore();
-    // Most acquires run outside any `using` scope: no chain, no predicate to build.
-    if (chain === undefined) return undefined;
-    return this.innermost(chain, (held) => held.lease.key === key)?.lease;
+    return this.innermost(this.storage.getStore() ?? [], (held) => held.lease.key === key)?.lease;
   }
 
   current(key?: string): Lock | undefined {

@@ -16,7 +16,7 @@ describe('LockNaming', () => {
     for (const key of ['stock:1', 'stock:2', 'order:9', '{shared}:a', '{shared}:b', 'x'.repeat(200)]) {
       const names = naming.namesOf(key);
       expect(clusterSlot(names.fence)).toBe(clusterSlot(names.lock));
-      for (const name of [...names.scriptKeys, ...names.releaseKeys]) expect(clusterSlot(name)).toBe(clusterSlot(names.lock));
+      for (const name of names.scriptKeys) expect(clusterSlot(name)).toBe(clusterSlot(names.lock));
       expect(names.fence).toMatch(/^lock:\{[0-9a-z]+\}#fence$/);
     }
     expect(naming.namesOf('{shared}:a').fence).toBe(naming.namesOf('{shared}:b').fence);

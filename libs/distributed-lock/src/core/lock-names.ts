@@ -13,27 +13,15 @@ export interface LockNames {
   queue: string;
   /** Zset of the same entries scored by the time (ms) after which a silent waiter is dropped. */
   waiters: string;
-  /**
-   * Set (with an expiry) while a waiter that does not queue (a multi-key lock) waits for the key:
-   * asks the key's plain release to announce itself.
-   */
-  watch: string;
   /** Pub/sub channel on which releases and handoffs are announced. */
   channel: string;
   /** lock, fence, queue, waiters: the KEYS of the single-key scripts, in that order. */
   scriptKeys: string[];
-  /** lock, fence: the KEYS of the first try and of the scripts that do not touch the queue. */
+  /** lock, fence: one key's KEYS in the multi-key acquire. */
   lockAndFence: string[];
-  /** lock, fence, watch: one key's KEYS in the multi-key acquire. */
-  lockFenceWatch: string[];
-  /** lock, queue, watch: the KEYS of the release that only checks for waiters. */
-  releaseKeys: string[];
 }
 
 const HAS_HASH_TAG = /\{[^{}]+\}/;
-
-/** The lock name plus this is the key's pub/sub channel (release-unqueued builds it in Lua too). */
-export const CHANNEL_SUFFIX = '#wake';
 
 /**
  * Maps a lock key to its Redis names. Suffixes start with `#`, which wrapped keys cannot end
@@ -48,8 +36,6 @@ export const CHANNEL_SUFFIX = '#wake';
  */
 export class LockNaming {
   private readonly sharedCounter: string;
-  private lastKey?: string;
-  private lastNames?: LockNames;
 
   constructor(
     private readonly prefix: string,
@@ -62,32 +48,12 @@ export class LockNaming {
     if (counterPerSlot) slotTag(0);
   }
 
-  // Only the last key's names are kept: a cache of fresh keys' names (order ids) cost ~1 µs per
-  // acquire in the garbage collector (entries outlive young-GC cycles), while the last key alone
-  // serves an uncontended lock's release, which names the key its acquire named just before.
-  // Callers treat the names and their arrays as read-only.
   namesOf(key: string): LockNames {
-    if (key === this.lastKey) return this.lastNames!;
     const lock = this.prefix + this.storedKey(key);
     const fence = this.counterPerSlot ? `${this.prefix}{${slotTag(clusterSlot(lock))}}#fence` : this.sharedCounter;
     const queue = lock + '#queue';
     const waiters = lock + '#waiters';
-    const watch = lock + '#watch';
-    const names = {
-      lock,
-      fence,
-      queue,
-      waiters,
-      watch,
-      channel: lock + CHANNEL_SUFFIX,
-      scriptKeys: [lock, fence, queue, waiters],
-      lockAndFence: [lock, fence],
-      lockFenceWatch: [lock, fence, watch],
-      releaseKeys: [lock, queue, watch],
-    };
-    this.lastKey = key;
-    this.lastNames = names;
-    return names;
+    return { lock, fence, queue, waiters, channel: lock + '#wake', scriptKeys: [lock, fence, queue, waiters], lockAndFence: [lock, fence] };
   }
 
   private storedKey(key: string): string {
@@ -97,8 +63,6 @@ export class LockNaming {
   }
 }
 
-// Checked before replacing: most keys have neither, and a lock on a fresh key (an order id)
-// builds its names on the acquire path.
 function escapeSuffixMarker(key: string): string {
   if (!key.includes('%') && !key.includes('#')) return key;
   return key.replace(/[%#]/g, (c) => (c === '%' ? '%25' : '%23'));

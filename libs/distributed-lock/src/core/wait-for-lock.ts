@@ -1,5 +1,5 @@
 import type { AttemptRequest, AttemptResult, LeaseRef, LockBackend } from './backends/lock-backend';
-import { withReplyDeadline } from './redis-errors';
+import { withReplyTimeout } from './redis-errors';
 import { driftMs, jitter, now } from './timing';
 import { WakeSignal } from './wake-signal';
 import type { WakeupHub } from './wakeup-hub';
@@ -42,13 +42,14 @@ export async function waitForLock(
   request: Omit<AttemptRequest, 'queueForMs'>,
   waitMs: number,
   queuedSince?: number,
+  signal?: AbortSignal,
 ): Promise<Acquired | undefined> {
   const deadline = now() + waitMs;
   const queued = settings.backend.handsOff && request.keys.length === 1;
-  // One request object, its queue window updated before each attempt (no copy per attempt).
+  // One request object, its queue window updated before each attempt.
   const attempt: AttemptRequest = { keys: request.keys, token: request.token, ttlMs: request.ttlMs, fair: request.fair, queueForMs: 0, mayBeQueued: request.mayBeQueued };
   const attemptFor = (remaining: number): AttemptRequest => {
-    // Queued waiters stay in the queue this long; the others (multi-key) ask for announcements.
+    // A queued waiter's entry stays live this long unless the next attempt refreshes it.
     attempt.queueForMs = queueWindowMs(remaining);
     return attempt;
   };
@@ -60,11 +61,15 @@ export async function waitForLock(
 
   const inbox = new WakeSignal(request.token);
   const stopWatching = request.keys.map((key) => settings.hub.watch(settings.backend.channelOf(key), inbox));
+  // An abort ends the wait as the deadline would (the caller then reports the abort).
+  const onAbort = () => inbox.wake({ kind: 'aborted' });
+  signal?.addEventListener('abort', onAbort, { once: true });
   try {
     let backoff = FIRST_BACKOFF_MS;
-    for (let remaining = deadline - now(); remaining > 0; remaining = deadline - now()) {
+    for (let remaining = deadline - now(); remaining > 0 && !signal?.aborted; remaining = deadline - now()) {
       const pause = queued ? jitter(QUEUED_POLL_MS) : jitter(backoff);
       const wakeup = await inbox.next(Math.min(pause, untilLeaseEnds(result), remaining));
+      if (wakeup.kind === 'aborted') break;
       if (wakeup.kind === 'handedOver') {
         // The handoff happened after our last attempt was sent: its lease runs from no earlier.
         const validUntil = sentAt + request.ttlMs - driftMs(request.ttlMs, settings.driftFactor);
@@ -79,6 +84,7 @@ export async function waitForLock(
     const last = await settings.backend.cancelWait(attemptFor(0));
     return last.acquired && last.validUntil > now() ? { ...last, handedOver: false } : undefined;
   } finally {
+    signal?.removeEventListener('abort', onAbort);
     stopWatching.forEach((stop) => stop());
   }
 }
@@ -86,35 +92,15 @@ export async function waitForLock(
 /**
  * One try (`send`, sent at `sentAt`) under a reply deadline: the wait's deadline plus a grace. A
  * reply that comes too late to leave any of the lease counts as a failed try, and the lock it
- * took is given back; so is one that comes after the deadline passed. Not async, and the check
- * runs inside the deadline's promise rather than in a `then` on it: it is on the uncontended path,
- * where every layer is one more promise and tick per acquire (and every clock reading ~0.1 µs).
+ * took is given back; so is one that comes after the deadline passed (the caller gave up).
  */
-export function attemptOnce(backend: LockBackend, request: LeaseRef, sentAt: number, deadline: number, send: () => Promise<AttemptResult>): Promise<AttemptResult> {
-  let pending: Promise<AttemptResult>;
-  try {
-    pending = send();
-  } catch (error) {
-    return Promise.reject(error);
-  }
+export async function attemptOnce(backend: LockBackend, request: LeaseRef, sentAt: number, deadline: number, send: () => Promise<AttemptResult>): Promise<AttemptResult> {
+  const giveBack = () => backend.release(request).catch(() => false);
   const allowedMs = Math.max(0, deadline - sentAt) + REPLY_GRACE_MS;
-  return withReplyDeadline(
-    pending,
-    sentAt + allowedMs,
-    allowedMs,
-    'Redis',
-    (result) => (result.acquired && result.validUntil <= now() ? giveBackTooLate(backend, request) : result),
-    // The deadline passed first: what the late reply took is given back.
-    (late) => void (late.acquired && backend.release(request).catch(() => undefined)),
-  );
-}
-
-/** The reply came too late to leave any of the lease: a failed attempt, the lock given back. */
-function giveBackTooLate(backend: LockBackend, request: LeaseRef): Promise<AttemptResult> {
-  return backend.release(request).then(
-    () => TOO_LATE,
-    () => TOO_LATE,
-  );
+  const result = await withReplyTimeout(send(), allowedMs, 'Redis', (late) => void (late.acquired && giveBack()));
+  if (!result.acquired || result.validUntil > now()) return result;
+  await giveBack();
+  return TOO_LATE;
 }
 
 /** Past the holder's lease the lock is free: no point sleeping longer. */

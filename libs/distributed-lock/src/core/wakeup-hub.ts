@@ -6,7 +6,7 @@ import { now } from './timing';
 const UNCLAIMED_FOR_MS = 5000;
 
 /** What woke a waiter: a handoff to its token, a release, or its subscription becoming live. */
-export type Wakeup = { kind: 'handedOver'; fence: number } | { kind: 'free' } | { kind: 'subscribed' } | { kind: 'timer' };
+export type Wakeup = { kind: 'handedOver'; fence: number } | { kind: 'free' } | { kind: 'subscribed' } | { kind: 'timer' } | { kind: 'aborted' };
 
 export interface Watcher {
   /** Waiters are told apart by their owner token (a handoff message names it). */
@@ -21,6 +21,7 @@ export interface Watcher {
  */
 export class WakeupHub {
   private connection?: RedisClient;
+  private connecting?: Promise<void>;
   private readonly channels = new Map<string, Map<string, Watcher>>();
   // A handoff can arrive between a waiter's failed attempt and its watch(); kept here briefly.
   private readonly unclaimed = new Map<string, { fence: number; at: number }>();
@@ -58,6 +59,7 @@ export class WakeupHub {
   async close(): Promise<void> {
     const connection = this.connection;
     this.connection = undefined;
+    this.connecting = undefined;
     if (!connection) return;
     connection.off('message', this.onMessage);
     connection.off('smessage', this.onMessage);
@@ -84,17 +86,33 @@ export class WakeupHub {
   private subscribe(channel: string, watchers: Map<string, Watcher>): void {
     // Until SUBSCRIBE is acknowledged a release can go unheard; waiters re-check once it is.
     const connection = this.subscriber();
-    const subscribing = usesShardedPubSub(connection)
-      ? connection.ssubscribe(channel).catch((error: unknown) => {
-          if (!isUnknownShardedCommand(error)) throw error;
-          markUnsharded(connection);
-          return connection.subscribe(channel);
-        })
-      : connection.subscribe(channel);
+    const send = () =>
+      usesShardedPubSub(connection)
+        ? connection.ssubscribe(channel).catch((error: unknown) => {
+            if (!isUnknownShardedCommand(error)) throw error;
+            markUnsharded(connection);
+            return connection.subscribe(channel);
+          })
+        : connection.subscribe(channel);
+    // A client made with enableOfflineQueue: false rejects a command sent before it is connected,
+    // as a new duplicate() is: the first SUBSCRIBE waits for the connection instead.
+    const subscribing = connection.status === 'ready' ? send() : this.ready(connection).then(send);
     subscribing.then(
         () => watchers.forEach((w) => w.wake({ kind: 'subscribed' })),
         () => undefined, // polling covers a subscriber that is down
       );
+  }
+
+  /** Resolves once the connection is ready (connecting a lazy one); shared by every waiting SUBSCRIBE. */
+  private ready(connection: RedisClient): Promise<void> {
+    this.connecting ??= new Promise<void>((resolve) => {
+      connection.once('ready', () => {
+        this.connecting = undefined;
+        resolve();
+      });
+      if (connection.status === 'wait') connection.connect().catch(() => undefined);
+    });
+    return this.connecting;
   }
 
   private subscriber(): RedisClient {

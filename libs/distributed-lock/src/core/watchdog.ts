@@ -24,9 +24,6 @@ export class Watchdog {
   /** A lease just joined `leases` (acquired at `lease.acquiredAt`, a moment ago). */
   track(lease: Lease): void {
     lease.renewAt = lease.acquiredAt + lease.ttlMs / 3;
-    // An armed timer due no later than this lease's first deadline (its expiry, or its first
-    // renewal if it wants one) serves it as it is: no scan of every held lease per acquire.
-    if (this.timer && this.timerAt <= (this.wantsRenewal(lease) ? Math.min(lease.validUntil, lease.renewAt) : lease.validUntil)) return;
     this.reschedule();
   }
 

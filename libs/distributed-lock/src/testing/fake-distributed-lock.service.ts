@@ -20,5 +20,6 @@ export class FakeDistributedLockService extends DistributedLockService {
   }
 }
 
-// Nest would otherwise inherit the parent's @Inject(...) tokens and look for a real lock and options.
+// Nest would otherwise inherit the parent's @Inject(...) tokens and look for a real lock and
+// options; it offers no public way to clear them, hence its constants subpath.
 Reflect.defineMetadata(SELF_DECLARED_DEPS_METADATA, [], FakeDistributedLockService);

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { LockTimeoutError } from '../errors';
+import { LockAbortedError, LockTimeoutError } from '../errors';
 import type { Lock } from '../lock';
 import type { LockEngine } from '../lock-engine';
 import type { AcquireOptions as FakeAcquireOptions } from '../lock-options';
@@ -25,13 +25,15 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
     const started = performance.now();
     const waitMs = opts.waitMs ?? this.defaults.defaultWaitMs ?? 5_000;
     for (;;) {
+      if (opts.signal?.aborted) throw new LockAbortedError(String(key), opts.signal.reason);
       const lock = this.take(key, opts.ttlMs);
       if (lock) {
         this.emit('acquired', { key: lock.key, waitMs: performance.now() - started, fence: lock.fence, reentrant: false });
         return lock;
       }
       const remaining = waitMs - (performance.now() - started);
-      if (remaining <= 0 || !(await this.waitForRelease(remaining))) {
+      if (remaining <= 0 || !(await this.waitForRelease(remaining, opts.signal))) {
+        if (opts.signal?.aborted) throw new LockAbortedError(String(key), opts.signal.reason);
         const error = new LockTimeoutError(String(key), waitMs);
         this.emit('timeout', { key: String(key), waitMs: performance.now() - started });
         throw error;
@@ -119,13 +121,18 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
     return lock;
   }
 
-  private waitForRelease(timeoutMs: number): Promise<boolean> {
+  /** True when a lock was released; false when `timeoutMs` passed or `signal` aborted first. */
+  private waitForRelease(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), timeoutMs);
-      this.wakeWaiters.push(() => {
+      const done = (released: boolean) => {
         clearTimeout(timer);
-        resolve(true);
-      });
+        signal?.removeEventListener('abort', onAbort);
+        resolve(released);
+      };
+      const onAbort = () => done(false);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.wakeWaiters.push(() => done(true));
     });
   }
 }

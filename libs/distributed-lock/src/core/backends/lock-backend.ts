@@ -7,11 +7,7 @@ export interface AttemptRequest {
   token: string;
   ttlMs: number;
   fair: boolean;
-  /**
-   * When > 0 and the lock is held, stay in its handoff queue for this long; a multi-key lock,
-   * which does not queue, instead asks the releases of the keys that block it to announce
-   * themselves for this long.
-   */
+  /** When > 0 and the lock is held, stay in its handoff queue for this long (single keys). */
   queueForMs: number;
   /** False only when the token cannot be in the handoff queue yet (a chain's first try). */
   mayBeQueued: boolean;
@@ -24,6 +20,11 @@ export type AttemptResult =
 export interface LeaseRef {
   keys: string[];
   token: string;
+}
+
+/** A held lease, with the fence it was granted. */
+export interface FencedLeaseRef extends LeaseRef {
+  fence: number;
 }
 
 /** The next waiter of the releasing process, as `handOver` sees it. */
@@ -53,13 +54,6 @@ export interface LockBackend {
   /** Whether a release hands the lock to a queued waiter (announced as `g <token> <fence>`). */
   readonly handsOff: boolean;
   attempt(request: AttemptRequest): Promise<AttemptResult>;
-  /**
-   * A chain's first try at one key outside fair mode, in the cheapest step: takes the lock if it
-   * is free, else queues the token for `queueForMs` (when > 0) like `attempt`. Absent under
-   * Redlock (its `attempt` is already one step per node). `sentAt`: when the caller read the
-   * clock just before (the lease's validity counts from it), so it is not read twice.
-   */
-  firstTry?(key: string, token: string, ttlMs: number, queueForMs: number, sentAt: number): Promise<AttemptResult>;
   /** Leaves the queue; acquired if a release handed the lock over in the meantime. */
   cancelWait(request: AttemptRequest): Promise<AttemptResult>;
   release(lease: LeaseRef): Promise<boolean>;
@@ -75,7 +69,7 @@ export interface LockBackend {
    */
   reserveFences?(lease: LeaseRef, ttlMs: number, checkQueue: boolean, count: number): Promise<ReserveResult>;
   /** Extends several leases, batched (one pipeline per node). */
-  extend(leases: LeaseRef[], ttlMs: number[]): Promise<ExtendResult[]>;
+  extend(leases: FencedLeaseRef[], ttlMs: number[]): Promise<ExtendResult[]>;
   /** After a handoff or acquire, wait for replicas when configured; false when too few acked. */
   confirmReplicated(lease: LeaseRef, ttlMs: number, handedOver: boolean): Promise<boolean>;
   /** Lifts the key's fence counter to at least `fence` (never lowers it). */

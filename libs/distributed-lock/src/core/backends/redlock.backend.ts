@@ -5,10 +5,10 @@ import type { LuaScript } from '../lua-script';
 import { NoReplyError, withReplyTimeout } from '../redis-errors';
 import { acquireManyScript, type AcquireManyReply } from '../scripts/acquire-many';
 import { raiseFenceScript } from '../scripts/raise-fence';
-import { extendScript } from '../scripts/extend';
+import { renewRedlockScript, STILL_HELD } from '../scripts/renew-redlock';
 import { releaseScript } from '../scripts/release';
 import { driftMs, now } from '../timing';
-import type { AttemptRequest, AttemptResult, ExtendResult, LeaseRef, LockBackend } from './lock-backend';
+import type { AttemptRequest, AttemptResult, ExtendResult, FencedLeaseRef, LeaseRef, LockBackend } from './lock-backend';
 
 type NodeReply<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
@@ -42,10 +42,9 @@ export class RedlockBackend implements LockBackend {
 
   async attempt({ keys, token, ttlMs }: AttemptRequest): Promise<AttemptResult> {
     const startedAt = now();
-    const lockKeys = keys.flatMap((k) => this.naming.namesOf(k).lockFenceWatch);
+    const lockKeys = keys.flatMap((k) => this.naming.namesOf(k).lockAndFence);
     const replyTimeoutMs = this.replyTimeout(ttlMs);
-    // No watch markers: every Redlock release announces itself (the release script, on each node).
-    const replies = await this.onEveryNode(acquireManyScript, lockKeys, [token, ttlMs, 0], replyTimeoutMs);
+    const replies = await this.onEveryNode(acquireManyScript, lockKeys, [token, ttlMs], replyTimeoutMs);
     const validUntil = startedAt + ttlMs - driftMs(ttlMs, this.driftFactor);
     const won = replies.flatMap((r) => grantedFence(r) ?? []);
     if (won.length >= this.quorum && validUntil > now()) {
@@ -76,12 +75,17 @@ export class RedlockBackend implements LockBackend {
     return replies.filter((r) => r.ok && r.value === keys.length).length >= this.quorum;
   }
 
-  async extend(leases: LeaseRef[], ttlMs: number[]): Promise<ExtendResult[]> {
+  /**
+   * A lease counts as renewed where a quorum of nodes still held it; nodes that lost it while
+   * the key stayed free get it back (see the renew-redlock script), so a restarted node does
+   * not leave the lease one more failure away from being lost.
+   */
+  async extend(leases: FencedLeaseRef[], ttlMs: number[]): Promise<ExtendResult[]> {
     const startedAt = now();
     const perNode = await Promise.all(this.nodes.map((node) => this.extendOnNode(node, leases, ttlMs)));
     return leases.map((_, i) => {
       const validUntil = startedAt + ttlMs[i] - driftMs(ttlMs[i], this.driftFactor);
-      const oks = perNode.filter((replies) => replies[i] === 1).length;
+      const oks = perNode.filter((replies) => replies[i] === STILL_HELD).length;
       if (oks >= this.quorum && validUntil > now()) return { ok: true, validUntil };
       const errors = perNode.filter((replies) => replies[i] instanceof Error);
       if (this.nodes.length - errors.length < this.quorum) return { ok: false, error: errors[0][i] };
@@ -93,14 +97,17 @@ export class RedlockBackend implements LockBackend {
     return true; // Redlock nodes are independent masters; replicas would not add to the quorum
   }
 
-  private async extendOnNode(node: Redis, leases: LeaseRef[], ttlMs: number[]): Promise<Array<number | Error>> {
+  private async extendOnNode(node: Redis, leases: FencedLeaseRef[], ttlMs: number[]): Promise<Array<number | Error>> {
     const pipeline = node.pipeline();
-    const calls = leases.map((lease, i) => ({ keys: lease.keys.map((k) => this.naming.namesOf(k).lock), args: [lease.token, ttlMs[i]] }));
-    calls.forEach((call) => extendScript.queue(pipeline, call.keys, call.args));
+    const calls = leases.map((lease, i) => ({
+      keys: lease.keys.flatMap((k) => [this.naming.namesOf(k).lock, this.naming.namesOf(k).fence]),
+      args: [lease.token, ttlMs[i], String(lease.fence)],
+    }));
+    calls.forEach((call) => renewRedlockScript.queue(pipeline, call.keys, call.args));
     try {
       const replies = (await withReplyTimeout(pipeline.exec(), this.replyTimeout(Math.min(...ttlMs)), 'Redlock node')) ?? [];
       return await Promise.all(
-        calls.map((call, i) => extendScript.rerunIfMissing(node, replies[i] ?? [new Error('no reply'), null], call.keys, call.args).catch((e: Error) => e)),
+        calls.map((call, i) => renewRedlockScript.rerunIfMissing(node, replies[i] ?? [new Error('no reply'), null], call.keys, call.args).catch((e: Error) => e)),
       );
     } catch (error) {
       return calls.map(() => error as Error);

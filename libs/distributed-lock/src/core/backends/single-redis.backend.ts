@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { LockNames, LockNaming } from '../lock-names';
+import type { LockNaming } from '../lock-names';
 import type { RedisClient } from '../lua-script';
 import { acquireManyScript } from '../scripts/acquire-many';
 import { acquireScript } from '../scripts/acquire';
@@ -9,8 +9,6 @@ import { handOverScript } from '../scripts/hand-over';
 import { raiseFenceScript } from '../scripts/raise-fence';
 import { reserveFenceScript } from '../scripts/reserve-fence';
 import { releaseScript } from '../scripts/release';
-import { RELEASED, releaseUnqueuedScript, WAITERS_QUEUED } from '../scripts/release-unqueued';
-import { firstTryOrQueueScript, firstTryScript, holderTtlOf } from '../scripts/first-try';
 import { driftMs, now } from '../timing';
 import { clusterSlot, isClusterClient } from './cluster-slot';
 import { waitOnShards } from './cluster-wait';
@@ -42,50 +40,30 @@ export class SingleRedisBackend implements LockBackend {
     return this.naming.namesOf(key).channel;
   }
 
-  async attempt(request: AttemptRequest): Promise<AttemptResult> {
+  attempt(request: AttemptRequest): Promise<AttemptResult> {
     const startedAt = now();
     const { keys, token, ttlMs } = request;
     if (keys.length > 1 && !this.inOneScript(keys)) return this.attemptOneByOne(request, startedAt);
-    if (keys.length > 1) {
-      const reply = await acquireManyScript.run(this.client, keys.flatMap((k) => this.naming.namesOf(k).lockFenceWatch), [token, ttlMs, request.queueForMs]);
-      return this.toResult(reply, startedAt, ttlMs);
-    }
-    const names = this.naming.namesOf(keys[0]);
-    const reply = await acquireScript.run(this.client, queueKeys(names), [token, ttlMs, request.fair ? 1 : 0, request.queueForMs, request.mayBeQueued ? 1 : 0]);
-    return this.toResult(reply, startedAt, ttlMs);
-  }
-
-  /**
-   * Not async on purpose: the uncontended path, one promise fewer. A caller that will wait is
-   * queued in the same step when the lock is held; one that will not (tryAcquire) takes the plain
-   * step, which names no queue.
-   */
-  firstTry(key: string, token: string, ttlMs: number, queueForMs: number, sentAt: number): Promise<AttemptResult> {
-    const names = this.naming.namesOf(key);
-    const toResult = (reply: number): AttemptResult =>
-      reply > 0 ? { acquired: true, fence: reply, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) } : { acquired: false, holderTtlMs: holderTtlOf(reply) };
-    if (queueForMs > 0) return firstTryOrQueueScript.runThen(this.client, names.scriptKeys, [token, ttlMs, queueForMs], toResult);
-    return firstTryScript.runThen(this.client, names.lockAndFence, [token, ttlMs], toResult);
+    const reply =
+      keys.length > 1
+        ? acquireManyScript.run(this.client, keys.flatMap((k) => this.naming.namesOf(k).lockAndFence), [token, ttlMs])
+        : acquireScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, [token, ttlMs, request.fair ? 1 : 0, request.queueForMs, request.mayBeQueued ? 1 : 0]);
+    return reply.then((r) => this.toResult(r, startedAt, ttlMs));
   }
 
   async cancelWait(request: AttemptRequest): Promise<AttemptResult> {
     const startedAt = now();
     const names = this.naming.namesOf(request.keys[0]);
-    const reply = await cancelWaitScript.run(this.client, queueKeys(names), [request.token, request.ttlMs]);
+    const reply = await cancelWaitScript.run(this.client, names.scriptKeys, [request.token, request.ttlMs]);
     if (reply[0] === 0) return { acquired: false, holderTtlMs: 0 };
     return this.toResult(reply, startedAt, request.ttlMs);
   }
 
-  release({ keys, token }: LeaseRef): Promise<boolean> {
-    if (keys.length > 1) return this.releaseSeveral(keys, token);
-    const names = this.naming.namesOf(keys[0]);
-    return releaseUnqueuedScript.runThen(this.client, names.releaseKeys, [token], (reply) => {
-      if (reply !== WAITERS_QUEUED) return reply === RELEASED;
-      return this.releaseTogether(keys, token).then((owned) => owned === 1);
-    });
-  }
-
-  private async releaseSeveral(keys: string[], token: string): Promise<boolean> {
+  async release({ keys, token }: LeaseRef): Promise<boolean> {
+    if (keys.length === 1) {
+      const names = this.naming.namesOf(keys[0]);
+      return (await releaseScript.run(this.client, names.scriptKeys, [token, names.channel])) === 1;
+    }
     if (this.inOneScript(keys)) return (await this.releaseTogether(keys, token)) === keys.length;
     const owned = await Promise.all(keys.map((key) => this.releaseTogether([key], token)));
     return owned.every((n) => n === 1);
@@ -95,7 +73,7 @@ export class SingleRedisBackend implements LockBackend {
     const sentAt = now();
     const names = this.naming.namesOf(keys[0]);
     const args = [token, next.token, next.ttlMs, keepLocal ? 1 : 0, next.queueForMs, names.channel];
-    const reply = await handOverScript.run(this.client, queueKeys(names), args);
+    const reply = await handOverScript.run(this.client, names.scriptKeys, args);
     if (reply[0] === 0) return { kind: 'notHeld' };
     if (reply[0] === 2) return { kind: 'remote' };
     return { kind: 'local', fence: reply[1], validUntil: sentAt + next.ttlMs - driftMs(next.ttlMs, this.settings.driftFactor) };
@@ -103,7 +81,7 @@ export class SingleRedisBackend implements LockBackend {
 
   async reserveFences({ keys, token }: LeaseRef, ttlMs: number, checkQueue: boolean, count: number): Promise<ReserveResult> {
     const sentAt = now();
-    const reply = await reserveFenceScript.run(this.client, queueKeys(this.naming.namesOf(keys[0])), [token, ttlMs, checkQueue ? 1 : 0, count]);
+    const reply = await reserveFenceScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, [token, ttlMs, checkQueue ? 1 : 0, count]);
     if (reply === -1) return { kind: 'notHeld' };
     if (reply === -2) return { kind: 'remote' };
     return { kind: 'fences', first: reply - count + 1, count, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) };
@@ -134,7 +112,7 @@ export class SingleRedisBackend implements LockBackend {
     const taken: string[] = [];
     let fence = 0;
     for (const key of request.keys) {
-      const reply = await acquireManyScript.run(this.client, this.naming.namesOf(key).lockFenceWatch, [request.token, request.ttlMs, request.queueForMs]);
+      const reply = await acquireManyScript.run(this.client, this.naming.namesOf(key).lockAndFence, [request.token, request.ttlMs]);
       if (reply[0] === 0) {
         await Promise.all(taken.map((k) => this.releaseTogether([k], request.token)));
         return { acquired: false, holderTtlMs: reply[1] };
@@ -152,12 +130,8 @@ export class SingleRedisBackend implements LockBackend {
   }
 
   private releaseTogether(keys: string[], token: string): Promise<number> {
-    if (keys.length === 1) {
-      const one = this.naming.namesOf(keys[0]);
-      return releaseScript.run(this.client, one.scriptKeys, [token, one.channel]);
-    }
     const names = keys.map((k) => this.naming.namesOf(k));
-    return releaseScript.run(this.client, names.flatMap(queueKeys), [token, ...names.map((n) => n.channel)]);
+    return releaseScript.run(this.client, names.flatMap((n) => n.scriptKeys), [token, ...names.map((n) => n.channel)]);
   }
 
   private async extendPipelined(leases: LeaseRef[], ttlMs: number[]): Promise<Array<number | Error>> {
@@ -196,8 +170,4 @@ export class SingleRedisBackend implements LockBackend {
     const slot = clusterSlot(this.naming.namesOf(keys[0]).lock);
     return keys.every((k) => clusterSlot(this.naming.namesOf(k).lock) === slot);
   }
-}
-
-function queueKeys(names: LockNames): string[] {
-  return names.scriptKeys;
 }

@@ -1,0 +1,27 @@
+import { LockAbortedError, LockTimeoutError } from '../errors';
+import { InMemoryDistributedLock } from './in-memory-distributed-lock';
+
+// The fake answers like the real core where a consumer's tests can observe it.
+describe('InMemoryDistributedLock', () => {
+  it('excludes, times out and hands out growing fences', async () => {
+    const locks = new InMemoryDistributedLock({ defaultWaitMs: 50 });
+    const first = await locks.acquire('stock:1');
+    expect(await locks.tryAcquire('stock:1')).toBeNull();
+    await expect(locks.acquire('stock:1')).rejects.toBeInstanceOf(LockTimeoutError);
+    await first.release();
+    const second = await locks.acquire('stock:1');
+    expect(second.fence).toBeGreaterThan(first.fence);
+    await second.release();
+  });
+
+  it('ends a wait when its signal aborts', async () => {
+    const locks = new InMemoryDistributedLock({ defaultWaitMs: 60_000 });
+    const held = await locks.acquire('stock:2');
+    const controller = new AbortController();
+    const waiting = locks.acquire('stock:2', { signal: controller.signal });
+    controller.abort('gone');
+    await expect(waiting).rejects.toBeInstanceOf(LockAbortedError);
+    await expect(locks.acquire('stock:2', { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(LockAbortedError);
+    await held.release();
+  });
+});
