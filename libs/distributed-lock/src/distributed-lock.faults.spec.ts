@@ -1,4 +1,4 @@
-import { blockEventLoop, RedisFixture, sleep } from '../test/redis-fixture';
+import { blockEventLoop, RedisFixture, sleep, until } from '../test/redis-fixture';
 import { spawnWorker } from '../test/spawn-worker';
 import { DistributedLock } from './distributed-lock';
 import { LockLostError, LockUnavailableError } from './errors';
@@ -80,5 +80,26 @@ describe('DistributedLock under faults', () => {
     expect(events[events.length - 1]).toBe('lost');
     await flakyLocks.close();
     await flaky.stop();
+  });
+
+  it('leaves no lock behind when the driver times out an acquire that Redis runs later', async () => {
+    const slow = await RedisFixture.start();
+    // As the app configures its clients: the driver gives up on a command after 200 ms.
+    const client = slow.client({ commandTimeout: 200, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    if (client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));
+    const slowLocks = new DistributedLock(client, {});
+    const probe = slow.client();
+    // Connected, scripts loaded: the next acquire goes straight out as one script call.
+    await (await slowLocks.acquire('late', { waitMs: 0 })).release();
+    slow.server.pause();
+    const error = await slowLocks.acquire('late', { ttlMs: 30_000, waitMs: 2000 }).catch((e: unknown) => e);
+    slow.server.resume();
+    expect(error).toBeInstanceOf(LockUnavailableError);
+    // Redis runs the acquire it had queued, then the release sent right behind it.
+    await until(async () => (await probe.exists('lock:{late}')) === 0 && (await probe.ping()) === 'PONG');
+    const next = await slowLocks.acquire('late', { waitMs: 0 });
+    await next.release();
+    await slowLocks.close();
+    await slow.stop();
   });
 });

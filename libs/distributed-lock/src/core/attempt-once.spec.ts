@@ -46,6 +46,13 @@ describe('attemptOnce', () => {
     expect(released).toEqual([request]);
   });
 
+  it('gives the lock back when the driver gave up on a command that may still run (commandTimeout)', async () => {
+    const sentAt = now();
+    const timedOut = new Error('Command timed out');
+    await expect(attemptOnce(backend, request, sentAt, sentAt + 100, () => Promise.reject(timedOut))).rejects.toBe(timedOut);
+    expect(released).toEqual([request]);
+  });
+
   it('passes on a failed send without giving anything back', async () => {
     const sentAt = now();
     const failure = new Error('ECONNREFUSED');

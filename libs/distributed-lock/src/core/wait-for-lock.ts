@@ -93,14 +93,30 @@ export async function waitForLock(
  * One try (`send`, sent at `sentAt`) under a reply deadline: the wait's deadline plus a grace. A
  * reply that comes too late to leave any of the lease counts as a failed try, and the lock it
  * took is given back; so is one that comes after the deadline passed (the caller gave up).
+ *
+ * The driver may give up first (ioredis' `commandTimeout`, or a connection that drops after the
+ * command was written): then the script may still run, and its reply is dropped where nobody can
+ * give the lock back. A release of our token follows it on the same connection at once, so Redis
+ * runs it right after the acquire, if that ever runs; for a command that never reached Redis it
+ * is a no-op. Without it the key would stay locked for a whole lease.
  */
 export async function attemptOnce(backend: LockBackend, request: LeaseRef, sentAt: number, deadline: number, send: () => Promise<AttemptResult>): Promise<AttemptResult> {
   const giveBack = () => backend.release(request).catch(() => false);
   const allowedMs = Math.max(0, deadline - sentAt) + REPLY_GRACE_MS;
-  const result = await withReplyTimeout(send(), allowedMs, 'Redis', (late) => void (late.acquired && giveBack()));
+  const sent = send().catch((error: unknown) => {
+    if (mayHaveRun(error)) void giveBack();
+    throw error;
+  });
+  const result = await withReplyTimeout(sent, allowedMs, 'Redis', (late) => void (late.acquired && giveBack()));
   if (!result.acquired || result.validUntil > now()) return result;
   await giveBack();
   return TOO_LATE;
+}
+
+/** A failure after which the command may still have run in Redis (it was written, no reply read). */
+function mayHaveRun(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : '';
+  return /Command timed out|Connection is closed|ECONNRESET|EPIPE/i.test(message);
 }
 
 /** Past the holder's lease the lock is free: no point sleeping longer. */
