@@ -27,17 +27,20 @@ function failFastOptions(commandTimeoutMs: number, name: string): RedisOptions {
   };
 }
 
-export function createRedisClient(url: string, commandTimeoutMs: number, name: string): Redis {
-  const client = new Redis(url, failFastOptions(commandTimeoutMs, name));
+export function createRedisClient(url: string, commandTimeoutMs: number, name: string, extra: ClientExtras = {}): Redis {
+  const client = new Redis(url, { ...failFastOptions(commandTimeoutMs, name), ...extra });
   // Errors surface on commands; the connection-level event only needs to not crash the process.
   client.on('error', () => undefined);
   return client;
 }
 
+/** Options a caller may add to the fail-fast ones (e.g. auto-pipelining for a chatty connection). */
+export type ClientExtras = Pick<RedisOptions, 'enableAutoPipelining'>;
+
 /** The client REDIS_MODE asks for. */
-export function createRedisConnection(redis: AppConfig['redis'], name: string): RedisConnection {
-  if (redis.mode === 'standalone') return createRedisClient(redis.url, redis.commandTimeoutMs, name);
-  const options = failFastOptions(redis.commandTimeoutMs, name);
+export function createRedisConnection(redis: AppConfig['redis'], name: string, extra: ClientExtras = {}): RedisConnection {
+  if (redis.mode === 'standalone') return createRedisClient(redis.url, redis.commandTimeoutMs, name, extra);
+  const options = { ...failFastOptions(redis.commandTimeoutMs, name), ...extra };
   if (redis.mode === 'sentinel') {
     const client = new Redis({
       ...options,
@@ -52,6 +55,7 @@ export function createRedisConnection(redis: AppConfig['redis'], name: string): 
   }
   const cluster = new Cluster(redis.clusterNodes, {
     redisOptions: { ...options, lazyConnect: false },
+    enableAutoPipelining: extra.enableAutoPipelining,
     enableOfflineQueue: false,
     lazyConnect: true,
     clusterRetryStrategy: retryStrategy,
