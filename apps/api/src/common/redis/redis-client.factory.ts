@@ -27,20 +27,17 @@ function failFastOptions(commandTimeoutMs: number, name: string): RedisOptions {
   };
 }
 
-export function createRedisClient(url: string, commandTimeoutMs: number, name: string, extra: ClientExtras = {}): Redis {
-  const client = new Redis(url, { ...failFastOptions(commandTimeoutMs, name), ...extra });
+export function createRedisClient(url: string, commandTimeoutMs: number, name: string): Redis {
+  const client = new Redis(url, failFastOptions(commandTimeoutMs, name));
   // Errors surface on commands; the connection-level event only needs to not crash the process.
   client.on('error', () => undefined);
   return client;
 }
 
-/** Options a caller may add to the fail-fast ones (e.g. auto-pipelining for a chatty connection). */
-export type ClientExtras = Pick<RedisOptions, 'enableAutoPipelining'>;
-
 /** The client REDIS_MODE asks for. */
-export function createRedisConnection(redis: AppConfig['redis'], name: string, extra: ClientExtras = {}): RedisConnection {
-  if (redis.mode === 'standalone') return createRedisClient(redis.url, redis.commandTimeoutMs, name, extra);
-  const options = { ...failFastOptions(redis.commandTimeoutMs, name), ...extra };
+export function createRedisConnection(redis: AppConfig['redis'], name: string): RedisConnection {
+  if (redis.mode === 'standalone') return createRedisClient(redis.url, redis.commandTimeoutMs, name);
+  const options = failFastOptions(redis.commandTimeoutMs, name);
   if (redis.mode === 'sentinel') {
     const client = new Redis({
       ...options,
@@ -55,7 +52,6 @@ export function createRedisConnection(redis: AppConfig['redis'], name: string, e
   }
   const cluster = new Cluster(redis.clusterNodes, {
     redisOptions: { ...options, lazyConnect: false },
-    enableAutoPipelining: extra.enableAutoPipelining,
     enableOfflineQueue: false,
     lazyConnect: true,
     clusterRetryStrategy: retryStrategy,
