@@ -129,6 +129,16 @@ const created = (load: WrkResult) => load.byStatus['201'] ?? 0;
 export const liveCell = (env: CpuBenchEnv) =>
   appCell(env, { name: 'the app\'s `GET /health/live`', spec: (url) => ({ url: `${url}/health/live`, method: 'GET' }), users: false, answered: (l) => l.ok2xx });
 
+/** The storefront's product read (public, cached), of one product. */
+export const productReadCell = (env: CpuBenchEnv) =>
+  appCell(env, {
+    name: 'product read `GET /products/:id`',
+    product: { stock: 1_000, perUserLimit: 1 },
+    spec: (url, productId) => ({ url: `${url}/products/${productId}`, method: 'GET' }),
+    users: false,
+    answered: (l) => l.ok2xx,
+  });
+
 /** (c) Purchases of a sold-out product, every one from another user: all 409. */
 export const soldOutCell = (env: CpuBenchEnv) =>
   appCell(env, { name: `sold-out refusal (409), ${env.users} distinct users`, product: { stock: 0, perUserLimit: 1 }, spec: purchase, users: true, answered: (l) => l.byStatus['409'] ?? 0 });

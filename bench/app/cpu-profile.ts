@@ -15,7 +15,7 @@ export interface ProfileSummary {
 }
 
 function areaOf(url: string): string {
-  if (!url) return '(native / idle / GC)';
+  if (!url) return '(native: syscalls, GC, microtask queue)';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1];
   if (url.startsWith('node:')) return 'node internals';
@@ -23,7 +23,7 @@ function areaOf(url: string): string {
   return url.split('/').slice(-1)[0];
 }
 
-/** Summarises the .cpuprofile files node wrote with --cpu-prof into where the time went. */
+/** Summarises the .cpuprofile files node wrote with --cpu-prof into where the CPU went (idle left out). */
 export function summarizeProfiles(dir: string): ProfileSummary | undefined {
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
   if (!files.length) return undefined;
@@ -34,7 +34,8 @@ export function summarizeProfiles(dir: string): ProfileSummary | undefined {
     const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nodes: ProfileNode[] };
     for (const node of profile.nodes) {
       const hits = node.hitCount ?? 0;
-      if (!hits) continue;
+      // Idle samples say how long the process waited, not where its CPU went.
+      if (!hits || node.callFrame.functionName === '(idle)') continue;
       total += hits;
       const area = areaOf(node.callFrame.url);
       byArea.set(area, (byArea.get(area) ?? 0) + hits);

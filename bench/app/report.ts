@@ -8,7 +8,7 @@ export interface AppBenchResult {
   date: string;
   machine: { cpu?: string; cores: number; node: string; loadStart: number; loadEnd: number };
   env: { seconds: number; connections: number; users: number; spikeConnections: number; spikeSeconds: number };
-  cpu: Partial<Record<'floor' | 'live' | 'soldOut' | 'hot' | 'spike', CpuCell>>;
+  cpu: Partial<Record<'floor' | 'live' | 'product' | 'soldOut' | 'hot' | 'spike', CpuCell>>;
   profiled: CpuCell[];
   limit?: LimitResult;
   hot: HotResult[];
@@ -31,11 +31,11 @@ function cpuTable(r: AppBenchResult): string {
   const floor = r.cpu.floor?.perCpuSecond;
   const row = (c: CpuCell | undefined, goodput: (c: CpuCell) => number) =>
     c
-      ? `| ${c.name} | ${n(goodput(c) / c.load.seconds)} | ${n(c.perCpuSecond)} | ${floor ? pct(c.perCpuSecond / floor) : '–'} | ${n(perAnswerUs(c.serverCpuS, goodput(c)))} | ${n(perAnswerUs(c.redisCpuS, goodput(c)))} | ${n(perAnswerUs(c.postgresCpuS, goodput(c)))} | ${n(c.load.p50, 1)} / ${n(c.load.p99, 1)} / ${n(c.load.max)} ms | ${answerMix(c)} |`
+      ? `| ${c.name} | ${n(goodput(c) / c.load.seconds)} | ${n(c.perCpuSecond)} | ${floor ? pct(c.perCpuSecond / floor) : '–'} | ${n(perAnswerUs(c.serverCpuS, goodput(c)))} | ${n(perAnswerUs(c.redisCpuS, goodput(c)), 1)} | ${n(perAnswerUs(c.postgresCpuS, goodput(c)), 1)} | ${n(c.load.p50, 1)} / ${n(c.load.p99, 1)} / ${n(c.load.max)} ms | ${answerMix(c)} |`
       : '';
   return `| load (${r.env.connections} connections, ${r.env.seconds} s) | answers/s | answers per server CPU-second | vs bare Fastify | server µs per answer | Redis µs | Postgres µs | p50 / p99 / max | answers |
 |---|---:|---:|---:|---:|---:|---:|---|---|
-${[row(r.cpu.floor, (c) => c.load.ok2xx), row(r.cpu.live, (c) => c.load.ok2xx), row(r.cpu.soldOut, (c) => c.load.byStatus['409'] ?? 0), row(r.cpu.hot, created)].filter(Boolean).join('\n')}`;
+${[row(r.cpu.floor, (c) => c.load.ok2xx), row(r.cpu.live, (c) => c.load.ok2xx), row(r.cpu.product, (c) => c.load.ok2xx), row(r.cpu.soldOut, (c) => c.load.byStatus['409'] ?? 0), row(r.cpu.hot, created)].filter(Boolean).join('\n')}`;
 }
 
 function answerMix(c: CpuCell): string {
@@ -113,7 +113,7 @@ function profileTables(r: AppBenchResult): string {
     .filter((c) => c.profile)
     .map((c) => {
       const p = c.profile!;
-      return `Where the API's time goes in "${c.name}" (\`node --cpu-prof\`, ${p.samples} samples, self time by module; a separate, shorter run):
+      return `Where the API's time goes in "${c.name}" (\`node --cpu-prof\`, ${p.samples} samples of CPU, self time by module, idle left out, start-up included; a separate, shorter run):
 
 | module | share |
 |---|---:|

@@ -4,13 +4,13 @@ import { cpus, loadavg } from 'node:os';
 import { createDatabase } from '../../scripts/infra/databases';
 import { ensurePostgres } from '../../scripts/infra/postgres';
 import { RedisServerProcess } from '../../test/support/redis-server';
-import { CpuBenchEnv, CpuCell, floorCell, hotCell, liveCell, soldOutCell, spikeCell } from './cpu-cells';
+import { CpuBenchEnv, CpuCell, floorCell, hotCell, liveCell, productReadCell, soldOutCell, spikeCell } from './cpu-cells';
 import { LimitProbe } from './limit';
 import { AppBenchResult, renderTables, writeAppSection } from './report';
 import { hot, HotResult, ROUNDS } from './scenarios';
 import { ensureWrk } from './wrk';
 
-const ALL_CELLS = ['floor', 'live', 'soldout', 'hot', 'spike', 'limit'] as const;
+const ALL_CELLS = ['floor', 'live', 'product', 'soldout', 'hot', 'spike', 'limit'] as const;
 type CellName = (typeof ALL_CELLS)[number];
 
 /**
@@ -20,8 +20,9 @@ type CellName = (typeof ALL_CELLS)[number];
  *    connections, with invariants checked after every cell;
  *  - the hot-row comparison: hot purchases through 1 instance taking turns with the naive
  *    one-transaction-per-purchase limit, and through 2 instances.
- * `--cells live,hot` runs some cells only (printed, not written to the docs); `--profile` adds a
- * pass of the app cells under `node --cpu-prof` for where the time goes.
+ * A last, shorter pass runs the app cells under `node --cpu-prof` for where the time goes
+ * (`--skip-profile` leaves it out). `--cells live,hot` runs some cells only (printed, not written
+ * to the docs).
  */
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
       'spike-connections': { type: 'string', default: '4000' },
       'spike-seconds': { type: 'string', default: '12' },
       cells: { type: 'string', default: ALL_CELLS.join(',') },
-      profile: { type: 'boolean', default: false },
+      'skip-profile': { type: 'boolean', default: false },
     },
   });
   const cells = new Set(values.cells.split(',') as CellName[]);
@@ -55,7 +56,7 @@ async function main(): Promise<void> {
     profile: false,
   };
   const log = (line: string) => console.log(`[bench] ${line}`);
-  const cpu: Partial<Record<'floor' | 'live' | 'soldOut' | 'hot' | 'spike', CpuCell>> = {};
+  const cpu: AppBenchResult['cpu'] = {};
   const profiled: CpuCell[] = [];
   const hotCells: HotResult[] = [];
   let limit;
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
     const plan: Array<[CellName, keyof typeof cpu, (e: CpuBenchEnv) => Promise<CpuCell>]> = [
       ['floor', 'floor', floorCell],
       ['live', 'live', liveCell],
+      ['product', 'product', productReadCell],
       ['soldout', 'soldOut', soldOutCell],
       ['hot', 'hot', hotCell],
       ['spike', 'spike', spikeCell],
@@ -74,9 +76,9 @@ async function main(): Promise<void> {
       cpu[key] = cell;
       log(`  ${cell.load.requests} answers ${JSON.stringify(cell.load.byAnswer)}; ${cell.perCpuSecond.toFixed(0)} per server CPU-second; p50/p99/max ${cell.load.p50.toFixed(1)}/${cell.load.p99.toFixed(1)}/${cell.load.max.toFixed(0)} ms; peak RSS ${cell.peakRssMb?.toFixed(0) ?? '–'} MB; violations ${cell.violations.length}`);
     }
-    if (values.profile) {
+    if (!values['skip-profile']) {
       for (const [name, , run] of plan) {
-        if (!cells.has(name) || name === 'floor' || name === 'spike') continue;
+        if (!cells.has(name) || name === 'floor' || name === 'spike' || name === 'product') continue;
         log(`${name} under --cpu-prof (where the time goes; not a measured cell)…`);
         profiled.push(await run({ ...env, seconds: Math.min(env.seconds, 6), profile: true }));
       }
@@ -96,7 +98,7 @@ async function main(): Promise<void> {
     await redis.stop();
   }
   const result: AppBenchResult = {
-    command: `npm run bench:app -- --seconds ${env.seconds} --connections ${env.connections} --users ${env.users} --spike-connections ${env.spikeConnections} --spike-seconds ${env.spikeSeconds}${values.profile ? ' --profile' : ''}`,
+    command: `npm run bench:app -- --seconds ${env.seconds} --connections ${env.connections} --users ${env.users} --spike-connections ${env.spikeConnections} --spike-seconds ${env.spikeSeconds}${values['skip-profile'] ? ' --skip-profile' : ''}`,
     date: startedAt.toISOString(),
     machine: { cpu: cpus()[0]?.model.trim(), cores: cpus().length, node: process.version, loadStart, loadEnd: loadavg()[0] },
     env: { seconds: env.seconds, connections: env.connections, users: env.users, spikeConnections: env.spikeConnections, spikeSeconds: env.spikeSeconds },
