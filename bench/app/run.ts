@@ -8,7 +8,7 @@ import { CpuBenchEnv, CpuCell, floorCell, hotCell, liveCell, productReadCell, so
 import { LimitProbe } from './limit';
 import { AppBenchResult, renderTables, writeAppSection } from './report';
 import { hot, HotResult, ROUNDS } from './scenarios';
-import { ensureWrk } from './wrk';
+import { ensureWrk, raiseOpenFileLimit } from './wrk';
 
 const ALL_CELLS = ['floor', 'live', 'product', 'soldout', 'hot', 'spike', 'limit'] as const;
 type CellName = (typeof ALL_CELLS)[number];
@@ -39,6 +39,10 @@ async function main(): Promise<void> {
   const cells = new Set(values.cells.split(',') as CellName[]);
   for (const cell of cells) if (!ALL_CELLS.includes(cell)) throw new Error(`unknown cell ${cell}; cells: ${ALL_CELLS.join(', ')}`);
   ensureWrk();
+  const openFiles = raiseOpenFileLimit();
+  if (openFiles < Number(values['spike-connections']) + 1024) {
+    console.warn(`[bench] the open-file limit is ${openFiles}: the spike's connections may fail with EMFILE (raise it with ulimit -Hn as root)`);
+  }
   const startedAt = new Date();
   const loadStart = loadavg()[0];
   const postgres = await ensurePostgres();

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { hasCommand, installPackages } from '../../scripts/infra/system-packages';
@@ -28,6 +28,24 @@ const SCRIPT = resolve(__dirname, 'wrk-script.lua');
 /** Installs wrk (a C load generator, Debian package `wrk`) when it is missing. */
 export function ensureWrk(): void {
   if (!hasCommand('wrk')) installPackages(['wrk'], 'the app bench drives HTTP load with wrk');
+}
+
+const WANTED_OPEN_FILES = 65_536;
+
+/**
+ * Raises this process's open-file limit (soft and hard, which root may do) before the API and
+ * wrk are started, so that they inherit room for the spike's thousands of sockets even where the
+ * default hard limit is 1,024. Best effort: without prlimit or the right, the limits stay.
+ */
+export function raiseOpenFileLimit(): number {
+  spawnSync('prlimit', ['--pid', String(process.pid), `--nofile=${WANTED_OPEN_FILES}:${WANTED_OPEN_FILES}`], { stdio: 'ignore' });
+  return openFileHardLimit();
+}
+
+/** The hard open-file limit of this process (what wrk's shell and the API can raise to). */
+export function openFileHardLimit(): number {
+  const line = /^Max open files\s+\S+\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
+  return line === undefined || line === 'unlimited' ? Infinity : Number(line);
 }
 
 let tokenDir: string | undefined;
