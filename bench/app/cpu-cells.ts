@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { invariants, withPg } from '../../test/support/api-client';
 import { createProduct, startInstances } from './app-stack';
 import { startBareFastify } from './bare-fastify';
-import { summarizeProfiles, ProfileSummary } from './cpu-profile';
+import { ProfileSummary, ProfileWindow, summarizeProfiles } from './cpu-profile';
 import { CpuMeter } from './proc-cpu';
 import { peakRssMb } from './rss';
 import { adminToken, userTokens } from './tokens';
@@ -102,8 +102,10 @@ type CellPlan = {
 
 /** Runs a plan on a fresh API process (its own peak RSS and profile), checks invariants after. */
 async function appCell(env: CpuBenchEnv, plan: CellPlan): Promise<CpuCell> {
+  const spawnedAt = Date.now();
   const { apis, profileDir } = await startInstances(1, env.databaseUrl, env.redisUrl, env.profile);
   const api = apis[0];
+  let window: ProfileWindow | undefined;
   let cell: Omit<CpuCell, 'violations'>;
   let productId: string | undefined;
   try {
@@ -111,7 +113,10 @@ async function appCell(env: CpuBenchEnv, plan: CellPlan): Promise<CpuCell> {
     const base = { ...plan.spec(api.url, productId), connections: plan.connections ?? env.connections };
     const tag = plan.name.replace(/\W+/g, '').slice(0, 12);
     await runWrk({ ...base, seconds: WARM_UP_S, connections: Math.min(base.connections, env.connections), tokens: plan.users ? userTokens(5000, `warm${tag}`) : undefined });
-    cell = await measure(env, plan.name, api.pid!, { ...base, seconds: plan.seconds ?? env.seconds, tokens: plan.users ? userTokens(env.users, tag) : undefined }, plan.answered);
+    const tokens = plan.users ? userTokens(env.users, tag) : undefined;
+    const measuredFrom = Date.now() - spawnedAt;
+    cell = await measure(env, plan.name, api.pid!, { ...base, seconds: plan.seconds ?? env.seconds, tokens }, plan.answered);
+    window = { fromMs: measuredFrom, toMs: Date.now() - spawnedAt };
     cell.peakRssMb = peakRssMb(api.pid);
   } finally {
     await api.stop();
@@ -119,7 +124,7 @@ async function appCell(env: CpuBenchEnv, plan: CellPlan): Promise<CpuCell> {
   const report = productId ? await invariants(env.databaseUrl, productId) : undefined;
   const violations = report?.violations ?? [];
   if (report && plan.product?.stock === 0 && report.live !== 0) violations.push(`${report.live} units sold of a product with 0 stock`);
-  return { ...cell, violations, profile: profileDir ? summarizeProfiles(profileDir) : undefined };
+  return { ...cell, violations, profile: profileDir ? summarizeProfiles(profileDir, window) : undefined };
 }
 
 const purchase = (url: string, productId: string | undefined) => ({ url: `${url}/products/${productId}/purchase`, method: 'POST' as const, body: '{"quantity":1}' });

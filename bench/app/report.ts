@@ -113,7 +113,7 @@ function profileTables(r: AppBenchResult): string {
     .filter((c) => c.profile)
     .map((c) => {
       const p = c.profile!;
-      return `Where the API's time goes in "${c.name}" (\`node --cpu-prof\`, ${p.samples} samples of CPU, self time by module, idle left out, start-up included; a separate, shorter run):
+      return `Where the API's time goes in "${c.name}" (\`node --cpu-prof\`, ${p.samples} samples of CPU taken during the load, self time by module, idle left out; a separate, shorter run):
 
 | module | share |
 |---|---:|
