@@ -1,7 +1,9 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../../config/app-config.module';
-import { connectQuietly, createRedisConnection, RedisConnection } from '../redis/redis-client.factory';
+import type { RedisConnection } from '../redis/redis-client.factory';
+import { REDIS_CLIENT } from '../redis/redis.constants';
+import { RedisKeyPrefix } from '../redis/redis-keys';
 import { counterFor, RateCounter } from './rate-counters';
 import { retryAfterSeconds, windowAt } from './rate-window';
 
@@ -31,20 +33,10 @@ export class WindowRateLimiter {
   }
 }
 
-/** The app's limiter, on a Redis connection of its own (same topology as REDIS_CLIENT). */
+/** The app's limiter, on the app's Redis connection. */
 @Injectable()
-export class UserRateLimiter extends WindowRateLimiter implements OnApplicationShutdown {
-  private readonly connection: RedisConnection;
-
-  constructor(@Inject(ConfigService) config: TypedConfigService) {
-    const redis = config.get('redis', { infer: true });
-    const connection = createRedisConnection(redis, 'flashsale-rate-limit');
-    super(counterFor(connection), redis.keyPrefix, config.get('http', { infer: true }).rateLimitPerSecond);
-    this.connection = connection;
-    void connectQuietly(connection);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.connection.quit().catch(() => this.connection.disconnect());
+export class UserRateLimiter extends WindowRateLimiter {
+  constructor(@Inject(REDIS_CLIENT) redis: RedisConnection, prefix: RedisKeyPrefix, @Inject(ConfigService) config: TypedConfigService) {
+    super(counterFor(redis), prefix.value, config.get('http', { infer: true }).rateLimitPerSecond);
   }
 }
