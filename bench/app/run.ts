@@ -91,7 +91,7 @@ async function main(): Promise<void> {
       log('hot, 1 instance, taking turns with the limit (one connection, one transaction per purchase)…');
       const probe = new LimitProbe(databaseUrl);
       const turnEnv = { ...env, users: Math.min(env.users, 5000), connections: 128 };
-      hotCells.push(await hot(turnEnv, 1, false, () => probe.run(env.seconds / ROUNDS)));
+      hotCells.push(await hot(turnEnv, 1, () => probe.run(env.seconds / ROUNDS)));
       limit = await probe.close();
       log(`  ${hotCells[0].purchasesPerSecond.toFixed(0)} purchases/s; limit ${limit.transactionsPerSecond.toFixed(0)} tx/s`);
       log('hot, 2 instances…');

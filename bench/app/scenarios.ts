@@ -1,5 +1,4 @@
 import { invariants } from '../../test/support/api-client';
-import { summarizeProfiles, ProfileSummary } from './cpu-profile';
 import { createProduct, startInstances } from './app-stack';
 import { LoadResult, mergeLoads, runLoad } from './http-load';
 import { adminToken, userTokens } from './tokens';
@@ -20,7 +19,6 @@ export interface HotResult {
   peakRssMb: Array<number | undefined>;
   batchMean?: number;
   violations: string[];
-  profile?: ProfileSummary;
 }
 
 /** Loads compared with each other take turns in this many slices. */
@@ -38,8 +36,8 @@ async function batchMean(url: string): Promise<number | undefined> {
  * `between`, the load runs in ROUNDS slices and `between` runs after each one (the measurement it
  * is compared with takes turns with it, so machine drift hits both alike).
  */
-export async function hot(env: BenchEnv, instances: number, profile = false, between?: () => Promise<void>): Promise<HotResult> {
-  const { apis, profileDir } = await startInstances(instances, env.databaseUrl, env.redisUrl, profile);
+export async function hot(env: BenchEnv, instances: number, between?: () => Promise<void>): Promise<HotResult> {
+  const { apis } = await startInstances(instances, env.databaseUrl, env.redisUrl);
   try {
     const productId = await createProduct(apis[0].url, adminToken(), 100_000_000, 1_000_000);
     const rounds = between ? ROUNDS : 1;
@@ -69,7 +67,6 @@ export async function hot(env: BenchEnv, instances: number, profile = false, bet
       peakRssMb: rss,
       batchMean: means.reduce<number>((s, m) => s + (m ?? 0), 0) / means.length,
       violations: report.violations,
-      profile: profileDir ? summarizeProfiles(profileDir) : undefined,
     };
   } finally {
     await Promise.all(apis.map((a) => a.stop()));
