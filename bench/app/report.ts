@@ -21,6 +21,8 @@ const DOC = 'docs/BENCHMARKS.md';
 const DEADLINE_MS = Number(process.env.PURCHASE_DEADLINE_MS ?? 2000);
 const n = (value: number | undefined, digits = 0) => (value === undefined || Number.isNaN(value) || !Number.isFinite(value) ? '–' : value.toFixed(digits));
 const pct = (value: number | undefined) => (value === undefined || !Number.isFinite(value) ? '–' : `${(value * 100).toFixed(0)}%`);
+/** Inline code that survives backticks in the text (regular expressions have them). */
+const code = (text: string) => (text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``);
 const verdict = (ok: boolean | undefined) => (ok === undefined ? '–' : ok ? 'PASS' : 'FAIL');
 
 const answers = (c: CpuCell) => c.load.requests;
@@ -119,7 +121,7 @@ function profileTables(r: AppBenchResult): string {
 |---|---:|
 ${p.byArea.slice(0, 10).map((a) => `| ${a.area} | ${pct(a.share)} |`).join('\n')}
 
-Top functions: ${p.topFunctions.slice(0, 10).map((f) => `\`${f.name.trim()}\` ${(f.share * 100).toFixed(1)}%`).join(', ')}.`;
+Top functions: ${p.topFunctions.slice(0, 10).map((f) => `${code(f.name.trim())} ${(f.share * 100).toFixed(1)}%`).join(', ')}.`;
     })
     .join('\n\n');
 }
