@@ -1,67 +1,149 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { LimitResult } from './limit';
-import type { ProfileSummary } from './cpu-profile';
-import type { HotResult, SoldOutResult } from './scenarios';
+import type { CpuCell } from './cpu-cells';
+import type { HotResult } from './scenarios';
 
 export interface AppBenchResult {
   command: string;
   date: string;
   machine: { cpu?: string; cores: number; node: string; loadStart: number; loadEnd: number };
-  env: { seconds: number; connections: number; users: number };
-  limit: LimitResult;
+  env: { seconds: number; connections: number; users: number; spikeConnections: number; spikeSeconds: number };
+  cpu: Partial<Record<'floor' | 'live' | 'product' | 'soldOut' | 'hot' | 'spike', CpuCell>>;
+  profiled: CpuCell[];
+  limit?: LimitResult;
   hot: HotResult[];
-  soldOut: SoldOutResult;
-  profile?: ProfileSummary;
 }
 
 const START = '<!-- bench:app:start -->';
 const END = '<!-- bench:app:end -->';
 const DOC = 'docs/BENCHMARKS.md';
-const n = (value: number | undefined, digits = 0) => (value === undefined || Number.isNaN(value) ? '–' : value.toFixed(digits));
-const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+/** The purchase deadline the spike is judged against (the app's default unless set). */
+const DEADLINE_MS = Number(process.env.PURCHASE_DEADLINE_MS ?? 2000);
+const n = (value: number | undefined, digits = 0) => (value === undefined || Number.isNaN(value) || !Number.isFinite(value) ? '–' : value.toFixed(digits));
+const pct = (value: number | undefined) => (value === undefined || !Number.isFinite(value) ? '–' : `${(value * 100).toFixed(0)}%`);
+/** Inline code that survives backticks in the text (regular expressions have them). */
+const code = (text: string) => (text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``);
+const verdict = (ok: boolean | undefined) => (ok === undefined ? '–' : ok ? 'PASS' : 'FAIL');
+
+const answers = (c: CpuCell) => c.load.requests;
+const perAnswerUs = (cpuS: number, count: number) => (count > 0 ? (cpuS / count) * 1e6 : undefined);
+const created = (c: CpuCell) => c.load.byStatus['201'] ?? 0;
+
+function cpuTable(r: AppBenchResult): string {
+  const floor = r.cpu.floor?.perCpuSecond;
+  const row = (c: CpuCell | undefined, goodput: (c: CpuCell) => number) =>
+    c
+      ? `| ${c.name} | ${n(goodput(c) / c.load.seconds)} | ${n(c.perCpuSecond)} | ${floor ? pct(c.perCpuSecond / floor) : '–'} | ${n(perAnswerUs(c.serverCpuS, goodput(c)))} | ${n(perAnswerUs(c.redisCpuS, goodput(c)), 1)} | ${n(perAnswerUs(c.postgresCpuS, goodput(c)), 1)} | ${n(c.load.p50, 1)} / ${n(c.load.p99, 1)} / ${n(c.load.max)} ms | ${answerMix(c)} |`
+      : '';
+  return `| load (${r.env.connections} connections, ${r.env.seconds} s) | answers/s | answers per server CPU-second | vs bare Fastify | server µs per answer | Redis µs | Postgres µs | p50 / p99 / max | answers |
+|---|---:|---:|---:|---:|---:|---:|---|---|
+${[row(r.cpu.floor, (c) => c.load.ok2xx), row(r.cpu.live, (c) => c.load.ok2xx), row(r.cpu.product, (c) => c.load.ok2xx), row(r.cpu.soldOut, (c) => c.load.byStatus['409'] ?? 0), row(r.cpu.hot, created)].filter(Boolean).join('\n')}`;
+}
+
+function answerMix(c: CpuCell): string {
+  const total = Math.max(1, answers(c));
+  const mix = Object.entries(c.load.byAnswer).sort((a, b) => b[1] - a[1]).map(([answer, count]) => `${answer} ${((count / total) * 100).toFixed(count === total ? 0 : 1)}%`);
+  if (c.load.errors) mix.push(`${c.load.errors} socket errors/timeouts`);
+  return mix.join(', ');
+}
+
+function spikeTable(r: AppBenchResult): string {
+  const s = r.cpu.spike;
+  if (!s) return '';
+  const base = r.cpu.hot ? created(r.cpu.hot) / r.cpu.hot.load.seconds : undefined;
+  const goodput = created(s) / s.load.seconds;
+  return `Spike: ${r.env.spikeConnections} connections on one hot product for ${r.env.spikeSeconds} s (one instance, ${r.env.users} distinct users):
+
+| p50 / p99 / max | goodput (201/s) | vs ${r.env.connections} connections | answers | peak RSS of the API | invariant violations |
+|---|---:|---:|---|---:|---:|
+| ${n(s.load.p50)} / ${n(s.load.p99)} / ${n(s.load.max)} ms | ${n(goodput)} | ${base ? pct(goodput / base) : '–'} | ${answerMix(s)} | ${n(s.peakRssMb)} MB | ${s.violations.length} |`;
+}
+
+function redisTable(c: CpuCell | undefined): string {
+  if (!c?.redisCommands.length) return '';
+  return `Redis commands per purchase in the hot cell (\`INFO commandstats\`):
+
+| command | calls per purchase | µs per call | µs per purchase |
+|---|---:|---:|---:|
+${c.redisCommands.slice(0, 8).map((x) => `| ${x.command} | ${n(x.callsPerAnswer, 2)} | ${n(x.usecPerCall, 1)} | ${n(x.callsPerAnswer * x.usecPerCall, 1)} |`).join('\n')}`;
+}
+
+function goalsTable(r: AppBenchResult): string {
+  const floor = r.cpu.floor?.perCpuSecond;
+  const ratio = (c: CpuCell | undefined) => (c && floor ? c.perCpuSecond / floor : undefined);
+  const hot = r.cpu.hot;
+  const spike = r.cpu.spike;
+  const redisUs = hot ? perAnswerUs(hot.redisCpuS, created(hot)) : undefined;
+  const pgUs = hot ? perAnswerUs(hot.postgresCpuS, created(hot)) : undefined;
+  const base = hot ? created(hot) / hot.load.seconds : undefined;
+  const goodput = spike && base ? created(spike) / spike.load.seconds / base : undefined;
+  const onlyContract = spike ? Object.keys(spike.load.byAnswer).every((a) => /^(201|409 [A-Z_]+|429 RATE_LIMITED|503 [A-Z_]+)$/.test(a)) && spike.load.errors === 0 : undefined;
+  const violations = Object.values(r.cpu).reduce((sum, c) => sum + (c?.violations.length ?? 0), 0) + r.hot.reduce((sum, h) => sum + h.violations.length, 0);
+  const rows: Array<[string, string, string, boolean | undefined]> = [
+    ['hot purchase per API CPU-second vs bare Fastify', '≥ 35%', pct(ratio(hot)), ratio(hot) === undefined ? undefined : ratio(hot)! >= 0.35],
+    ['sold-out refusal vs bare Fastify', '≥ 60%', pct(ratio(r.cpu.soldOut)), ratio(r.cpu.soldOut) === undefined ? undefined : ratio(r.cpu.soldOut)! >= 0.6],
+    ['liveness vs bare Fastify', '≥ 75%', pct(ratio(r.cpu.live)), ratio(r.cpu.live) === undefined ? undefined : ratio(r.cpu.live)! >= 0.75],
+    ['Redis CPU per purchase', '≤ 35 µs', `${n(redisUs)} µs`, redisUs === undefined ? undefined : redisUs <= 35],
+    ['Postgres CPU per purchase', '≤ 80 µs', `${n(pgUs)} µs`, pgUs === undefined ? undefined : pgUs <= 80],
+    ['spike p99', `≤ ${DEADLINE_MS} ms`, `${n(spike?.load.p99)} ms`, spike ? spike.load.p99 <= DEADLINE_MS : undefined],
+    ['spike max', `≤ ${DEADLINE_MS + 500} ms`, `${n(spike?.load.max)} ms`, spike ? spike.load.max <= DEADLINE_MS + 500 : undefined],
+    ['spike goodput vs 100 connections', '≥ 90%', pct(goodput), goodput === undefined ? undefined : goodput >= 0.9],
+    ['spike peak RSS', '≤ 250 MB', `${n(spike?.peakRssMb)} MB`, spike?.peakRssMb === undefined ? undefined : spike.peakRssMb <= 250],
+    ['spike answers', 'only 201/409/429/503 with the contract body', spike ? Object.keys(spike.load.byAnswer).join(', ') : '–', onlyContract],
+    ['invariant violations after every cell', '0', String(violations), violations === 0],
+  ];
+  return `| goal | target | measured | verdict |
+|---|---|---|---|
+${rows.map(([goal, target, measured, ok]) => `| ${goal} | ${target} | ${measured} | ${verdict(ok)} |`).join('\n')}`;
+}
+
+function limitTable(r: AppBenchResult): string {
+  if (!r.limit || !r.hot.length) return '';
+  const limit = r.limit.transactionsPerSecond;
+  const row = (h: HotResult) =>
+    `| hot, ${h.instances} instance(s) | ${n(h.purchasesPerSecond)} purchases/s | ${n(h.purchasesPerSecond / limit, 2)}× | ${n(h.load.p50)} / ${n(h.load.p99)} ms | ${h.peakRssMb.map((m) => n(m)).join(', ')} MB | ${n(h.batchMean, 1)} |`;
+  return `Against the hot row's naive ceiling (autocannon, 128 connections, 5,000 users; the limit and hot with 1 instance take turns in 4 slices so that drift hits both alike):
+
+| cell | throughput | vs limit | p50 / p99 | peak RSS per instance | mean batch |
+|---|---:|---:|---|---|---:|
+| limit: one connection, \`UPDATE … WHERE stock >= 1\` + \`INSERT\` per transaction, plain SQL | ${n(limit)} tx/s | 1.00× | – | – | – |
+${r.hot.map(row).join('\n')}`;
+}
+
+function profileTables(r: AppBenchResult): string {
+  return r.profiled
+    .filter((c) => c.profile)
+    .map((c) => {
+      const p = c.profile!;
+      return `Where the API's time goes in "${c.name}" (\`node --cpu-prof\`, ${p.samples} samples of CPU taken during the load, self time by module, idle left out; a separate, shorter run):
+
+| module | share |
+|---|---:|
+${p.byArea.slice(0, 10).map((a) => `| ${a.area} | ${pct(a.share)} |`).join('\n')}
+
+Top functions: ${p.topFunctions.slice(0, 10).map((f) => `${code(f.name.trim())} ${(f.share * 100).toFixed(1)}%`).join(', ')}.`;
+    })
+    .join('\n\n');
+}
+
+/** The bench's tables, as printed and as written into the docs. */
+export function renderTables(r: AppBenchResult): string {
+  return [cpuTable(r), spikeTable(r), goalsTable(r), redisTable(r.cpu.hot), limitTable(r), profileTables(r)].filter(Boolean).join('\n\n');
+}
 
 function render(r: AppBenchResult): string {
-  const [hot1, hot2] = r.hot;
-  const ratio1 = hot1.purchasesPerSecond / r.limit.transactionsPerSecond;
-  const maxRss = Math.max(...r.hot.flatMap((h) => h.peakRssMb.map((m) => m ?? 0)));
-  const violations = [...r.hot.flatMap((h) => h.violations), ...r.soldOut.violations];
-  const hotRow = (h: HotResult) =>
-    `| hot, ${h.instances} instance(s) | ${n(h.purchasesPerSecond)} purchases/s | ${n(h.purchasesPerSecond / r.limit.transactionsPerSecond, 2)}× limit | ${n(h.load.p50)} / ${n(h.load.p99)} ms | ${h.peakRssMb.map((m) => n(m)).join(', ')} MB | mean batch ${n(h.batchMean, 1)} | ${h.load.errors} |`;
-  const profile = r.profile
-    ? `Where the time goes (1 instance under the hot load in a separate, shorter run under \`node --cpu-prof\`, ${r.profile.samples} samples, self time):
-
-| area | share |
-|---|---:|
-${r.profile.byArea.map((a) => `| ${a.area} | ${(a.share * 100).toFixed(1)}% |`).join('\n')}
-
-Top functions: ${r.profile.topFunctions.slice(0, 10).map((f) => `\`${f.name.trim()}\` ${(f.share * 100).toFixed(1)}%`).join(', ')}.`
-    : '';
   return `${START}
 ## Application (npm run bench)
 
 Command: \`${r.command}\` · date: ${r.date}
 
-Machine: ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}; the load generator (autocannon), the API instances, Postgres and a private Redis all share these cores (1-min load ${n(r.machine.loadStart, 2)} at start, ${n(r.machine.loadEnd, 2)} at end). ${r.env.seconds} s per cell, ${r.env.connections} connections, ${r.env.users} users (one JWT each, round-robin). Loads that are compared take turns in slices so that machine drift hits them alike: the limit and hot with 1 instance alternate in 4; sold-out, the bare endpoint and the cheapest POST run once in each of their 6 orders. Merged latencies are the worst slice's.
+Machine: ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}; the load generator, the API, Postgres and a private Redis all share these cores (1-min load ${n(r.machine.loadStart, 2)} at start, ${n(r.machine.loadEnd, 2)} at end).
 
-| cell | throughput | vs limit | p50 / p99 | peak RSS per instance | notes | errors |
-|---|---:|---:|---|---|---|---:|
-| limit: one connection, \`UPDATE … WHERE stock >= 1\` + \`INSERT\` per transaction, plain SQL | ${n(r.limit.transactionsPerSecond)} tx/s | 1.00× | – | – | the naive design's ceiling | – |
-${r.hot.map(hotRow).join('\n')}
-| sold-out refusals (409, no Idempotency-Key) | ${n(r.soldOut.soldOut.perSecond)} req/s | – | ${n(r.soldOut.soldOut.p50)} / ${n(r.soldOut.soldOut.p99)} ms | – | ${(r.soldOut.ratio * 100).toFixed(0)}% of the bare endpoint | ${r.soldOut.soldOut.errors} |
-| bare endpoint \`GET /health/live\` (same app) | ${n(r.soldOut.bare.perSecond)} req/s | – | ${n(r.soldOut.bare.p50)} / ${n(r.soldOut.bare.p99)} ms | – | the ceiling for sold-out | ${r.soldOut.bare.errors} |
-| cheapest POST: unrouted path, same body (404) | ${n(r.soldOut.barePost.perSecond)} req/s | – | ${n(r.soldOut.barePost.p50)} / ${n(r.soldOut.barePost.p99)} ms | – | sold-out is ${((r.soldOut.soldOut.perSecond / r.soldOut.barePost.perSecond) * 100).toFixed(0)}% of it | ${r.soldOut.barePost.errors} |
+Method: each cell starts a fresh process (the bare Fastify floor, or one built API instance with the production flags), warms it for 2 s with other users' tokens, then drives it with \`wrk\` (a C load generator; the script installs it when missing) for ${r.env.seconds} s at ${r.env.connections} connections, every request with the next of ${r.env.users} distinct users' JWTs. The CPU of the server under test, of the private redis-server and of the bench database's Postgres backends is read from \`/proc/<pid>/stat\` before and after the run, so the load generator's share of the cores stays out of the figures; "vs bare Fastify" divides answers per server CPU-second by the floor's, measured in the same run. Invariants are checked in Postgres after every cell that sells.
 
-Goals (issue 7):
+${renderTables(r)}
 
-| goal | target | measured | verdict |
-|---|---|---|---|
-| hot, 1 instance vs limit | ≥ 3× (moonshot 5×) | ${n(ratio1, 2)}× | ${verdict(ratio1 >= 3)} |
-| sold-out vs bare endpoint | ≥ 70% | ${(r.soldOut.ratio * 100).toFixed(0)}% | ${verdict(r.soldOut.ratio >= 0.7)} |
-| peak RSS per instance | ≤ 250 MB | ${n(maxRss)} MB | ${verdict(maxRss <= 250)} |
-| invariant violations | 0 | ${violations.length} | ${verdict(violations.length === 0)} |
-${hot2 ? `\n2 instances give ${n(hot2.purchasesPerSecond / hot1.purchasesPerSecond, 2)}× one instance's purchases/s: on 2 cores shared with the generator and Postgres, a second instance competes for the same CPU.` : ''}
-
-${profile}
+Reading the CPU figures: the floor answers a small GET with a 15-byte body, and most of its CPU is the kernel sending the answer over loopback (\`writev\` in a profile). The app's routes pay that too, plus a larger request (a bearer token, a JSON body) and answer (security, cache and request-id headers), Nest's router (guards, pipes, the response controller), the per-request hooks (metrics, the request log line, the shutdown gate, the purchase shortcuts) and, once the first lock was taken, Node 20's AsyncLocalStorage promise hooks (the lock library tracks held locks in one), which tax every promise of the process. A first-seen token costs one HMAC; a purchase also pays its share of its batch's Redis and Postgres round trips. The Redis and Postgres columns are what one purchase costs the shared servers: [SCALING.md](SCALING.md#fleet-ceiling-for-one-hot-product) turns them into a fleet's ceiling for one product.
 ${END}`;
 }
 

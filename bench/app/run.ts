@@ -4,53 +4,121 @@ import { cpus, loadavg } from 'node:os';
 import { createDatabase } from '../../scripts/infra/databases';
 import { ensurePostgres } from '../../scripts/infra/postgres';
 import { RedisServerProcess } from '../../test/support/redis-server';
+import { CpuBenchEnv, CpuCell, floorCell, hotCell, liveCell, productReadCell, soldOutCell, spikeCell } from './cpu-cells';
 import { LimitProbe } from './limit';
-import { writeAppSection } from './report';
-import { hot, ROUNDS, soldOut } from './scenarios';
+import { AppBenchResult, renderTables, writeAppSection } from './report';
+import { hot, HotResult, ROUNDS } from './scenarios';
+import { ensureWrk, raiseOpenFileLimit } from './wrk';
+
+const ALL_CELLS = ['floor', 'live', 'product', 'soldout', 'hot', 'spike', 'limit'] as const;
+type CellName = (typeof ALL_CELLS)[number];
 
 /**
- * `npm run bench` (app part): the hot-row ceiling, hot-product purchases through 1 and 2
- * instances, sold-out refusals against a bare endpoint, peak RSS and a CPU profile, all in one
- * run on a private Redis and a fresh database, with the invariants checked after every cell.
+ * `npm run bench` (app part), one run on a private Redis and a fresh database:
+ *  - CPU per answer with wrk, server CPU read from /proc: the bare Fastify floor, liveness, the
+ *    sold-out refusal and the hot purchase (distinct users), then the spike of thousands of
+ *    connections, with invariants checked after every cell;
+ *  - the hot-row comparison: hot purchases through 1 instance taking turns with the naive
+ *    one-transaction-per-purchase limit, and through 2 instances.
+ * A last, shorter pass runs the app cells under `node --cpu-prof` for where the time goes
+ * (`--skip-profile` leaves it out). `--cells live,hot` runs some cells only (printed, not written
+ * to the docs).
  */
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '128' }, users: { type: 'string', default: '5000' } } });
+  const { values } = parseArgs({
+    options: {
+      seconds: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '100' },
+      users: { type: 'string', default: '50000' },
+      'spike-connections': { type: 'string', default: '4000' },
+      'spike-seconds': { type: 'string', default: '12' },
+      cells: { type: 'string', default: ALL_CELLS.join(',') },
+      'skip-profile': { type: 'boolean', default: false },
+    },
+  });
+  const cells = new Set(values.cells.split(',') as CellName[]);
+  for (const cell of cells) if (!ALL_CELLS.includes(cell)) throw new Error(`unknown cell ${cell}; cells: ${ALL_CELLS.join(', ')}`);
+  ensureWrk();
+  const openFiles = raiseOpenFileLimit();
+  if (openFiles < Number(values['spike-connections']) + 1024) {
+    console.warn(`[bench] the open-file limit is ${openFiles}: the spike's connections may fail with EMFILE (raise it with ulimit -Hn as root)`);
+  }
   const startedAt = new Date();
   const loadStart = loadavg()[0];
   const postgres = await ensurePostgres();
   const databaseUrl = await createDatabase(postgres.url, 'flashsale_bench', true);
   const redis = await RedisServerProcess.start();
-  const env = { databaseUrl, redisUrl: redis.url, seconds: Number(values.seconds), connections: Number(values.connections), users: Number(values.users) };
+  const env: CpuBenchEnv = {
+    databaseUrl,
+    redisUrl: redis.url,
+    redisPid: redis.pid!,
+    seconds: Number(values.seconds),
+    connections: Number(values.connections),
+    users: Number(values.users),
+    spikeConnections: Number(values['spike-connections']),
+    spikeSeconds: Number(values['spike-seconds']),
+    profile: false,
+  };
+  const log = (line: string) => console.log(`[bench] ${line}`);
+  const cpu: AppBenchResult['cpu'] = {};
+  const profiled: CpuCell[] = [];
+  const hotCells: HotResult[] = [];
+  let limit;
   try {
-    console.log('[bench] hot, 1 instance, taking turns with the limit (one connection, one transaction per purchase)…');
-    const probe = new LimitProbe(databaseUrl);
-    const hot1 = await hot(env, 1, false, () => probe.run(env.seconds / ROUNDS));
-    const limit = await probe.close();
-    console.log(`[bench]   ${hot1.purchasesPerSecond.toFixed(0)} purchases/s; limit ${limit.transactionsPerSecond.toFixed(0)} tx/s`);
-    console.log('[bench] hot, 2 instances…');
-    const hot2 = await hot(env, 2);
-    console.log(`[bench]   ${hot2.purchasesPerSecond.toFixed(0)} purchases/s`);
-    console.log('[bench] sold-out vs bare endpoint…');
-    const sold = await soldOut(env);
-    console.log(`[bench]   ${(sold.ratio * 100).toFixed(0)}% of the bare endpoint`);
-    console.log('[bench] hot, 1 instance under --cpu-prof (for where the time goes; not a measured cell)…');
-    const profiled = await hot({ ...env, seconds: Math.min(env.seconds, 6) }, 1, true);
-    const result = {
-      command: `npm run bench -- --seconds ${env.seconds} --connections ${env.connections} --users ${env.users}`,
-      date: startedAt.toISOString(),
-      machine: { cpu: cpus()[0]?.model.trim(), cores: cpus().length, node: process.version, loadStart, loadEnd: loadavg()[0] },
-      env: { seconds: env.seconds, connections: env.connections, users: env.users },
-      limit,
-      hot: [hot1, hot2],
-      profile: profiled.profile,
-      soldOut: sold,
-    };
-    mkdirSync('bench/results', { recursive: true });
-    writeFileSync('bench/results/app.json', JSON.stringify(result, null, 2));
-    writeAppSection(result);
-    console.log('[bench] wrote docs/BENCHMARKS.md and bench/results/app.json');
+    const plan: Array<[CellName, keyof typeof cpu, (e: CpuBenchEnv) => Promise<CpuCell>]> = [
+      ['floor', 'floor', floorCell],
+      ['live', 'live', liveCell],
+      ['product', 'product', productReadCell],
+      ['soldout', 'soldOut', soldOutCell],
+      ['hot', 'hot', hotCell],
+      ['spike', 'spike', spikeCell],
+    ];
+    for (const [name, key, run] of plan) {
+      if (!cells.has(name)) continue;
+      log(`${name}…`);
+      const cell = await run(env);
+      cpu[key] = cell;
+      log(`  ${cell.load.requests} answers ${JSON.stringify(cell.load.byAnswer)}; ${cell.perCpuSecond.toFixed(0)} per server CPU-second; p50/p99/max ${cell.load.p50.toFixed(1)}/${cell.load.p99.toFixed(1)}/${cell.load.max.toFixed(0)} ms; peak RSS ${cell.peakRssMb?.toFixed(0) ?? '–'} MB; violations ${cell.violations.length}`);
+    }
+    if (!values['skip-profile']) {
+      for (const [name, , run] of plan) {
+        if (!cells.has(name) || name === 'floor' || name === 'spike' || name === 'product') continue;
+        log(`${name} under --cpu-prof (where the time goes; not a measured cell)…`);
+        profiled.push(await run({ ...env, seconds: Math.min(env.seconds, 6), profile: true }));
+      }
+    }
+    if (cells.has('limit')) {
+      log('hot, 1 instance, taking turns with the limit (one connection, one transaction per purchase)…');
+      const probe = new LimitProbe(databaseUrl);
+      const turnEnv = { ...env, users: Math.min(env.users, 5000), connections: 128 };
+      hotCells.push(await hot(turnEnv, 1, () => probe.run(env.seconds / ROUNDS)));
+      limit = await probe.close();
+      log(`  ${hotCells[0].purchasesPerSecond.toFixed(0)} purchases/s; limit ${limit.transactionsPerSecond.toFixed(0)} tx/s`);
+      log('hot, 2 instances…');
+      hotCells.push(await hot(turnEnv, 2));
+      log(`  ${hotCells[1].purchasesPerSecond.toFixed(0)} purchases/s`);
+    }
   } finally {
     await redis.stop();
+  }
+  const result: AppBenchResult = {
+    command: `npm run bench:app -- --seconds ${env.seconds} --connections ${env.connections} --users ${env.users} --spike-connections ${env.spikeConnections} --spike-seconds ${env.spikeSeconds}${values['skip-profile'] ? ' --skip-profile' : ''}`,
+    date: startedAt.toISOString(),
+    machine: { cpu: cpus()[0]?.model.trim(), cores: cpus().length, node: process.version, loadStart, loadEnd: loadavg()[0] },
+    env: { seconds: env.seconds, connections: env.connections, users: env.users, spikeConnections: env.spikeConnections, spikeSeconds: env.spikeSeconds },
+    cpu,
+    profiled,
+    limit,
+    hot: hotCells,
+  };
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync('bench/results/app.json', JSON.stringify(result, null, 2));
+  console.log(renderTables(result));
+  if (ALL_CELLS.every((cell) => cells.has(cell))) {
+    writeAppSection(result);
+    log('wrote docs/BENCHMARKS.md and bench/results/app.json');
+  } else {
+    log('some cells only: wrote bench/results/app.json, not the docs');
   }
 }
 

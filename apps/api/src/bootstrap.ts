@@ -1,11 +1,12 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { createValidationPipe } from './common/validation.pipe';
 import { instrumentHttp } from './metrics/http-metrics';
+import { AppLogger } from './logging/app-logger';
+import { installRequestLog } from './logging/request-log';
 import { TokenVerifier } from './auth/token-verifier';
 import { SoldOutFlags } from './inventory/sold-out-flags';
 import { ProductCatalog } from './inventory/product-catalog.service';
@@ -32,11 +33,12 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     ...edgeServerOptions(config.edge),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { bufferLogs: true, abortOnError: false });
-  app.useLogger(app.get(Logger));
+  app.useLogger(app.get(AppLogger));
   const fastify = app.getHttpAdapter().getInstance();
   await installHttpEdge(app, config.edge);
   installShutdownGate(fastify, app.get(ShutdownState));
   instrumentHttp(fastify);
+  installRequestLog(fastify, app.get(AppLogger).pino);
   installSoldOutShortcut(fastify, { tokens: app.get(TokenVerifier), flags: app.get(SoldOutFlags), catalog: app.get(ProductCatalog), metrics: app.get(PurchaseMetrics) });
   // After the sold-out shortcut: a sold-out answer is final and cheaper than a retry.
   installOverloadShortcut(fastify, { tokens: app.get(TokenVerifier), admission: app.get(PurchaseAdmission), metrics: app.get(PurchaseMetrics) });

@@ -6,22 +6,42 @@ import { IS_PUBLIC, REQUIRED_ROLE } from './auth.decorators';
 import { AuthUser, Role } from './auth.types';
 import { TokenVerifier } from './token-verifier';
 
-/** Global guard: every route needs a valid token unless marked @Public(); @RequireRole narrows it. */
+interface RouteAccess {
+  isPublic: boolean;
+  role: Role | undefined;
+}
+
+/**
+ * Global guard: every route needs a valid token unless marked @Public(); @RequireRole narrows it.
+ * A route's decorators never change, so they are read once per handler, not on every request.
+ */
 @Injectable()
 export class JwtAuthGuard implements CanActivate {
+  private readonly access = new WeakMap<object, RouteAccess>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly tokens: TokenVerifier,
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    const { isPublic, role } = this.accessOf(context);
+    if (isPublic) return true;
     const request = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; user?: AuthUser }>();
     const user = this.tokens.verify(request.headers.authorization);
     request.user = user;
-    const role = this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets);
     if (role && user.role !== role) throw new AppException(ErrorCode.Forbidden, `this route needs the ${role} role`);
     return true;
+  }
+
+  private accessOf(context: ExecutionContext): RouteAccess {
+    const handler = context.getHandler();
+    let access = this.access.get(handler);
+    if (!access) {
+      const targets = [handler, context.getClass()];
+      access = { isPublic: !!this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets), role: this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets) };
+      this.access.set(handler, access);
+    }
+    return access;
   }
 }

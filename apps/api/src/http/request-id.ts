@@ -13,8 +13,8 @@ const ACCEPTED = /^[A-Za-z0-9._:+/=-]{1,128}$/;
 
 /**
  * Fastify's genReqId: the caller's X-Request-Id when acceptable, else a new UUID. Fastify calls it
- * once per request; the logger sees the same id (middie copies request.id onto the raw request,
- * where pino-http takes it), so a response and its log lines can be matched.
+ * once per request; the request's log line carries the same id (request.id, see
+ * logging/request-log.ts), so a response and its log line can be matched.
  */
 export function requestIdOf(req: IncomingMessage): string {
   const offered = req.headers[REQUEST_ID_HEADER];

@@ -1,30 +1,15 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { LoggerModule } from 'nestjs-pino';
 import { TypedConfigService } from '../config/app-config.module';
+import { AppLogger, createRootLogger } from './app-logger';
 
 /**
- * Structured JSON logs. Successful requests, and the refusals a hot sale answers by the thousand
- * (409 sold out / per-user limit, 429 rate limited: counted by purchases_total instead), log at
- * debug so the sale does not drown the log; other client errors at info, server errors at error.
+ * Structured JSON logs (pino): AppLogger carries Nest's messages; bootstrap installs the
+ * per-request line (request-log.ts) on Fastify with the same pino logger.
  */
-const ROUTINE_REFUSALS = new Set([409, 429]);
+@Global()
 @Module({
-  imports: [
-    LoggerModule.forRootAsync({
-      inject: [ConfigService],
-      useFactory: (config: TypedConfigService) => ({
-        pinoHttp: {
-          level: config.get('logLevel', { infer: true }),
-          customLogLevel: (_req, res, error) => {
-            if (error || res.statusCode >= 500) return 'error';
-            return res.statusCode >= 400 && !ROUTINE_REFUSALS.has(res.statusCode) ? 'info' : 'debug';
-          },
-          redact: ['req.headers.authorization'],
-          serializers: { req: (req: { method: string; url: string; id: unknown }) => ({ id: req.id, method: req.method, url: req.url }) },
-        },
-      }),
-    }),
-  ],
+  providers: [{ provide: AppLogger, inject: [ConfigService], useFactory: (config: TypedConfigService) => new AppLogger(createRootLogger(config.get('logLevel', { infer: true }))) }],
+  exports: [AppLogger],
 })
 export class LoggingModule {}

@@ -1,10 +1,11 @@
 import { Body, Controller, Headers, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiConflictResponse, ApiCreatedResponse, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentUser } from '../auth/auth.decorators';
 import { AuthUser } from '../auth/auth.types';
 import { ParseIdPipe } from '../common/parse-id.pipe';
 import { UserThrottlerGuard } from '../common/throttling/user-throttler.guard';
 import { PurchaseDto } from './dto/purchase.dto';
+import { PurchaseBody, PurchaseBodyPipe } from './dto/purchase-body.pipe';
 import { parseIdempotencyKey } from './idempotency-key';
 import { OrderView } from './order.view';
 import { PurchaseService } from './purchase.service';
@@ -25,6 +26,7 @@ export class PurchaseController {
   @UseGuards(UserThrottlerGuard)
   @ApiOperation({ summary: 'Buy units of a product; 201 only once the order is committed' })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'retries with the same key return the first answer and deduct once' })
+  @ApiBody({ type: PurchaseDto, required: false })
   @ApiCreatedResponse({ type: OrderView })
   @ApiConflictResponse({ description: 'SOLD_OUT or PER_USER_LIMIT' })
   @ApiResponse({ status: 403, description: 'SALE_NOT_ACTIVE' })
@@ -38,12 +40,12 @@ export class PurchaseController {
   })
   async purchase(
     @Param('id', ParseIdPipe) productId: string,
-    @Body() dto: PurchaseDto,
+    @Body(PurchaseBodyPipe) body: PurchaseBody,
     @Headers('idempotency-key') rawKey: string | undefined,
     @CurrentUser() user: AuthUser,
     @ArrivedAt() arrivedAt: number,
   ): Promise<OrderView> {
     const idempotencyKey = parseIdempotencyKey(rawKey);
-    return this.metrics.track(() => this.purchases.purchase({ user, productId, quantity: dto?.quantity ?? 1, idempotencyKey, arrivedAt }));
+    return this.metrics.track(() => this.purchases.purchase({ user, productId, quantity: body.quantity, idempotencyKey, arrivedAt }));
   }
 }

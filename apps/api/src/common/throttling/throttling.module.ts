@@ -1,23 +1,13 @@
 import { Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
-import { ThrottlerModule } from '@nestjs/throttler';
-import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
-import { Cluster } from 'ioredis';
-import type { RedisConnection } from '../redis/redis-client.factory';
-import { TypedConfigService } from '../../config/app-config.module';
-import { REDIS_CLIENT } from '../redis/redis.constants';
+import { InventoryModule } from '../../inventory/inventory.module';
+import { RedisKeyPrefix } from '../redis/redis-keys';
+import { UserRateLimiter } from './user-rate-limiter';
+import { UserThrottlerGuard } from './user-throttler.guard';
 
+/** The per-user purchase rate limit (RATE_LIMIT_PER_SECOND), shared across instances through Redis. */
 @Module({
-  imports: [
-    ThrottlerModule.forRootAsync({
-      inject: [ConfigService, REDIS_CLIENT],
-      useFactory: (config: TypedConfigService, redis: RedisConnection) => ({
-        throttlers: [{ name: 'purchase', ttl: 1000, limit: config.get('http', { infer: true }).rateLimitPerSecond }],
-        // Its counters use their own {hash tags}, so its scripts run on a Cluster too.
-        storage: redis instanceof Cluster ? new ThrottlerStorageRedisService(redis) : new ThrottlerStorageRedisService(redis),
-      }),
-    }),
-  ],
-  exports: [ThrottlerModule],
+  imports: [InventoryModule],
+  providers: [UserRateLimiter, UserThrottlerGuard, RedisKeyPrefix],
+  exports: [UserRateLimiter, UserThrottlerGuard],
 })
 export class ThrottlingModule {}

@@ -1,10 +1,11 @@
-import { ExecutionContext, Injectable, Logger } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
-import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerException, ThrottlerGuard, ThrottlerModuleOptions, ThrottlerStorage } from '@nestjs/throttler';
+import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { SoldOutFlags } from '../../inventory/sold-out-flags';
 import { AppException } from '../errors/app.exception';
 import { ErrorCode } from '../errors/error-code';
 import { isRedisUnavailable } from '../errors/dependency-errors';
+import { UserRateLimiter } from './user-rate-limiter';
+
+const WARN_EVERY_MS = 10_000;
 
 /**
  * Rate limit per authenticated user (shared across instances through Redis). When Redis cannot
@@ -12,41 +13,33 @@ import { isRedisUnavailable } from '../errors/dependency-errors';
  * invariants do not depend on it, Postgres enforces them all.
  */
 @Injectable()
-export class UserThrottlerGuard extends ThrottlerGuard {
+export class UserThrottlerGuard implements CanActivate {
   private readonly log = new Logger(UserThrottlerGuard.name);
+  private lastWarnAt = 0;
 
   constructor(
-    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
-    @InjectThrottlerStorage() storage: ThrottlerStorage,
-    reflector: Reflector,
+    private readonly limiter: UserRateLimiter,
     private readonly soldOut: SoldOutFlags,
-  ) {
-    super(options, storage, reflector);
-  }
+  ) {}
 
-  /** A purchase of a product already known sold out is refused at once; counting it costs more than it saves. */
-  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
-    const productId = context.switchToHttp().getRequest<{ params?: { id?: string } }>().params?.id;
-    return (productId !== undefined && this.soldOut.knownSoldOut(productId)) || super.shouldSkip(context);
-  }
-
-  protected override async getTracker(req: Record<string, unknown>): Promise<string> {
-    const user = req.user as { id?: string } | undefined;
-    return user?.id ? `user:${user.id}` : `ip:${String(req.ip)}`;
-  }
-
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<{ params?: { id?: string }; user?: { id?: string }; ip?: string }>();
+    // A purchase of a product already known sold out is refused at once; counting it costs more than it saves.
+    const productId = request.params?.id;
+    if (productId !== undefined && this.soldOut.knownSoldOut(productId)) return true;
+    const tracker = request.user?.id ? `user:${request.user.id}` : `ip:${String(request.ip)}`;
+    let decision;
     try {
-      return await super.canActivate(context);
+      decision = await this.limiter.hit(tracker);
     } catch (error) {
-      if (error instanceof ThrottlerException) {
-        throw new AppException(ErrorCode.RateLimited, 'too many purchase attempts, slow down', 1);
-      }
-      if (isRedisUnavailable(error)) {
+      if (!isRedisUnavailable(error)) throw error;
+      if (Date.now() - this.lastWarnAt >= WARN_EVERY_MS) {
+        this.lastWarnAt = Date.now();
         this.log.warn('rate limit skipped: redis unavailable');
-        return true;
       }
-      throw error;
+      return true;
     }
+    if (!decision.allowed) throw new AppException(ErrorCode.RateLimited, 'too many purchase attempts, slow down', decision.retryAfterS);
+    return true;
   }
 }

@@ -1,12 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, Max, Min, ValidateIf } from 'class-validator';
 
+export const MAX_QUANTITY = 10_000;
+
+/** The purchase body as documented in Swagger; PurchaseBodyPipe validates it. */
 export class PurchaseDto {
-  @ApiPropertyOptional({ example: 1, default: 1, minimum: 1, maximum: 10_000 })
-  // Absent means 1; an explicit null is a wrong type, not "absent".
-  @ValidateIf((_dto, value) => value !== undefined)
-  @IsInt()
-  @Min(1)
-  @Max(10_000)
+  @ApiPropertyOptional({ example: 1, default: 1, minimum: 1, maximum: MAX_QUANTITY, type: 'integer' })
   quantity?: number;
 }

@@ -1,0 +1,89 @@
+import Redis from 'ioredis';
+import { RedisServerProcess } from '../../../../../test/support/redis-server';
+import { BatchedScriptCounter, PerKeyCounter, RateCounter } from './rate-counters';
+import { retryAfterSeconds, windowAt } from './rate-window';
+import { WindowRateLimiter } from './user-rate-limiter';
+
+describe('windowAt', () => {
+  it('places a time in its epoch-aligned window and says how much of it is left', () => {
+    expect(windowAt(12_345, 1000)).toEqual({ index: 12, msLeft: 655 });
+    expect(windowAt(13_000, 1000)).toEqual({ index: 13, msLeft: 1000 });
+  });
+
+  it('asks a refused caller to wait at least a second, rounding up', () => {
+    expect(retryAfterSeconds(1)).toBe(1);
+    expect(retryAfterSeconds(1000)).toBe(1);
+    expect(retryAfterSeconds(1001)).toBe(2);
+  });
+});
+
+const COUNTERS: Array<[string, string, (redis: Redis) => RateCounter]> = [
+  ['one batched script call per loop turn (one server)', 'batched', (redis) => new BatchedScriptCounter(redis)],
+  ['INCR and PEXPIRE per hit (Cluster)', 'per-key', (redis) => new PerKeyCounter(redis)],
+];
+
+describe.each(COUNTERS)('WindowRateLimiter on a real Redis, counting with %s', (_name, tag, counterOn) => {
+  let server: RedisServerProcess;
+  let clients: Redis[];
+  let now: number;
+  const clock = () => now;
+
+  beforeAll(async () => {
+    server = await RedisServerProcess.start();
+  });
+  beforeEach(() => {
+    // Mid-window, so that no assertion depends on when the test happens to run.
+    now = 1_700_000_000_250;
+    clients = [server.client(), server.client()];
+  });
+  afterEach(async () => {
+    await Promise.all(clients.map((c) => c.quit()));
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('holds one limit per caller across instances: hits through two limiters share the count', async () => {
+    const [a, b] = clients.map((c) => new WindowRateLimiter(counterOn(c), `spec1-${tag}:`, 3, clock));
+    const decisions = await Promise.all([a.hit('user:u1'), b.hit('user:u1'), a.hit('user:u1'), b.hit('user:u1'), a.hit('user:u1')]);
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(3);
+    expect(decisions.filter((d) => !d.allowed)).toEqual([
+      { allowed: false, retryAfterS: 1 },
+      { allowed: false, retryAfterS: 1 },
+    ]);
+    expect(await a.hit('user:u2')).toEqual({ allowed: true });
+  });
+
+  it('starts a fresh count in the next window, and the old counter expires on its own', async () => {
+    const limiter = new WindowRateLimiter(counterOn(clients[0]), `spec2-${tag}:`, 1, clock);
+    expect(await limiter.hit('user:u1')).toEqual({ allowed: true });
+    expect((await limiter.hit('user:u1')).allowed).toBe(false);
+    const [key] = await clients[0].keys(`spec2-${tag}:rate:*`);
+    const ttl = await clients[0].pttl(key);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(2000);
+    now += 1000;
+    expect(await limiter.hit('user:u1')).toEqual({ allowed: true });
+  });
+
+  it('keys every caller in its own hash tag, so a Cluster keeps each counter on one slot', async () => {
+    const prefix = `spec3-${tag}:`;
+    await new WindowRateLimiter(counterOn(clients[0]), prefix, 1, clock).hit('user:u1');
+    expect(await clients[0].keys(`${prefix}*`)).toEqual([`${prefix}rate:{user:u1}:${Math.floor(now / 1000)}`]);
+  });
+
+  it('counts many callers hit in one turn each in their own key', async () => {
+    const limiter = new WindowRateLimiter(counterOn(clients[0]), `spec5-${tag}:`, 1, clock);
+    const users = Array.from({ length: 300 }, (_, i) => `user:${i}`);
+    const first = await Promise.all(users.map((u) => limiter.hit(u)));
+    expect(first.every((d) => d.allowed)).toBe(true);
+    const second = await Promise.all(users.map((u) => limiter.hit(u)));
+    expect(second.every((d) => !d.allowed)).toBe(true);
+  });
+
+  it('fails when Redis cannot be reached, for the guard to decide', async () => {
+    const offline = new Redis(server.port + 1, '127.0.0.1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    await expect(new WindowRateLimiter(counterOn(offline), 'spec4:', 1, clock).hit('user:u1')).rejects.toThrow();
+    offline.disconnect();
+  });
+});

@@ -1,0 +1,42 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { TypedConfigService } from '../../config/app-config.module';
+import type { RedisConnection } from '../redis/redis-client.factory';
+import { REDIS_CLIENT } from '../redis/redis.constants';
+import { RedisKeyPrefix } from '../redis/redis-keys';
+import { counterFor, RateCounter } from './rate-counters';
+import { retryAfterSeconds, windowAt } from './rate-window';
+
+export const RATE_LIMIT_WINDOW_MS = 1000;
+
+export type RateDecision = { allowed: true } | { allowed: false; retryAfterS: number };
+
+/**
+ * A per-caller limit shared by every instance: a counter per caller and one-second window in
+ * Redis (`<prefix>rate:{<tracker>}:<window>`), windows aligned on the clock so instances count
+ * into the same key, each key expiring a window after its own (rate-counters.ts does the Redis
+ * side: one batched script call per event-loop turn on one server, INCR/PEXPIRE on a Cluster).
+ */
+export class WindowRateLimiter {
+  constructor(
+    private readonly counter: RateCounter,
+    private readonly keyPrefix: string,
+    private readonly limit: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async hit(tracker: string): Promise<RateDecision> {
+    const { index, msLeft } = windowAt(this.now(), RATE_LIMIT_WINDOW_MS);
+    const key = `${this.keyPrefix}rate:{${tracker}}:${index}`;
+    const count = await this.counter.hit(key, 2 * RATE_LIMIT_WINDOW_MS);
+    return count <= this.limit ? { allowed: true } : { allowed: false, retryAfterS: retryAfterSeconds(msLeft) };
+  }
+}
+
+/** The app's limiter, on the app's Redis connection. */
+@Injectable()
+export class UserRateLimiter extends WindowRateLimiter {
+  constructor(@Inject(REDIS_CLIENT) redis: RedisConnection, prefix: RedisKeyPrefix, @Inject(ConfigService) config: TypedConfigService) {
+    super(counterFor(redis), prefix.value, config.get('http', { infer: true }).rateLimitPerSecond);
+  }
+}

@@ -1,0 +1,165 @@
+import Redis from 'ioredis';
+import { invariants, withPg } from '../../test/support/api-client';
+import { createProduct, startInstances } from './app-stack';
+import { startBareFastify } from './bare-fastify';
+import { ProfileSummary, ProfileWindow, summarizeProfiles } from './cpu-profile';
+import { CpuMeter } from './proc-cpu';
+import { peakRssMb } from './rss';
+import { adminToken, userTokens } from './tokens';
+import { runWrk, WrkResult, WrkSpec } from './wrk';
+
+export interface CpuBenchEnv {
+  databaseUrl: string;
+  redisUrl: string;
+  redisPid: number;
+  seconds: number;
+  connections: number;
+  users: number;
+  spikeConnections: number;
+  spikeSeconds: number;
+  /** Run each cell's API under `node --cpu-prof` and summarise where its time went. */
+  profile: boolean;
+}
+
+export interface CpuCell {
+  name: string;
+  load: WrkResult;
+  /** CPU seconds of the server under test (the API, or the bare Fastify process). */
+  serverCpuS: number;
+  redisCpuS: number;
+  postgresCpuS: number;
+  /** Answers per CPU-second of the server under test. */
+  perCpuSecond: number;
+  peakRssMb?: number;
+  /** Redis time per command (INFO commandstats), per answer of the cell. */
+  redisCommands: Array<{ command: string; callsPerAnswer: number; usecPerCall: number }>;
+  violations: string[];
+  profile?: ProfileSummary;
+}
+
+const WARM_UP_S = 2;
+
+/** The bench database's backends (the API's pool), for their CPU. */
+const postgresBackends = (databaseUrl: string) => (): Promise<number[]> =>
+  withPg(databaseUrl, async (pg) => (await pg.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => Number(r.pid)));
+
+async function redisCommandStats(redis: Redis): Promise<Map<string, { calls: number; usec: number }>> {
+  const text = (await redis.info('commandstats')) as string;
+  const stats = new Map<string, { calls: number; usec: number }>();
+  for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) stats.set(match[1], { calls: Number(match[2]), usec: Number(match[3]) });
+  return stats;
+}
+
+/**
+ * Measures one load against one server: its CPU, Redis's and the bench database's backends',
+ * all read from /proc around the run, so the load generator's share of the cores stays out.
+ */
+async function measure(env: CpuBenchEnv, name: string, serverPid: number, spec: WrkSpec, answered: (load: WrkResult) => number): Promise<Omit<CpuCell, 'violations'>> {
+  const server = new CpuMeter(() => [serverPid]);
+  const redisCpu = new CpuMeter(() => [env.redisPid]);
+  const postgres = new CpuMeter(postgresBackends(env.databaseUrl));
+  const redis = new Redis(env.redisUrl);
+  try {
+    await redis.config('RESETSTAT');
+    await Promise.all([server.start(), redisCpu.start(), postgres.start()]);
+    const load = await runWrk(spec);
+    const [serverCpuS, redisCpuS, postgresCpuS] = await Promise.all([server.stop(), redisCpu.stop(), postgres.stop()]);
+    const answers = Math.max(1, answered(load));
+    const redisCommands = [...(await redisCommandStats(redis))]
+      .filter(([command]) => !command.startsWith('config') && !command.startsWith('info'))
+      .map(([command, s]) => ({ command, callsPerAnswer: s.calls / answers, usecPerCall: s.usec / Math.max(1, s.calls) }))
+      .sort((a, b) => b.callsPerAnswer * b.usecPerCall - a.callsPerAnswer * a.usecPerCall);
+    return { name, load, serverCpuS, redisCpuS, postgresCpuS, perCpuSecond: serverCpuS > 0 ? answered(load) / serverCpuS : 0, redisCommands };
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** (a) `fastify().get('/live')` in its own process: the HTTP floor in Node here. */
+export async function floorCell(env: CpuBenchEnv): Promise<CpuCell> {
+  const bare = await startBareFastify();
+  try {
+    const spec: WrkSpec = { url: `${bare.url}/live`, method: 'GET', connections: env.connections, seconds: env.seconds };
+    await runWrk({ ...spec, seconds: WARM_UP_S });
+    const cell = await measure(env, 'bare Fastify `GET /live` (own process)', bare.pid, spec, (l) => l.ok2xx);
+    return { ...cell, violations: [] };
+  } finally {
+    await bare.stop();
+  }
+}
+
+type CellPlan = {
+  name: string;
+  /** Stock and per-user limit of the cell's product; none for liveness. */
+  product?: { stock: number; perUserLimit: number };
+  spec: (url: string, productId: string | undefined) => Omit<WrkSpec, 'connections' | 'seconds' | 'tokens'>;
+  connections?: number;
+  seconds?: number;
+  users: boolean;
+  /** What counts as an answer of this cell (its goodput). */
+  answered: (load: WrkResult) => number;
+};
+
+/** Runs a plan on a fresh API process (its own peak RSS and profile), checks invariants after. */
+async function appCell(env: CpuBenchEnv, plan: CellPlan): Promise<CpuCell> {
+  const spawnedAt = Date.now();
+  const { apis, profileDir } = await startInstances(1, env.databaseUrl, env.redisUrl, env.profile);
+  const api = apis[0];
+  let window: ProfileWindow | undefined;
+  let cell: Omit<CpuCell, 'violations'>;
+  let productId: string | undefined;
+  try {
+    productId = plan.product ? await createProduct(api.url, adminToken(), plan.product.stock, plan.product.perUserLimit) : undefined;
+    const base = { ...plan.spec(api.url, productId), connections: plan.connections ?? env.connections };
+    const tag = plan.name.replace(/\W+/g, '').slice(0, 12);
+    await runWrk({ ...base, seconds: WARM_UP_S, connections: Math.min(base.connections, env.connections), tokens: plan.users ? userTokens(5000, `warm${tag}`) : undefined });
+    const tokens = plan.users ? userTokens(env.users, tag) : undefined;
+    const measuredFrom = Date.now() - spawnedAt;
+    cell = await measure(env, plan.name, api.pid!, { ...base, seconds: plan.seconds ?? env.seconds, tokens }, plan.answered);
+    window = { fromMs: measuredFrom, toMs: Date.now() - spawnedAt };
+    cell.peakRssMb = peakRssMb(api.pid);
+  } finally {
+    await api.stop();
+  }
+  const report = productId ? await invariants(env.databaseUrl, productId) : undefined;
+  const violations = report?.violations ?? [];
+  if (report && plan.product?.stock === 0 && report.live !== 0) violations.push(`${report.live} units sold of a product with 0 stock`);
+  return { ...cell, violations, profile: profileDir ? summarizeProfiles(profileDir, window) : undefined };
+}
+
+const purchase = (url: string, productId: string | undefined) => ({ url: `${url}/products/${productId}/purchase`, method: 'POST' as const, body: '{"quantity":1}' });
+const created = (load: WrkResult) => load.byStatus['201'] ?? 0;
+
+/** (b) The app's liveness route. */
+export const liveCell = (env: CpuBenchEnv) =>
+  appCell(env, { name: 'the app\'s `GET /health/live`', spec: (url) => ({ url: `${url}/health/live`, method: 'GET' }), users: false, answered: (l) => l.ok2xx });
+
+/** The storefront's product read (public, cached), of one product. */
+export const productReadCell = (env: CpuBenchEnv) =>
+  appCell(env, {
+    name: 'product read `GET /products/:id`',
+    product: { stock: 1_000, perUserLimit: 1 },
+    spec: (url, productId) => ({ url: `${url}/products/${productId}`, method: 'GET' }),
+    users: false,
+    answered: (l) => l.ok2xx,
+  });
+
+/** (c) Purchases of a sold-out product, every one from another user: all 409. */
+export const soldOutCell = (env: CpuBenchEnv) =>
+  appCell(env, { name: `sold-out refusal (409), ${env.users} distinct users`, product: { stock: 0, perUserLimit: 1 }, spec: purchase, users: true, answered: (l) => l.byStatus['409'] ?? 0 });
+
+/** (d) Purchases of one product with plenty of stock, every one from another user: all 201. */
+export const hotCell = (env: CpuBenchEnv) =>
+  appCell(env, { name: `hot purchase (201), ${env.users} distinct users`, product: { stock: 100_000_000, perUserLimit: 1_000_000 }, spec: purchase, users: true, answered: created });
+
+/** (e) The spike: thousands of connections on one hot product; goodput is the 201s. */
+export const spikeCell = (env: CpuBenchEnv) =>
+  appCell(env, {
+    name: `spike: ${env.spikeConnections} connections on one hot product`,
+    product: { stock: 100_000_000, perUserLimit: 1_000_000 },
+    spec: purchase,
+    connections: env.spikeConnections,
+    seconds: env.spikeSeconds,
+    users: true,
+    answered: created,
+  });

@@ -1,0 +1,12 @@
+import { JwtService } from '@nestjs/jwt';
+import { BENCH_SECRET } from './app-stack';
+
+const jwt = new JwtService({ secret: BENCH_SECRET });
+const sign = (sub: string, role: 'user' | 'admin') => jwt.sign({ sub, role }, { algorithm: 'HS256', expiresIn: '1h' });
+
+export const adminToken = (): string => sign('bench-admin', 'admin');
+
+/** One token per user `bench-<tag>-<i>`: each is a distinct buyer to the app. */
+export function userTokens(count: number, tag: string): string[] {
+  return Array.from({ length: count }, (_, i) => sign(`bench-${tag}-${i}`, 'user'));
+}
