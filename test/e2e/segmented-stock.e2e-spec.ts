@@ -1,4 +1,4 @@
-import { Api, injectSender, withPg } from '../support/api-client';
+import { Api, eventually, injectSender, withPg } from '../support/api-client';
 import { AppHarness, startApp } from '../support/app-harness';
 import { auth } from '../support/tokens';
 
@@ -72,5 +72,25 @@ describe('segmented stock', () => {
     expect(res.body.stock).toBe(7);
     const books = await segmentedBooks(harness.env.DATABASE_URL, product.id);
     expect(books).toMatchObject({ segmentStock: [3, 2, 2], live: 2, supplied: 9, conserved: true });
+  });
+
+  it('keeps a segmented product\'s sold-out flag under a second, so a flag written from a stale total cannot refuse buyers for long', async () => {
+    const product = await api.createProduct({ stock: 2, segments: 2, perUserLimit: 1 } as never);
+    expect((await Promise.all([api.purchase(product.id, 'seg-f-1'), api.purchase(product.id, 'seg-f-2')])).map((r) => r.status)).toEqual([201, 201]);
+    expect((await api.purchase(product.id, 'seg-f-3')).status).toBe(409);
+    const redis = harness.redis.client();
+    try {
+      const flag = `fs:{stock:${product.id}}:sold-out`;
+      const ttl = await redis.pttl(flag);
+      // Written when the last segment emptied; however it got there, it lapses within a second.
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(1000);
+      // As if a flag computed before a cancel landed after it: units are back, the flag says none.
+      expect((await api.cancel((await api.listOrders(auth('seg-f-1'))).body.items[0].id, auth('seg-f-1'))).status).toBe(200);
+      await redis.set(flag, '1', 'PX', 700);
+      await eventually(async () => (await api.purchase(product.id, 'seg-f-4')).status === 201, 3000, 100, 'a buyer served once the stale flag lapsed');
+    } finally {
+      redis.disconnect();
+    }
   });
 });
