@@ -11,7 +11,8 @@ import { AttemptResult, Recorder, runCrowd, users } from './support/traffic';
 
 jest.setTimeout(180_000);
 
-const STOCK = 120;
+// Enough that the sale is still under way when the freeze is confirmed and the holder killed.
+const STOCK = 480;
 const LOCK_TTL_MS = 2000;
 
 describe('chaos 1: an API instance SIGKILLed while holding the product lock', () => {
@@ -37,7 +38,7 @@ describe('chaos 1: an API instance SIGKILLed while holding the product lock', ()
     const product = await new Api(httpSender(apis[1].url)).createProduct({ stock: STOCK, perUserLimit: 1 });
     const rec = new Recorder();
     const urls = apis.map((a) => a.url);
-    const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s1', 300), concurrency: 9, maxAttempts: 40 });
+    const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s1', 1000), concurrency: 9, maxAttempts: 40 });
 
     await eventually(async () => rec.createdAt.length >= 30, 60_000, 50, '30 sales before the kill');
     const held = await freezeWhileHolding(apis[0], probe, product.id);
@@ -57,13 +58,13 @@ describe('chaos 1: an API instance SIGKILLed while holding the product lock', ()
       await durability(db.url, attempts),
       await idempotency(db.url, attempts),
       await apiAgrees(apis[1].url, db.url, product.id),
-      check('whole stock sold (demand 300 > supply, clients retry)', db0.stock === 0, `stock left ${db0.stock}`),
+      check('whole stock sold (demand 1000 > supply, clients retry)', db0.stock === 0, `stock left ${db0.stock}`),
       contractAnswers(rec.violations),
     ];
     saveResult({
       id: 's1-kill-holder',
       title: 'API instance SIGKILLed holding product locks',
-      setup: `3 API instances, 1 redis-server, LOCK_TTL_MS=${LOCK_TTL_MS}; ${STOCK} units, 300 users x 1 attempt (own Idempotency-Key, up to 40 tries across instances), 9 in flight`,
+      setup: `3 API instances, 1 redis-server, LOCK_TTL_MS=${LOCK_TTL_MS}; ${STOCK} units, 1000 users x 1 attempt (own Idempotency-Key, up to 40 tries across instances), 9 in flight`,
       rec,
       faults: [`SIGSTOP then SIGKILL of api0 (pid ${pid}) at t=${(killedAt / 1000).toFixed(1)} s while it held stock:${product.id}`],
       recovery: { 'first 201 after kill (ms)': recoveryMs, 'lease left at kill (ms)': held.leaseLeftMs },

@@ -1,8 +1,8 @@
 import { ApiProcess } from '../../scripts/infra/api-process';
-import { Api, eventually, httpSender, withPg } from '../support/api-client';
+import { Api, eventually, httpSender } from '../support/api-client';
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { deadlocks, overdueOrders, runRepeatBuyers, watchExits } from './support/background';
+import { deadlocks, overdueOrders, pendingOrders, runRepeatBuyers, watchExits } from './support/background';
 import { apiAgrees, check, contractAnswers, durability, idempotency, sqlInvariants, Verdict } from './support/checks';
 import { baseEnv, startApis, stopAll } from './support/cluster';
 import { saveResult } from './support/results';
@@ -69,14 +69,14 @@ describe.each([
     const orders = { fwd: buyers, rev: [...buyers].reverse(), mid: rotated, midrev: [...rotated].reverse() };
     const attempts: AttemptResult[] = (await Promise.all(Object.entries(orders).map(([tag, list]) => crowd(list, tag)))).flat();
     faults.push(`orders unpaid expire after ${PAYMENT_TTL_S} s, the job runs every ${EXPIRY_INTERVAL_MS} ms on both instances during the sale`);
-    const settled = await eventually(async () => (await overdueOrders(db.url, 0)) === 0 && (await pending(db.url)) === 0, 15_000, 250, 'every order expired').catch(() => false);
+    const settled = await eventually(async () => (await overdueOrders(db.url, 0)) === 0 && (await pendingOrders(db.url)) === 0, 15_000, 250, 'every order expired').catch(() => false);
     const deadlocksSeen = (await deadlocks(db.url)) - deadlocksBefore;
     exits.stop();
 
     const verdicts: Verdict[] = [
       check('no instance exited', exits.exits().length === 0, exits.exits().join(', ') || 'both instances up throughout'),
       check('no answer was a 500 (deadlocks retried, then 503 LOCK_TIMEOUT)', rec.count('500') === 0, `outcomes: ${JSON.stringify(rec.outcomes)}; deadlocks Postgres broke: ${deadlocksSeen}`),
-      check('every unpaid order expired and gave its units back', settled === true, `pending left: ${await pending(db.url)}`),
+      check('every unpaid order expired and gave its units back', settled === true, `pending left: ${await pendingOrders(db.url)}`),
       ...(await sqlInvariants(db.url)),
       await durability(db.url, attempts),
       await idempotency(db.url, attempts),
@@ -95,7 +95,3 @@ describe.each([
     expect(verdicts.filter((v) => !v.ok)).toEqual([]);
   });
 });
-
-async function pending(databaseUrl: string): Promise<number> {
-  return withPg(databaseUrl, async (pg) => Number((await pg.query(`SELECT count(*) AS n FROM orders WHERE status = 'PENDING_PAYMENT'`)).rows[0].n));
-}

@@ -3,7 +3,7 @@ import { Api, eventually, httpSender, sleep, withPg } from '../support/api-clien
 import { auth } from '../support/tokens';
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { installExpiryFault, overdueOrders, runRepeatBuyers, watchExits } from './support/background';
+import { installExpiryFault, overdueOrders, pendingOrders, runRepeatBuyers, watchExits } from './support/background';
 import { apiAgrees, check, contractAnswers, durability, idempotency, sqlInvariants, Verdict } from './support/checks';
 import { baseEnv, msUntilHealthy, startApis, stopAll } from './support/cluster';
 import { saveResult } from './support/results';
@@ -80,7 +80,7 @@ describe.each(['reject', 'db'] as const)('chaos 9 (%s): Redis outage with orders
     rec.setPhase('after recovery');
     attempts.push(...(await runRepeatBuyers({ urls, productId: product.id, rec, users: users('s9-after', 10), buysPerUser: 1, cancelEvery: 0, concurrency: 5 })));
     // Every order made so far falls due within PAYMENT_TTL_S; the job must catch up on all of them.
-    const caughtUpMs = await eventually(async () => (await overdueOrders(db.url, 0)) === 0 && (await pendingCount(db.url)) === 0, 20_000, 250, 'every due order expired')
+    const caughtUpMs = await eventually(async () => (await overdueOrders(db.url, 0)) === 0 && (await pendingOrders(db.url)) === 0, 20_000, 250, 'every due order expired')
       .then(() => rec.now())
       .catch(() => undefined);
     exits.stop();
@@ -88,7 +88,7 @@ describe.each(['reject', 'db'] as const)('chaos 9 (%s): Redis outage with orders
     const outagePhase = rec.phases['redis killed, orders falling due'];
     const verdicts: Verdict[] = [
       check('no instance exited', exits.exits().length === 0, exits.exits().length ? `exited: ${exits.exits().join(', ')} (${exitsDuringOutage.length} during the outage)` : 'both instances up throughout'),
-      check('every due order expired after recovery', caughtUpMs !== undefined, `pending orders left: ${await pendingCount(db.url)}; overdue: ${await overdueOrders(db.url, 0)}`),
+      check('every due order expired after recovery', caughtUpMs !== undefined, `pending orders left: ${await pendingOrders(db.url)}; overdue: ${await overdueOrders(db.url, 0)}`),
       check('the paid orders stayed paid', (await statuses(db.url, paid)).every((s) => s === 'PAID'), (await statuses(db.url, paid)).join(', ')),
       fallback === 'reject'
         ? check('purchases during the outage refused 503 with Retry-After (LOCK_FALLBACK=reject)', (outagePhase?.outcomes['201'] ?? 0) === 0 && (outagePhase?.outcomes['503 DEPENDENCY_UNAVAILABLE'] ?? 0) > 0, JSON.stringify(outagePhase?.outcomes))
@@ -112,10 +112,6 @@ describe.each(['reject', 'db'] as const)('chaos 9 (%s): Redis outage with orders
     expect(verdicts.filter((v) => !v.ok)).toEqual([]);
   });
 });
-
-async function pendingCount(databaseUrl: string): Promise<number> {
-  return withPg(databaseUrl, async (pg) => Number((await pg.query(`SELECT count(*) AS n FROM orders WHERE status = 'PENDING_PAYMENT'`)).rows[0].n));
-}
 
 async function statuses(databaseUrl: string, ids: string[]): Promise<string[]> {
   return withPg(databaseUrl, async (pg) => (await pg.query('SELECT status FROM orders WHERE id = ANY($1::bigint[]) ORDER BY id', [ids])).rows.map((r) => String(r.status)));

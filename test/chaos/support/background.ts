@@ -38,6 +38,11 @@ export async function deadlocks(databaseUrl: string): Promise<number> {
   return withPg(databaseUrl, async (pg) => Number((await pg.query('SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()')).rows[0].deadlocks));
 }
 
+/** Orders still waiting for payment. */
+export async function pendingOrders(databaseUrl: string): Promise<number> {
+  return withPg(databaseUrl, async (pg) => Number((await pg.query(`SELECT count(*) AS n FROM orders WHERE status = 'PENDING_PAYMENT'`)).rows[0].n));
+}
+
 /** Orders whose payment window closed more than `graceMs` ago and that are still PENDING_PAYMENT. */
 export async function overdueOrders(databaseUrl: string, graceMs: number): Promise<number> {
   return withPg(databaseUrl, async (pg) =>
