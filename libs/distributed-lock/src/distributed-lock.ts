@@ -4,7 +4,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { LockAbortedError, LockLostError, LockTimeoutError, LockUnavailableError } from './errors';
 import type { Lock, LockEventMap } from './lock';
 import type { AcquireOptions, DistributedLockOptions } from './lock-options';
-import type { LockBackend } from './core/backends/lock-backend';
+import type { AttemptRequest, LockBackend } from './core/backends/lock-backend';
 import { RedlockBackend } from './core/backends/redlock.backend';
 import { SingleRedisBackend } from './core/backends/single-redis.backend';
 import { Lease } from './core/lease';
@@ -17,7 +17,7 @@ import { isClusterClient } from './core/backends/cluster-slot';
 import { canonicalKeys, displayKey, LockNaming } from './core/lock-names';
 import { isUnreachableError } from './core/redis-errors';
 import { now } from './core/timing';
-import { waitForLock, type Acquired, type WaitSettings } from './core/wait-for-lock';
+import { attemptOnce, queuedAt, queueWindowMs, waitForLock, type Acquired, type LastTry, type WaitSettings } from './core/wait-for-lock';
 import { subscriberFor } from './core/pubsub-mode';
 import { WakeupHub } from './core/wakeup-hub';
 import { checkAcquireOptions, checkClients, checkLockOptions } from './core/arguments';
@@ -33,7 +33,6 @@ const ownerToken = (): string => randomUUID().replace(/-/g, '');
 
 /** An acquired lock; `fromLine` when a holder of this process passed it on (maybe its token). */
 type InLine = Acquired & { fromLine?: true; token?: string };
-type Request = Parameters<typeof waitForLock>[1];
 
 /**
  * Redis locks with fencing tokens, a batched watchdog, re-entry within an async call chain,
@@ -140,11 +139,12 @@ export class DistributedLock extends EventEmitter {
   /**
    * The one path every acquire takes:
    * 1. a chain that already holds the key re-enters its lease;
-   * 2. otherwise the request waits for the lock, either in this process's line for the key (see
-   *    LocalHandoff: one chain per key talks to Redis, the others are passed the lock by their
-   *    own process) or straight against Redis (multi-key, fair, Redlock, tryAcquire);
-   * 3. with `waitForReplicas`, replicas confirm the write;
-   * 4. the lease is opened (watchdog), handed to the line, and returned.
+   * 2. a single key that another chain of this process holds or is acquiring: the request waits
+   *    in this process's line for the key, where a holder may pass the lock on (see LocalHandoff);
+   * 3. otherwise, or when its turn comes, one try in Redis takes the lock if it is free, or queues
+   *    the request for a handoff; while the lock is busy, the request waits for it (`contend`);
+   * 4. with `waitForReplicas`, replicas confirm the write;
+   * 5. the lease is opened (watchdog), handed to the line, and returned.
    * No lock within `waitMs`: LockTimeoutError (`orThrow`) or null; an abort: LockAbortedError.
    */
   private async obtain(key: string | string[], opts: AcquireOptions, orThrow: boolean): Promise<LockHandle | null> {
@@ -164,11 +164,29 @@ export class DistributedLock extends EventEmitter {
       return new LockHandle(reentered, this.keeper);
     }
 
-    const request = { keys, token: ownerToken(), ttlMs: opts.ttlMs ?? this.ttlMs, fair: opts.fair ?? false, mayBeQueued: false };
+    const request: AttemptRequest = { keys, token: ownerToken(), ttlMs: opts.ttlMs ?? this.ttlMs, fair: opts.fair ?? false, queueForMs: 0, mayBeQueued: false };
+    const deadline = startedAt + waitMs;
     const line = this.local.applies(keys, request.fair, waitMs) ? keys[0] : undefined;
-    const acquired: InLine | undefined = line
-      ? await this.waitInLine(name, request, startedAt + waitMs, signal)
-      : await this.waitFor(name, request, waitMs, undefined, signal);
+    // Null (no promise, no tick) when no other chain of this process is engaged with the key.
+    const queued = line ? this.local.enter(line, request.token, request.ttlMs, deadline, signal) : null;
+    const turn: Turn = queued ? await queued : CONTEND;
+    if (turn.kind === 'closed') throw new LockUnavailableError(name, 'the DistributedLock was closed');
+    let acquired: InLine | undefined;
+    if (turn.kind === 'handedOver' && turn.validUntil > now()) {
+      acquired = { acquired: true, fence: turn.fence, validUntil: turn.validUntil, fromLine: true, token: turn.token };
+    } else if (turn.kind !== 'timeout') {
+      // A chain that waited in line may have been queued in Redis meanwhile, or passed a lock
+      // whose validity ran out (the try re-confirms it: the lock may still be ours).
+      request.mayBeQueued = queued !== null;
+      try {
+        acquired = await this.contend(name, request, deadline, turn.kind === 'queued' ? turn.since : undefined, signal);
+      } catch (error) {
+        if (line) this.local.gaveUp(line);
+        throw error;
+      }
+      // The line moves on when this chain got nothing.
+      if (!acquired && line) this.local.gaveUp(line);
+    }
     if (!acquired) {
       if (signal?.aborted) throw new LockAbortedError(name, signal.reason);
       if (waitMs > 0) this.emit('timeout', { key: name, waitMs: now() - startedAt });
@@ -197,36 +215,27 @@ export class DistributedLock extends EventEmitter {
   }
 
   /**
-   * Waits in this process's line for the key: a local holder passes the lock on (`handedOver`),
-   * or this chain's turn comes to take it from Redis, maybe already queued there by the releasing
-   * holder's script (`queued`). The line moves on when this chain gets nothing.
+   * This chain's turn to deal with Redis: one try, which takes the lock if it is free and else,
+   * while time is left, queues the chain for a handoff in the same step; then, while the lock is
+   * busy, the wait for it. `queuedSince`: a releasing holder of this process queued the chain in
+   * Redis at that time, so there is nothing to try, only to wait.
    */
-  private async waitInLine(name: string, request: Request, deadline: number, signal: AbortSignal | undefined): Promise<InLine | undefined> {
-    const key = request.keys[0];
-    const queued = this.local.enter(key, request.token, request.ttlMs, deadline, signal);
-    const turn: Turn = queued ? await queued : CONTEND;
-    if (turn.kind === 'timeout') return undefined;
-    if (turn.kind === 'closed') throw new LockUnavailableError(name, 'the DistributedLock was closed');
-    if (turn.kind === 'handedOver' && turn.validUntil > now()) {
-      return { acquired: true, fence: turn.fence, validUntil: turn.validUntil, handedOver: false, fromLine: true, token: turn.token };
-    }
-    // A handoff whose validity ran out is re-confirmed by the next attempt (the lock may be ours),
-    // and a chain that waited in line may have been queued in Redis for it.
-    const waited = queued ? { ...request, mayBeQueued: true } : request;
+  private async contend(name: string, request: AttemptRequest, deadline: number, queuedSince: number | undefined, signal: AbortSignal | undefined): Promise<Acquired | undefined> {
     try {
-      const acquired = await this.waitFor(name, waited, Math.max(1, deadline - now()), turn.kind === 'queued' ? turn.since : undefined, signal);
-      if (!acquired) this.local.gaveUp(key);
-      return acquired;
+      let last: LastTry;
+      if (queuedSince === undefined) {
+        const sentAt = now();
+        request.queueForMs = queueWindowMs(deadline - sentAt);
+        const result = await attemptOnce(this.backend, request, sentAt, deadline, () => this.backend.attempt(request));
+        if (result.acquired) return result;
+        // No time left to wait (tryAcquire, or a turn that came too late): nothing was queued.
+        if (request.queueForMs === 0) return undefined;
+        last = { result, sentAt };
+      } else last = queuedAt(queuedSince);
+      return await waitForLock(this.waiting, request, deadline, last, signal);
     } catch (error) {
-      this.local.gaveUp(key);
-      throw error;
-    }
-  }
-
-  private waitFor(name: string, request: Request, waitMs: number, queuedSince: number | undefined, signal: AbortSignal | undefined): Promise<Acquired | undefined> {
-    return waitForLock(this.waiting, request, waitMs, queuedSince, signal).catch((error: unknown) => {
       throw this.unavailable(name, error);
-    });
+    }
   }
 
   /** A driver error that means "no answer" becomes LockUnavailableError (and an event); others are bugs. */
@@ -237,7 +246,7 @@ export class DistributedLock extends EventEmitter {
   }
 
   private async confirmReplicated(name: string, request: { keys: string[]; token: string; ttlMs: number }, acquired: Acquired): Promise<void> {
-    const confirmed = await this.backend.confirmReplicated(request, request.ttlMs, acquired.handedOver).catch(() => false);
+    const confirmed = await this.backend.confirmReplicated(request, request.ttlMs, acquired.handedOver === true).catch(() => false);
     if (confirmed) return;
     await this.backend.release(request).catch(() => undefined);
     const error = new LockUnavailableError(name, 'too few replicas acknowledged the lock (WAIT)');

@@ -22,6 +22,8 @@ export interface LockNames {
 }
 
 const HAS_HASH_TAG = /\{[^{}]+\}/;
+/** A key's pub/sub channel is its lock name and this (the release script names it the same way). */
+export const CHANNEL_SUFFIX = '#wake';
 
 /**
  * Maps a lock key to its Redis names. Suffixes start with `#`, which wrapped keys cannot end
@@ -53,7 +55,7 @@ export class LockNaming {
     const fence = this.counterPerSlot ? `${this.prefix}{${slotTag(clusterSlot(lock))}}#fence` : this.sharedCounter;
     const queue = lock + '#queue';
     const waiters = lock + '#waiters';
-    return { lock, fence, queue, waiters, channel: lock + '#wake', scriptKeys: [lock, fence, queue, waiters], lockAndFence: [lock, fence] };
+    return { lock, fence, queue, waiters, channel: lock + CHANNEL_SUFFIX, scriptKeys: [lock, fence, queue, waiters], lockAndFence: [lock, fence] };
   }
 
   private storedKey(key: string): string {

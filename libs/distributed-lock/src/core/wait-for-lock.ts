@@ -4,7 +4,14 @@ import { driftMs, jitter, now } from './timing';
 import { WakeSignal } from './wake-signal';
 import type { WakeupHub } from './wakeup-hub';
 
-export type Acquired = Extract<AttemptResult, { acquired: true }> & { handedOver: boolean };
+/** A lock taken: from Redis by a try, or `handedOver` there by a releasing holder's script. */
+export type Acquired = Extract<AttemptResult, { acquired: true }> & { handedOver?: true };
+
+/** What a chain's last try found, and when it was sent. */
+export interface LastTry {
+  result: AttemptResult;
+  sentAt: number;
+}
 
 export interface WaitSettings {
   backend: LockBackend;
@@ -27,38 +34,31 @@ export function queueWindowMs(remainingMs: number): number {
 }
 // Slack beyond waitMs for Redis to answer before it counts as unreachable.
 const REPLY_GRACE_MS = 1000;
-// A waiter that starts already queued knows nothing of the holder's lease (a negative ttl).
+// A waiter a releasing holder queued knows nothing of the current holder's lease (a negative ttl).
 const NOT_YET_TRIED: AttemptResult = { acquired: false, holderTtlMs: -1 };
 const TOO_LATE: AttemptResult = { acquired: false, holderTtlMs: 0 };
 
+/** A chain that a releasing holder of this process queued in Redis at `since`: nothing tried yet. */
+export function queuedAt(since: number): LastTry {
+  return { result: NOT_YET_TRIED, sentAt: since };
+}
+
 /**
- * Tries to take the lock, and while `waitMs` lasts, waits for a handoff or a release and tries
+ * After a refused try (`last`), waits until `deadline` for a handoff or a release and tries
  * again. Resolves undefined when the time is up; rejects with the driver's error when Redis
- * does not answer. `queuedSince`: the token was put in the handoff queue at that time (by a
- * releasing holder of this process), so the wait starts without a first try.
+ * does not answer.
  */
-export async function waitForLock(
-  settings: WaitSettings,
-  request: Omit<AttemptRequest, 'queueForMs'>,
-  waitMs: number,
-  queuedSince?: number,
-  signal?: AbortSignal,
-): Promise<Acquired | undefined> {
-  const deadline = now() + waitMs;
+export async function waitForLock(settings: WaitSettings, request: AttemptRequest, deadline: number, last: LastTry, signal?: AbortSignal): Promise<Acquired | undefined> {
   const queued = settings.backend.handsOff && request.keys.length === 1;
   // One request object, its queue window updated before each attempt.
-  const attempt: AttemptRequest = { keys: request.keys, token: request.token, ttlMs: request.ttlMs, fair: request.fair, queueForMs: 0, mayBeQueued: request.mayBeQueued };
+  const attempt: AttemptRequest = { ...request, mayBeQueued: true };
   const attemptFor = (remaining: number): AttemptRequest => {
     // A queued waiter's entry stays live this long unless the next attempt refreshes it.
     attempt.queueForMs = queueWindowMs(remaining);
     return attempt;
   };
 
-  let sentAt = queuedSince ?? now();
-  let result: AttemptResult = queuedSince === undefined ? await attemptOnce(settings.backend, attempt, sentAt, deadline, () => settings.backend.attempt(attemptFor(waitMs))) : NOT_YET_TRIED;
-  if (result.acquired || waitMs <= 0) return result.acquired ? { ...result, handedOver: false } : undefined;
-  attempt.mayBeQueued = true;
-
+  let { result, sentAt } = last;
   const inbox = new WakeSignal(request.token);
   const stopWatching = request.keys.map((key) => settings.hub.watch(settings.backend.channelOf(key), inbox));
   // An abort ends the wait as the deadline would (the caller then reports the abort).
@@ -78,11 +78,11 @@ export async function waitForLock(
       if (wakeup.kind === 'timer') backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       sentAt = now();
       result = await attemptOnce(settings.backend, attempt, sentAt, deadline, () => settings.backend.attempt(attemptFor(deadline - sentAt)));
-      if (result.acquired) return { ...result, handedOver: false };
+      if (result.acquired) return result;
     }
     if (!queued) return undefined;
-    const last = await settings.backend.cancelWait(attemptFor(0));
-    return last.acquired && last.validUntil > now() ? { ...last, handedOver: false } : undefined;
+    const final = await settings.backend.cancelWait(attemptFor(0));
+    return final.acquired && final.validUntil > now() ? final : undefined;
   } finally {
     signal?.removeEventListener('abort', onAbort);
     stopWatching.forEach((stop) => stop());

@@ -2,7 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { LockNaming } from '../lock-names';
 import type { RedisClient } from '../lua-script';
 import { acquireManyScript } from '../scripts/acquire-many';
-import { acquireScript } from '../scripts/acquire';
+import { acquireScript, type AcquireReply } from '../scripts/acquire';
 import { cancelWaitScript } from '../scripts/cancel-wait';
 import { extendScript } from '../scripts/extend';
 import { handOverScript } from '../scripts/hand-over';
@@ -44,11 +44,12 @@ export class SingleRedisBackend implements LockBackend {
     const startedAt = now();
     const { keys, token, ttlMs } = request;
     if (keys.length > 1 && !this.inOneScript(keys)) return this.attemptOneByOne(request, startedAt);
-    const reply =
-      keys.length > 1
-        ? acquireManyScript.run(this.client, keys.flatMap((k) => this.naming.namesOf(k).lockAndFence), [token, ttlMs])
-        : acquireScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, [token, ttlMs, request.fair ? 1 : 0, request.queueForMs, request.mayBeQueued ? 1 : 0]);
-    return reply.then((r) => this.toResult(r, startedAt, ttlMs));
+    if (keys.length > 1) {
+      const reply = acquireManyScript.run(this.client, keys.flatMap((k) => this.naming.namesOf(k).lockAndFence), [token, ttlMs]);
+      return reply.then((r) => this.toResult(r, startedAt, ttlMs));
+    }
+    const reply = acquireScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, [token, ttlMs, request.fair ? 1 : 0, request.queueForMs, request.mayBeQueued ? 1 : 0]);
+    return reply.then((r) => this.fromAcquire(r, startedAt, ttlMs));
   }
 
   async cancelWait(request: AttemptRequest): Promise<AttemptResult> {
@@ -59,11 +60,12 @@ export class SingleRedisBackend implements LockBackend {
     return this.toResult(reply, startedAt, request.ttlMs);
   }
 
-  async release({ keys, token }: LeaseRef): Promise<boolean> {
-    if (keys.length === 1) {
-      const names = this.naming.namesOf(keys[0]);
-      return (await releaseScript.run(this.client, names.scriptKeys, [token, names.channel])) === 1;
-    }
+  release({ keys, token }: LeaseRef): Promise<boolean> {
+    if (keys.length > 1) return this.releaseSeveral(keys, token);
+    return releaseScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, [token]).then((owned) => owned === 1);
+  }
+
+  private async releaseSeveral(keys: string[], token: string): Promise<boolean> {
     if (this.inOneScript(keys)) return (await this.releaseTogether(keys, token)) === keys.length;
     const owned = await Promise.all(keys.map((key) => this.releaseTogether([key], token)));
     return owned.every((n) => n === 1);
@@ -130,8 +132,7 @@ export class SingleRedisBackend implements LockBackend {
   }
 
   private releaseTogether(keys: string[], token: string): Promise<number> {
-    const names = keys.map((k) => this.naming.namesOf(k));
-    return releaseScript.run(this.client, names.flatMap((n) => n.scriptKeys), [token, ...names.map((n) => n.channel)]);
+    return releaseScript.run(this.client, keys.flatMap((k) => this.naming.namesOf(k).scriptKeys), [token]);
   }
 
   private async extendPipelined(leases: LeaseRef[], ttlMs: number[]): Promise<Array<number | Error>> {
@@ -162,6 +163,12 @@ export class SingleRedisBackend implements LockBackend {
   private toResult(reply: [1, number, number] | [0, number], startedAt: number, ttlMs: number): AttemptResult {
     if (reply[0] === 0) return { acquired: false, holderTtlMs: reply[1] };
     return { acquired: true, fence: reply[1], validUntil: startedAt + reply[2] - driftMs(ttlMs, this.settings.driftFactor) };
+  }
+
+  private fromAcquire(reply: AcquireReply, sentAt: number, ttlMs: number): AttemptResult {
+    if (typeof reply !== 'number') return { acquired: true, fence: reply[0], validUntil: sentAt + reply[1] - driftMs(ttlMs, this.settings.driftFactor) };
+    if (reply > 0) return { acquired: true, fence: reply, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) };
+    return { acquired: false, holderTtlMs: -1 - reply };
   }
 
   /** A plain server runs any keys in one script; a Cluster only keys of one slot. */

@@ -1,3 +1,4 @@
+import { CHANNEL_SUFFIX } from '../lock-names';
 import { LuaScript } from '../lua-script';
 import { NEXT_FENCE_LUA } from './next-fence';
 
@@ -7,13 +8,14 @@ import { NEXT_FENCE_LUA } from './next-fence';
 // multi-key and Redlock waiters, which do not queue). Without a queue, no housekeeping at all.
 const SOURCE = `
 -- KEYS: per key, 4 names: lock, fence counter, waiter queue (list), waiter deadlines (zset)
--- ARGV: token, then the pub/sub channel of each key
+-- ARGV: token
+-- A key's pub/sub channel is not a key: it is named here, as LockNaming names it
 ${NEXT_FENCE_LUA}
 local token = ARGV[1]
 local owned = 0
 for i = 0, #KEYS / 4 - 1 do
   local lock, fence, queue, waiters = KEYS[i * 4 + 1], KEYS[i * 4 + 2], KEYS[i * 4 + 3], KEYS[i * 4 + 4]
-  local channel = ARGV[i + 2]
+  local channel = lock .. '${CHANNEL_SUFFIX}'
   if redis.call('GET', lock) == token then
     owned = owned + 1
     local nextEntry = false
