@@ -35,10 +35,10 @@ describe('chaos 1: an API instance SIGKILLed while holding the product lock', ()
   });
 
   it('others sell on after the lease, conservation holds, retried keys got exactly one order', async () => {
-    const product = await new Api(httpSender(apis[1].url)).createProduct({ stock: STOCK, perUserLimit: 1 });
+    const product = await new Api(httpSender(apis[1].url)).createProduct({ stock: STOCK, perUserLimit: 2 });
     const rec = new Recorder();
     const urls = apis.map((a) => a.url);
-    const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s1', 1000), concurrency: 9, maxAttempts: 40 });
+    const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s1', 1000), concurrency: 9, maxAttempts: 40, purchasesPerUser: 2 });
 
     await eventually(async () => rec.createdAt.length >= 30, 60_000, 50, '30 sales before the kill');
     const held = await freezeWhileHolding(apis[0], probe, product.id);
@@ -64,7 +64,7 @@ describe('chaos 1: an API instance SIGKILLed while holding the product lock', ()
     saveResult({
       id: 's1-kill-holder',
       title: 'API instance SIGKILLed holding product locks',
-      setup: `3 API instances, 1 redis-server, LOCK_TTL_MS=${LOCK_TTL_MS}; ${STOCK} units, 1000 users x 1 attempt (own Idempotency-Key, up to 40 tries across instances), 9 in flight`,
+      setup: `3 API instances, 1 redis-server, LOCK_TTL_MS=${LOCK_TTL_MS}; ${STOCK} units, 1000 users x 2 purchases (own Idempotency-Key, up to 40 tries across instances), 9 in flight`,
       rec,
       faults: [`SIGSTOP then SIGKILL of api0 (pid ${pid}) at t=${(killedAt / 1000).toFixed(1)} s while it held stock:${product.id}`],
       recovery: { 'first 201 after kill (ms)': recoveryMs, 'lease left at kill (ms)': held.leaseLeftMs },

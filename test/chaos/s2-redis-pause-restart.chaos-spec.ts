@@ -44,9 +44,9 @@ describe('chaos 2: Redis paused past the lease, then killed and restarted empty'
     const attempts: AttemptResult[] = [];
 
     // Part 1: a long sale (stock never runs out) through a pause and a restart.
-    const a = await admin.createProduct({ stock: 5000, perUserLimit: 1 });
+    const a = await admin.createProduct({ stock: 5000, perUserLimit: 2 });
     let stop = false;
-    const crowd = runCrowd({ urls, productId: a.id, rec, users: users('s2a', 5000), concurrency: 6, thinkMs: 20, stop: () => stop });
+    const crowd = runCrowd({ urls, productId: a.id, rec, users: users('s2a', 5000), concurrency: 6, thinkMs: 20, purchasesPerUser: 2, stop: () => stop });
     await salesUnderWay(rec, 10);
     rec.setPhase(`redis SIGSTOPped ${PAUSE_MS} ms`);
     const pausedAt = rec.now();
@@ -111,7 +111,7 @@ describe('chaos 2: Redis paused past the lease, then killed and restarted empty'
     saveResult({
       id: 's2-redis-pause-restart',
       title: 'Redis paused past the lease, killed and restarted empty',
-      setup: `2 API instances, 1 redis-server, LOCK_TTL_MS=${LOCK_TTL_MS}, REDIS_COMMAND_TIMEOUT_MS=500, LOCK_FALLBACK=db; product 1: 5000 units, 6 buyers in flight; product 2: 30 units then +10`,
+      setup: `2 API instances, 1 redis-server, LOCK_TTL_MS=${LOCK_TTL_MS}, REDIS_COMMAND_TIMEOUT_MS=500, LOCK_FALLBACK=db; product 1: 5000 units, 6 buyers in flight (2 purchases per user, perUserLimit 2); product 2: 30 units then +10`,
       rec,
       faults,
       recovery: {

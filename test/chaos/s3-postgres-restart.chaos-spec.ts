@@ -32,10 +32,10 @@ describe('chaos 3: Postgres crashed and restarted mid-sale', () => {
   it('answers 503 with Retry-After while down, leaves no partial order, recovers without an API restart', async () => {
     const urls = apis.map((a) => a.url);
     const pids = apis.map((a) => a.pid);
-    const product = await new Api(httpSender(urls[0])).createProduct({ stock: 5000, perUserLimit: 1 });
+    const product = await new Api(httpSender(urls[0])).createProduct({ stock: 5000, perUserLimit: 2 });
     const rec = new Recorder();
     let stop = false;
-    const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s3', 5000), concurrency: 6, thinkMs: 20, maxAttempts: 60, stop: () => stop });
+    const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s3', 5000), concurrency: 6, thinkMs: 20, maxAttempts: 60, purchasesPerUser: 2, stop: () => stop });
     await salesUnderWay(rec, 10);
     rec.setPhase('postgres down');
     const downAt = rec.now();
@@ -64,7 +64,7 @@ describe('chaos 3: Postgres crashed and restarted mid-sale', () => {
     saveResult({
       id: 's3-postgres-restart',
       title: 'Postgres crashed and restarted mid-sale',
-      setup: '2 API instances, a private Postgres (initdb in .infra/), 1 redis-server; 5000 units, 6 buyers in flight with Idempotency-Keys and retries',
+      setup: '2 API instances, a private Postgres (initdb in .infra/), 1 redis-server; 5000 units, 6 buyers in flight (2 purchases per user, perUserLimit 2) with Idempotency-Keys and retries',
       rec,
       faults: [`pg_ctl stop -m immediate (a crash) at t=${(downAt / 1000).toFixed(1)} s, down ${DOWN_MS} ms, then start (crash recovery)`],
       recovery: { 'first 201 after Postgres back (ms)': recoveryMs, 'all /health 200 after Postgres back (ms)': healthyMs },

@@ -31,10 +31,10 @@ describe('chaos 5: Redlock over 5 nodes losing 1, then 3 nodes, then getting the
 
   it('sells with a quorum, refuses 503 without one (LOCK_FALLBACK=reject), resumes when nodes return', async () => {
     const urls = apis.map((a) => a.url);
-    const product = await new Api(httpSender(urls[0])).createProduct({ stock: 5000, perUserLimit: 1 });
+    const product = await new Api(httpSender(urls[0])).createProduct({ stock: 5000, perUserLimit: 2 });
     const rec = new Recorder();
     let stop = false;
-    const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s5', 5000), concurrency: 6, thinkMs: 20, maxAttempts: 60, stop: () => stop });
+    const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s5', 5000), concurrency: 6, thinkMs: 20, maxAttempts: 60, purchasesPerUser: 2, stop: () => stop });
     await salesUnderWay(rec, 10);
 
     rec.setPhase('1 of 5 nodes killed');
@@ -76,7 +76,7 @@ describe('chaos 5: Redlock over 5 nodes losing 1, then 3 nodes, then getting the
     saveResult({
       id: 's5-redlock-quorum',
       title: 'Redlock with 5 nodes: 1 down, 3 down, back',
-      setup: '2 API instances, REDLOCK_URLS = 5 private redis-servers (+1 for flags/cache), LOCK_FALLBACK=reject, LOCK_TTL_MS=2000; 5000 units, 6 buyers in flight with retries',
+      setup: '2 API instances, REDLOCK_URLS = 5 private redis-servers (+1 for flags/cache), LOCK_FALLBACK=reject, LOCK_TTL_MS=2000; 5000 units, 6 buyers in flight (2 purchases per user, perUserLimit 2) with retries',
       rec,
       faults: ['SIGKILL redlock node 1', 'SIGKILL redlock nodes 2 and 3 (quorum lost)', 'nodes 1-3 restarted empty (their fence counters lost)'],
       recovery: { 'first 201 after the nodes returned (ms)': recoveryMs },

@@ -48,11 +48,11 @@ describe('chaos 6: latency, resets and black holes between the API and Redis / P
   });
 
   it('answers every request within a bound (503 with Retry-After when a dependency is gone), never hangs, recovers', async () => {
-    const product = await new Api(httpSender(api.url)).createProduct({ stock: 5000, perUserLimit: 1 });
+    const product = await new Api(httpSender(api.url)).createProduct({ stock: 5000, perUserLimit: 2 });
     const rec = new Recorder();
     let stop = false;
     // Buyers make one try each, so that every answer the fault produced is seen as it was.
-    const crowd = runCrowd({ urls: [api.url], productId: product.id, rec, users: users('s6', 5000), concurrency: 4, thinkMs: 50, maxAttempts: 1, timeoutMs: CLIENT_TIMEOUT_MS, stop: () => stop });
+    const crowd = runCrowd({ urls: [api.url], productId: product.id, rec, users: users('s6', 5000), concurrency: 4, thinkMs: 50, maxAttempts: 1, timeoutMs: CLIENT_TIMEOUT_MS, purchasesPerUser: 2, stop: () => stop });
     const reads = (async () => {
       const send = httpSender(api.url, CLIENT_TIMEOUT_MS);
       while (!stop) {
@@ -115,7 +115,7 @@ describe('chaos 6: latency, resets and black holes between the API and Redis / P
     saveResult({
       id: 's6-network-faults',
       title: 'Latency, resets and black holes to Redis and Postgres',
-      setup: '1 API instance reaching Redis and Postgres through our TCP proxies; REDIS_COMMAND_TIMEOUT_MS=500, DB_STATEMENT_TIMEOUT_MS=2000, LOCK_FALLBACK=db; 4 buyers (one try each) + product reads every 100 ms',
+      setup: '1 API instance reaching Redis and Postgres through our TCP proxies; REDIS_COMMAND_TIMEOUT_MS=500, DB_STATEMENT_TIMEOUT_MS=2000, LOCK_FALLBACK=db; 4 buyers (one try each, 2 purchases per user, perUserLimit 2) + product reads every 100 ms',
       rec,
       faults: phases.map(([n, , mode]) => `${n} (${mode.kind === 'blackhole' ? 2 * PHASE_MS : PHASE_MS} ms)`),
       recovery,

@@ -143,16 +143,20 @@ export interface CrowdOptions extends BuyOptions {
   stop?: () => boolean;
   /** Pause between one worker's attempts, to keep the load modest. */
   thinkMs?: number;
+  /** Purchases each user makes one after another, each with its own key (repeat buyers); default 1. */
+  purchasesPerUser?: number;
 }
 
-/** Users buying one unit each with `concurrency` workers; resolves with every attempt's result. */
+/** Users buying one unit per purchase with `concurrency` workers; resolves with every attempt's result. */
 export async function runCrowd(o: CrowdOptions): Promise<AttemptResult[]> {
   const queue = [...o.users];
   const results: AttemptResult[] = [];
   const worker = async () => {
     for (let user = queue.shift(); user !== undefined && !o.stop?.(); user = queue.shift()) {
-      results.push(await buyOnce(user, `${user}-key`, o));
-      if (o.thinkMs) await sleep(o.thinkMs);
+      for (let n = 0; n < (o.purchasesPerUser ?? 1) && !o.stop?.(); n++) {
+        results.push(await buyOnce(user, n === 0 ? `${user}-key` : `${user}-key${n}`, o));
+        if (o.thinkMs) await sleep(o.thinkMs);
+      }
     }
   };
   await Promise.all(Array.from({ length: o.concurrency }, worker));
