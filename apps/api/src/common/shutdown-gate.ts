@@ -1,6 +1,6 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { FastifyInstance } from 'fastify';
-import { ErrorCode, STATUS_OF } from './errors/error-code';
+import { ErrorCode, errorBody, STATUS_OF } from './errors/error-code';
 
 /** Flips when the app starts shutting down (the first hook Nest calls on close). */
 @Injectable()
@@ -19,7 +19,7 @@ export class ShutdownState implements OnModuleDestroy {
  */
 export function installShutdownGate(fastify: FastifyInstance, state: ShutdownState): void {
   const code = ErrorCode.DependencyUnavailable;
-  const body = JSON.stringify({ statusCode: STATUS_OF[code], code, message: 'this instance is shutting down, retry' });
+  const body = JSON.stringify(errorBody(code, 'this instance is shutting down, retry'));
   fastify.addHook('onRequest', (_request, reply, done) => {
     if (!state.closing) return done();
     void reply.code(STATUS_OF[code]).header('retry-after', '1').header('connection', 'close').header('content-type', 'application/json; charset=utf-8').send(body);

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TokenVerifier } from '../auth/token-verifier';
-import { ErrorCode, STATUS_OF } from '../common/errors/error-code';
+import { ErrorCode, errorBody, STATUS_OF } from '../common/errors/error-code';
 import { ProductCatalog } from '../inventory/product-catalog.service';
 import { isSaleOpen } from '../inventory/product.view';
 import { SoldOutFlags } from '../inventory/sold-out-flags';
@@ -17,7 +17,7 @@ const ROUTE = '/products/:id/purchase';
  * pipeline, which would give the same answer here.
  */
 export function installSoldOutShortcut(fastify: FastifyInstance, deps: { tokens: TokenVerifier; flags: SoldOutFlags; catalog: ProductCatalog; metrics: PurchaseMetrics }): void {
-  const body = JSON.stringify({ statusCode: STATUS_OF[ErrorCode.SoldOut], code: ErrorCode.SoldOut, message: 'this product is sold out' });
+  const body = JSON.stringify(errorBody(ErrorCode.SoldOut, 'this product is sold out'));
   fastify.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     if (request.method !== 'POST' || request.routeOptions.url !== ROUTE || request.headers['idempotency-key'] !== undefined) return done();
     const productId = (request.params as { id?: string }).id;

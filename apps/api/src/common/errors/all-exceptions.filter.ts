@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { ErrorCode, STATUS_OF } from './error-code';
+import { ErrorCode, errorBody } from './error-code';
 import { ErrorAnswer, fromFrameworkError, fromHttpException } from './error-body';
 import { isDatabaseUnavailable, isRedisUnavailable, isTransactionConflict } from './dependency-errors';
 
@@ -33,21 +33,17 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 }
 
-const body = (code: ErrorCode, message: string) => ({ statusCode: STATUS_OF[code], code, message });
-
 /** The contract answer for any error (pure: the filter logs, metrics count). */
 export function classifyError(exception: unknown): ErrorAnswer {
   if (exception instanceof HttpException) return fromHttpException(exception);
   const name = (exception as { name?: string } | null)?.name;
-  if (name === 'LockTimeoutError' || name === 'LockLostError') {
-    return { body: body(ErrorCode.LockTimeout, 'the product is busy, retry shortly'), retryAfterS: 1 };
+  // A lock not had in time, a lease lost, or rows that stayed deadlocked after the bounded retries
+  // of withConflictRetry: nothing was done, and the client may retry shortly.
+  if (name === 'LockTimeoutError' || name === 'LockLostError' || isTransactionConflict(exception)) {
+    return { body: errorBody(ErrorCode.LockTimeout, 'the product is busy, retry shortly'), retryAfterS: 1 };
   }
-  if (isTransactionConflict(exception)) {
-    // Only after the bounded retries in withConflictRetry: the rows stayed contended.
-    return { body: body(ErrorCode.LockTimeout, 'the product is busy, retry shortly'), retryAfterS: 1 };
-  }
-  if (isRedisUnavailable(exception)) return { body: body(ErrorCode.DependencyUnavailable, 'redis is unavailable, retry later'), retryAfterS: 1 };
-  if (isDatabaseUnavailable(exception)) return { body: body(ErrorCode.DependencyUnavailable, 'the database is unavailable, retry later'), retryAfterS: 2 };
+  if (isRedisUnavailable(exception)) return { body: errorBody(ErrorCode.DependencyUnavailable, 'redis is unavailable, retry later'), retryAfterS: 1 };
+  if (isDatabaseUnavailable(exception)) return { body: errorBody(ErrorCode.DependencyUnavailable, 'the database is unavailable, retry later'), retryAfterS: 2 };
   const framework = fromFrameworkError((exception ?? {}) as { statusCode?: number; code?: string; message?: string });
-  return framework ?? { body: body(ErrorCode.Internal, 'internal error') };
+  return framework ?? { body: errorBody(ErrorCode.Internal, 'internal error') };
 }

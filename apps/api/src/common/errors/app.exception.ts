@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { ErrorCode, STATUS_OF } from './error-code';
+import { ErrorCode, errorBody, STATUS_OF } from './error-code';
 
 /** A domain error that carries its contract code; the filter answers it as-is. */
 export class AppException extends HttpException {
@@ -8,7 +8,7 @@ export class AppException extends HttpException {
     message: string,
     readonly retryAfterS?: number,
   ) {
-    super({ statusCode: STATUS_OF[code], code, message }, STATUS_OF[code]);
+    super(errorBody(code, message), STATUS_OF[code]);
   }
 }
 

@@ -51,3 +51,6 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   [ErrorCode.DependencyUnavailable]: 503,
   [ErrorCode.Internal]: 500,
 };
+
+/** The contract's error body for a code: `{ statusCode, code, message }`. */
+export const errorBody = (code: ErrorCode, message: string): { statusCode: number; code: ErrorCode; message: string } => ({ statusCode: STATUS_OF[code], code, message });

@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorCode, STATUS_OF } from './error-code';
+import { ErrorCode, errorBody, STATUS_OF } from './error-code';
 
-const contractBody = (code: ErrorCode, message: string): string => JSON.stringify({ statusCode: STATUS_OF[code], code, message });
+const contractBody = (code: ErrorCode, message: string): string => JSON.stringify(errorBody(code, message));
 
 /**
  * Errors Fastify meets before any route (so before Nest's exception filter): a URL whose
