@@ -46,7 +46,7 @@ describe('3 API instances on Redis Sentinel (primary, replica, 3 Sentinels)', ()
   });
 
   it('with LOCK_WAIT_FOR_REPLICAS=1:100, the same kill', async () => {
-    await group.waitForReplicaOf(await group.master(), 30_000);
+    await group.waitForReplicaInSync(30_000);
     await Promise.all(apis.map((api) => api.stop()));
     apis = await startApis(3, { ...env(), LOCK_WAIT_FOR_REPLICAS: '1:100' });
     figures.failoverWithWait = await runScaleSale({ apis, databaseUrl: db.url, stock: 300, fault: () => killMaster(group).then(() => undefined) });

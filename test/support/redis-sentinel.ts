@@ -47,7 +47,7 @@ export class RedisSentinelGroup {
     });
     const group = new RedisSentinelGroup([primary, replica], ports, sentinels, dir);
     try {
-      await group.waitForReplicaLink(primary, 20_000);
+      await group.waitForReplicaInSync(20_000);
       await group.waitUntilSentinelsSee(2, 20_000);
     } catch (error) {
       await group.stop();
@@ -100,14 +100,14 @@ export class RedisSentinelGroup {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  /** Resolves when `primary` has a replica in sync again (after a restarted node rejoined). */
-  waitForReplicaOf(primary: RedisServerProcess, timeoutMs: number): Promise<void> {
-    return this.waitForReplicaLink(primary, timeoutMs);
-  }
-
-  private async waitForReplicaLink(primary: RedisServerProcess, timeoutMs: number): Promise<void> {
+  /**
+   * Resolves when the master Sentinels name has a replica in sync (after a killed node came back
+   * and rejoined). The master is asked for on every poll: just after a failover the Sentinels may
+   * still be settling which node that is.
+   */
+  async waitForReplicaInSync(timeoutMs: number): Promise<void> {
     await poll(timeoutMs, 'replica in sync', async () => {
-      const c = primary.client();
+      const c = (await this.master()).client();
       try {
         return /slave0:.*state=online/.test(await c.info('replication'));
       } finally {
