@@ -1,11 +1,14 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { API_NODE_FLAGS } from '../../scripts/infra/api-process';
 
-/** The HTTP floor in Node on this machine: plain Fastify answering one route, nothing else. */
+/**
+ * The HTTP floor in Node on this machine: plain Fastify answering one route, nothing else, with the
+ * API's accept backlog (main.ts) so that a spike meets the same kernel queue on both.
+ */
 const SERVER = `
 const app = require('fastify')();
 app.get('/live', async () => ({ status: 'ok' }));
-app.listen({ port: 0, host: '127.0.0.1' }).then(() => console.log('PORT ' + app.server.address().port));
+app.listen({ port: 0, host: '127.0.0.1', backlog: 8192 }).then(() => console.log('PORT ' + app.server.address().port));
 process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
 `;
 

@@ -3,6 +3,7 @@ import { invariants, withPg } from '../../test/support/api-client';
 import { createProduct, startInstances } from './app-stack';
 import { startBareFastify } from './bare-fastify';
 import { ProfileSummary, ProfileWindow, summarizeProfiles } from './cpu-profile';
+import { AcceptQueueProbe, AcceptQueueSummary } from './accept-queue';
 import { CpuMeter } from './proc-cpu';
 import { peakRssMb } from './rss';
 import { adminToken, userTokens } from './tokens';
@@ -35,6 +36,10 @@ export interface CpuCell {
   redisCommands: Array<{ command: string; callsPerAnswer: number; usecPerCall: number }>;
   violations: string[];
   profile?: ProfileSummary;
+  /** Spike cells: the accept queue of the server's port during the load. */
+  acceptQueue?: AcceptQueueSummary;
+  /** Spike cells of the app: purchases it answered later than its deadline, from their arrival (its own counter). */
+  deadlineMisses?: number;
 }
 
 const WARM_UP_S = 2;
@@ -54,22 +59,25 @@ async function redisCommandStats(redis: Redis): Promise<Map<string, { calls: num
  * Measures one load against one server: its CPU, Redis's and the bench database's backends',
  * all read from /proc around the run, so the load generator's share of the cores stays out.
  */
-async function measure(env: CpuBenchEnv, name: string, serverPid: number, spec: WrkSpec, answered: (load: WrkResult) => number): Promise<Omit<CpuCell, 'violations'>> {
+async function measure(env: CpuBenchEnv, name: string, serverPid: number, spec: WrkSpec, answered: (load: WrkResult) => number, probePort?: number): Promise<Omit<CpuCell, 'violations'>> {
   const server = new CpuMeter(() => [serverPid]);
+  const acceptQueue = probePort ? new AcceptQueueProbe(probePort) : undefined;
   const redisCpu = new CpuMeter(() => [env.redisPid]);
   const postgres = new CpuMeter(postgresBackends(env.databaseUrl));
   const redis = new Redis(env.redisUrl);
   try {
     await redis.config('RESETSTAT');
     await Promise.all([server.start(), redisCpu.start(), postgres.start()]);
+    acceptQueue?.start();
     const load = await runWrk(spec);
     const [serverCpuS, redisCpuS, postgresCpuS] = await Promise.all([server.stop(), redisCpu.stop(), postgres.stop()]);
+    const acceptQueueSummary = acceptQueue?.stop();
     const answers = Math.max(1, answered(load));
     const redisCommands = [...(await redisCommandStats(redis))]
       .filter(([command]) => !command.startsWith('config') && !command.startsWith('info'))
       .map(([command, s]) => ({ command, callsPerAnswer: s.calls / answers, usecPerCall: s.usec / Math.max(1, s.calls) }))
       .sort((a, b) => b.callsPerAnswer * b.usecPerCall - a.callsPerAnswer * a.usecPerCall);
-    return { name, load, serverCpuS, redisCpuS, postgresCpuS, perCpuSecond: serverCpuS > 0 ? answered(load) / serverCpuS : 0, redisCommands };
+    return { name, load, serverCpuS, redisCpuS, postgresCpuS, perCpuSecond: serverCpuS > 0 ? answered(load) / serverCpuS : 0, redisCommands, acceptQueue: acceptQueueSummary };
   } finally {
     redis.disconnect();
   }
@@ -88,6 +96,30 @@ export async function floorCell(env: CpuBenchEnv): Promise<CpuCell> {
   }
 }
 
+/** The floor under the spike: the same crowd of connections on bare Fastify (its latency, accept queue and memory). */
+export async function floorSpikeCell(env: CpuBenchEnv): Promise<CpuCell> {
+  const bare = await startBareFastify();
+  try {
+    const spec: WrkSpec = { url: `${bare.url}/live`, method: 'GET', connections: env.spikeConnections, seconds: env.spikeSeconds };
+    await runWrk({ ...spec, connections: env.connections, seconds: WARM_UP_S });
+    const cell = await measure(env, `bare Fastify \`GET /live\`, ${env.spikeConnections} connections`, bare.pid, spec, (l) => l.ok2xx, Number(new URL(bare.url).port));
+    return { ...cell, peakRssMb: peakRssMb(bare.pid), violations: [] };
+  } finally {
+    await bare.stop();
+  }
+}
+
+/** The app's own count of purchases answered past their deadline, from its /metrics. */
+async function deadlineMisses(url: string): Promise<number | undefined> {
+  try {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const match = /^purchase_deadline_misses_total (\d+)/m.exec(text);
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return undefined;
+  }
+}
+
 type CellPlan = {
   name: string;
   /** Stock and per-user limit of the cell's product; none for liveness. */
@@ -98,6 +130,8 @@ type CellPlan = {
   users: boolean;
   /** What counts as an answer of this cell (its goodput). */
   answered: (load: WrkResult) => number;
+  /** A spike: watch the accept queue and read the app's deadline misses after the load. */
+  spike?: boolean;
 };
 
 /** Runs a plan on a fresh API process (its own peak RSS and profile), checks invariants after. */
@@ -115,9 +149,10 @@ async function appCell(env: CpuBenchEnv, plan: CellPlan): Promise<CpuCell> {
     await runWrk({ ...base, seconds: WARM_UP_S, connections: Math.min(base.connections, env.connections), tokens: plan.users ? userTokens(5000, `warm${tag}`) : undefined });
     const tokens = plan.users ? userTokens(env.users, tag) : undefined;
     const measuredFrom = Date.now() - spawnedAt;
-    cell = await measure(env, plan.name, api.pid!, { ...base, seconds: plan.seconds ?? env.seconds, tokens }, plan.answered);
+    cell = await measure(env, plan.name, api.pid!, { ...base, seconds: plan.seconds ?? env.seconds, tokens }, plan.answered, plan.spike ? api.options.port : undefined);
     window = { fromMs: measuredFrom, toMs: Date.now() - spawnedAt };
     cell.peakRssMb = peakRssMb(api.pid);
+    if (plan.spike) cell.deadlineMisses = await deadlineMisses(api.url);
   } finally {
     await api.stop();
   }
@@ -162,4 +197,5 @@ export const spikeCell = (env: CpuBenchEnv) =>
     seconds: env.spikeSeconds,
     users: true,
     answered: created,
+    spike: true,
   });

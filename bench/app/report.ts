@@ -8,7 +8,7 @@ export interface AppBenchResult {
   date: string;
   machine: { cpu?: string; cores: number; node: string; loadStart: number; loadEnd: number };
   env: { seconds: number; connections: number; users: number; spikeConnections: number; spikeSeconds: number };
-  cpu: Partial<Record<'floor' | 'live' | 'product' | 'soldOut' | 'hot' | 'spike', CpuCell>>;
+  cpu: Partial<Record<'floor' | 'live' | 'product' | 'soldOut' | 'hot' | 'floorSpike' | 'spike', CpuCell>>;
   profiled: CpuCell[];
   limit?: LimitResult;
   hot: HotResult[];
@@ -51,12 +51,16 @@ function spikeTable(r: AppBenchResult): string {
   const s = r.cpu.spike;
   if (!s) return '';
   const base = r.cpu.hot ? created(r.cpu.hot) / r.cpu.hot.load.seconds : undefined;
+  const waiting = (c: CpuCell) => (c.acceptQueue ? `${c.acceptQueue.maxLength} / ${(c.acceptQueue.lastWaitingAtMs / 1000).toFixed(1)} s` : '–');
+  const row = (c: CpuCell | undefined, goodput: number | undefined, vsBase: string, misses: string, violations: string) =>
+    c ? `| ${c.name} | ${n(c.load.p50)} / ${n(c.load.p99)} / ${n(c.load.max)} ms | ${n(goodput)} | ${vsBase} | ${answerMix(c)} | ${waiting(c)} | ${misses} | ${n(c.peakRssMb)} MB | ${violations} |` : '';
   const goodput = created(s) / s.load.seconds;
-  return `Spike: ${r.env.spikeConnections} connections on one hot product for ${r.env.spikeSeconds} s (one instance, ${r.env.users} distinct users):
+  const floor = r.cpu.floorSpike;
+  return `Spike: ${r.env.spikeConnections} connections for ${r.env.spikeSeconds} s, all opened at once; the app's on one hot product (one instance, ${r.env.users} distinct users), the floor's on its \`GET /live\`:
 
-| p50 / p99 / max | goodput (201/s) | vs ${r.env.connections} connections | answers | peak RSS of the API | invariant violations |
-|---|---:|---:|---|---:|---:|
-| ${n(s.load.p50)} / ${n(s.load.p99)} / ${n(s.load.max)} ms | ${n(goodput)} | ${base ? pct(goodput / base) : '–'} | ${answerMix(s)} | ${n(s.peakRssMb)} MB | ${s.violations.length} |`;
+| server | p50 / p99 / max (as wrk sees it) | goodput (answers/s) | vs ${r.env.connections} connections | answers | accept queue: longest / last waiting at | answered past the deadline, from arrival (the app's count) | peak RSS | invariant violations |
+|---|---|---:|---:|---|---|---:|---:|---:|
+${[row(floor, floor ? floor.load.ok2xx / floor.load.seconds : undefined, '–', '–', '–'), row(s, goodput, base ? pct(goodput / base) : '–', n(s.deadlineMisses), String(s.violations.length))].filter(Boolean).join('\n')}`;
 }
 
 function redisTable(c: CpuCell | undefined): string {

@@ -4,20 +4,20 @@ import { cpus, loadavg } from 'node:os';
 import { createDatabase } from '../../scripts/infra/databases';
 import { ensurePostgres } from '../../scripts/infra/postgres';
 import { RedisServerProcess } from '../../test/support/redis-server';
-import { CpuBenchEnv, CpuCell, floorCell, hotCell, liveCell, productReadCell, soldOutCell, spikeCell } from './cpu-cells';
+import { CpuBenchEnv, CpuCell, floorCell, floorSpikeCell, hotCell, liveCell, productReadCell, soldOutCell, spikeCell } from './cpu-cells';
 import { LimitProbe } from './limit';
 import { AppBenchResult, renderTables, writeAppSection } from './report';
 import { hot, HotResult, ROUNDS } from './scenarios';
 import { ensureWrk, raiseOpenFileLimit } from './wrk';
 
-const ALL_CELLS = ['floor', 'live', 'product', 'soldout', 'hot', 'spike', 'limit'] as const;
+const ALL_CELLS = ['floor', 'live', 'product', 'soldout', 'hot', 'floorspike', 'spike', 'limit'] as const;
 type CellName = (typeof ALL_CELLS)[number];
 
 /**
  * `npm run bench` (app part), one run on a private Redis and a fresh database:
  *  - CPU per answer with wrk, server CPU read from /proc: the bare Fastify floor, liveness, the
  *    sold-out refusal and the hot purchase (distinct users), then the spike of thousands of
- *    connections, with invariants checked after every cell;
+ *    connections on the floor and on the app, with invariants checked after every cell;
  *  - the hot-row comparison: hot purchases through 1 instance taking turns with the naive
  *    one-transaction-per-purchase limit, and through 2 instances.
  * A last, shorter pass runs the app cells under `node --cpu-prof` for where the time goes
@@ -71,6 +71,7 @@ async function main(): Promise<void> {
       ['product', 'product', productReadCell],
       ['soldout', 'soldOut', soldOutCell],
       ['hot', 'hot', hotCell],
+      ['floorspike', 'floorSpike', floorSpikeCell],
       ['spike', 'spike', spikeCell],
     ];
     for (const [name, key, run] of plan) {
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
     }
     if (!values['skip-profile']) {
       for (const [name, , run] of plan) {
-        if (!cells.has(name) || name === 'floor' || name === 'spike' || name === 'product') continue;
+        if (!cells.has(name) || name === 'floor' || name === 'floorspike' || name === 'spike' || name === 'product') continue;
         log(`${name} under --cpu-prof (where the time goes; not a measured cell)…`);
         profiled.push(await run({ ...env, seconds: Math.min(env.seconds, 6), profile: true }));
       }
