@@ -1,20 +1,21 @@
 import { connect, createServer, Socket } from 'node:net';
-import { acceptQueueLength } from './accept-queue';
+import { acceptQueueLength, ensureSs } from './accept-queue';
 
-const TABLE = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
-   0: 0100007F:1F90 00000000:0000 0A 00001000:0000001F 00:00000000 00000000     0        0 1 1 0 100 0 0 10 0
-   1: 0100007F:1F90 0100007F:D431 01 00000000:00000000 00:00000000 00000000     0        0 2 1 0 20 4 30 10 -1
-   2: 0100007F:1F91 00000000:0000 0A 00000200:00000000 00:00000000 00000000     0        0 3 1 0 100 0 0 10 0
+const SS = `LISTEN 31     4096       127.0.0.1:8080      0.0.0.0:*
+ESTAB  0      0          127.0.0.1:8080      127.0.0.1:54321
+LISTEN 0      511        127.0.0.1:8081      0.0.0.0:*
 `;
 
 describe('acceptQueueLength', () => {
-  it('reads rx_queue of the LISTEN socket of the port, not of its connections', () => {
-    expect(acceptQueueLength(0x1f90, TABLE)).toBe(0x1f);
-    expect(acceptQueueLength(0x1f91, TABLE)).toBe(0);
+  beforeAll(() => ensureSs());
+
+  it('reads Recv-Q of the LISTEN socket of the port, not its backlog or its connections', () => {
+    expect(acceptQueueLength(8080, SS)).toBe(31);
+    expect(acceptQueueLength(8081, SS)).toBe(0);
   });
 
   it('is undefined for a port nobody listens on', () => {
-    expect(acceptQueueLength(0x1f92, TABLE)).toBeUndefined();
+    expect(acceptQueueLength(8082, SS)).toBeUndefined();
   });
 
   it('counts completed connections this process has not accepted yet', async () => {

@@ -1,28 +1,29 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { hasCommand, installPackages } from '../../scripts/infra/system-packages';
 
-const LISTEN = '0A';
+/** Installs `ss` (Debian package `iproute2`) when it is missing. */
+export function ensureSs(): void {
+  if (!hasCommand('ss')) installPackages(['iproute2'], 'the spike cells read accept queues with ss');
+}
 
 /**
  * Connections the kernel has completed for a listening port that its process has not accepted
- * yet (the accept queue), read from /proc/net/tcp: for a socket in LISTEN state the `rx_queue`
- * column is that queue's length. Undefined when no listening socket has the port.
+ * yet (the accept queue): `Recv-Q` of the LISTEN socket in `ss -ltn`. `ss` asks the kernel for
+ * listening sockets only; reading /proc/net/tcp instead walks every socket of the machine, which
+ * under a spike of thousands of connections costs a sizeable share of a core per read.
+ * Undefined when no socket listens on the port.
  */
-export function acceptQueueLength(port: number, table = readTcpTable()): number | undefined {
-  const localPort = port.toString(16).toUpperCase().padStart(4, '0');
-  for (const line of table.split('\n').slice(1)) {
+export function acceptQueueLength(port: number, output = listening(port)): number | undefined {
+  for (const line of output.split('\n')) {
     const fields = line.trim().split(/\s+/);
-    if (fields.length < 5 || fields[3] !== LISTEN || !fields[1].endsWith(`:${localPort}`)) continue;
-    return parseInt(fields[4].split(':')[1], 16);
+    if (fields.length >= 4 && fields[0] === 'LISTEN' && fields[3].endsWith(`:${port}`)) return Number(fields[1]);
   }
   return undefined;
 }
 
-function readTcpTable(): string {
-  try {
-    return readFileSync('/proc/net/tcp', 'utf8');
-  } catch {
-    return '';
-  }
+function listening(port: number): string {
+  const result = spawnSync('ss', ['-Hltn', `sport = :${port}`], { encoding: 'utf8' });
+  return result.status === 0 ? result.stdout : '';
 }
 
 export interface AcceptQueueSummary {
@@ -45,7 +46,7 @@ export class AcceptQueueProbe {
 
   constructor(
     private readonly port: number,
-    private readonly everyMs = 50,
+    private readonly everyMs = 200,
   ) {}
 
   start(): void {

@@ -4,6 +4,7 @@ import { createProduct, startInstances } from './app-stack';
 import { startBareFastify } from './bare-fastify';
 import { ProfileSummary, ProfileWindow, summarizeProfiles } from './cpu-profile';
 import { AcceptQueueProbe, AcceptQueueSummary } from './accept-queue';
+import { Balancer, BalancerOptions, startBalancer } from './balancer';
 import { CpuMeter } from './proc-cpu';
 import { peakRssMb } from './rss';
 import { adminToken, userTokens } from './tokens';
@@ -40,6 +41,16 @@ export interface CpuCell {
   acceptQueue?: AcceptQueueSummary;
   /** Spike cells of the app: purchases it answered later than its deadline, from their arrival (its own counter). */
   deadlineMisses?: number;
+  /** Cells through the balancer: its CPU seconds (HAProxy is a process of its own). */
+  balancerCpuS?: number;
+}
+
+/** What a cell watches beside the server's CPU. */
+interface Watch {
+  /** Sample this port's accept queue. */
+  probePort?: number;
+  /** A balancer in front, whose CPU is counted apart. */
+  balancerPid?: number;
 }
 
 const WARM_UP_S = 2;
@@ -59,25 +70,26 @@ async function redisCommandStats(redis: Redis): Promise<Map<string, { calls: num
  * Measures one load against one server: its CPU, Redis's and the bench database's backends',
  * all read from /proc around the run, so the load generator's share of the cores stays out.
  */
-async function measure(env: CpuBenchEnv, name: string, serverPid: number, spec: WrkSpec, answered: (load: WrkResult) => number, probePort?: number): Promise<Omit<CpuCell, 'violations'>> {
+async function measure(env: CpuBenchEnv, name: string, serverPid: number, spec: WrkSpec, answered: (load: WrkResult) => number, watch: Watch = {}): Promise<Omit<CpuCell, 'violations'>> {
   const server = new CpuMeter(() => [serverPid]);
-  const acceptQueue = probePort ? new AcceptQueueProbe(probePort) : undefined;
+  const balancer = watch.balancerPid ? new CpuMeter(() => [watch.balancerPid!]) : undefined;
+  const acceptQueue = watch.probePort ? new AcceptQueueProbe(watch.probePort) : undefined;
   const redisCpu = new CpuMeter(() => [env.redisPid]);
   const postgres = new CpuMeter(postgresBackends(env.databaseUrl));
   const redis = new Redis(env.redisUrl);
   try {
     await redis.config('RESETSTAT');
-    await Promise.all([server.start(), redisCpu.start(), postgres.start()]);
+    await Promise.all([server.start(), redisCpu.start(), postgres.start(), balancer?.start()]);
     acceptQueue?.start();
     const load = await runWrk(spec);
-    const [serverCpuS, redisCpuS, postgresCpuS] = await Promise.all([server.stop(), redisCpu.stop(), postgres.stop()]);
+    const [serverCpuS, redisCpuS, postgresCpuS, balancerCpuS] = await Promise.all([server.stop(), redisCpu.stop(), postgres.stop(), balancer?.stop()]);
     const acceptQueueSummary = acceptQueue?.stop();
     const answers = Math.max(1, answered(load));
     const redisCommands = [...(await redisCommandStats(redis))]
       .filter(([command]) => !command.startsWith('config') && !command.startsWith('info'))
       .map(([command, s]) => ({ command, callsPerAnswer: s.calls / answers, usecPerCall: s.usec / Math.max(1, s.calls) }))
       .sort((a, b) => b.callsPerAnswer * b.usecPerCall - a.callsPerAnswer * a.usecPerCall);
-    return { name, load, serverCpuS, redisCpuS, postgresCpuS, perCpuSecond: serverCpuS > 0 ? answered(load) / serverCpuS : 0, redisCommands, acceptQueue: acceptQueueSummary };
+    return { name, load, serverCpuS, redisCpuS, postgresCpuS, perCpuSecond: serverCpuS > 0 ? answered(load) / serverCpuS : 0, redisCommands, acceptQueue: acceptQueueSummary, balancerCpuS };
   } finally {
     redis.disconnect();
   }
@@ -102,7 +114,7 @@ export async function floorSpikeCell(env: CpuBenchEnv): Promise<CpuCell> {
   try {
     const spec: WrkSpec = { url: `${bare.url}/live`, method: 'GET', connections: env.spikeConnections, seconds: env.spikeSeconds };
     await runWrk({ ...spec, connections: env.connections, seconds: WARM_UP_S });
-    const cell = await measure(env, `bare Fastify \`GET /live\`, ${env.spikeConnections} connections`, bare.pid, spec, (l) => l.ok2xx, Number(new URL(bare.url).port));
+    const cell = await measure(env, `bare Fastify \`GET /live\`, ${env.spikeConnections} connections`, bare.pid, spec, (l) => l.ok2xx, { probePort: Number(new URL(bare.url).port) });
     return { ...cell, peakRssMb: peakRssMb(bare.pid), violations: [] };
   } finally {
     await bare.stop();
@@ -132,6 +144,8 @@ type CellPlan = {
   answered: (load: WrkResult) => number;
   /** A spike: watch the accept queue and read the app's deadline misses after the load. */
   spike?: boolean;
+  /** Drive the load through deploy/haproxy/haproxy.cfg in front of the instance. */
+  viaBalancer?: BalancerOptions;
 };
 
 /** Runs a plan on a fresh API process (its own peak RSS and profile), checks invariants after. */
@@ -142,18 +156,27 @@ async function appCell(env: CpuBenchEnv, plan: CellPlan): Promise<CpuCell> {
   let window: ProfileWindow | undefined;
   let cell: Omit<CpuCell, 'violations'>;
   let productId: string | undefined;
+  let balancer: Balancer | undefined;
   try {
     productId = plan.product ? await createProduct(api.url, adminToken(), plan.product.stock, plan.product.perUserLimit) : undefined;
-    const base = { ...plan.spec(api.url, productId), connections: plan.connections ?? env.connections };
+    balancer = plan.viaBalancer ? await startBalancer(api.options.port, plan.viaBalancer) : undefined;
+    const base = { ...plan.spec(balancer?.url ?? api.url, productId), connections: plan.connections ?? env.connections };
     const tag = plan.name.replace(/\W+/g, '').slice(0, 12);
-    await runWrk({ ...base, seconds: WARM_UP_S, connections: Math.min(base.connections, env.connections), tokens: plan.users ? userTokens(5000, `warm${tag}`) : undefined });
+    // Through a balancer, the warm-up fills its pool of connections to the instance, as the traffic
+    // before a sale does: the instance accepts new connections one per event-loop turn.
+    const warmConnections = plan.viaBalancer?.maxConn ?? Math.min(base.connections, env.connections);
+    await runWrk({ ...base, seconds: WARM_UP_S, connections: warmConnections, tokens: plan.users ? userTokens(5000, `warm${tag}`) : undefined });
     const tokens = plan.users ? userTokens(env.users, tag) : undefined;
     const measuredFrom = Date.now() - spawnedAt;
-    cell = await measure(env, plan.name, api.pid!, { ...base, seconds: plan.seconds ?? env.seconds, tokens }, plan.answered, plan.spike ? api.options.port : undefined);
+    cell = await measure(env, plan.name, api.pid!, { ...base, seconds: plan.seconds ?? env.seconds, tokens }, plan.answered, {
+      probePort: plan.spike ? api.options.port : undefined,
+      balancerPid: balancer?.pid,
+    });
     window = { fromMs: measuredFrom, toMs: Date.now() - spawnedAt };
     cell.peakRssMb = peakRssMb(api.pid);
     if (plan.spike) cell.deadlineMisses = await deadlineMisses(api.url);
   } finally {
+    await balancer?.stop();
     await api.stop();
   }
   const report = productId ? await invariants(env.databaseUrl, productId) : undefined;
@@ -161,6 +184,9 @@ async function appCell(env: CpuBenchEnv, plan: CellPlan): Promise<CpuCell> {
   if (report && plan.product?.stock === 0 && report.live !== 0) violations.push(`${report.live} units sold of a product with 0 stock`);
   return { ...cell, violations, profile: profileDir ? summarizeProfiles(profileDir, window) : undefined };
 }
+
+/** HAProxy's settings in the balanced spike: requests in flight to the instance, and the longest wait for one. */
+export const BALANCER: BalancerOptions = { maxConn: 256, queueMs: 1500 };
 
 const purchase = (url: string, productId: string | undefined) => ({ url: `${url}/products/${productId}/purchase`, method: 'POST' as const, body: '{"quantity":1}' });
 const created = (load: WrkResult) => load.byStatus['201'] ?? 0;
@@ -198,4 +224,22 @@ export const spikeCell = (env: CpuBenchEnv) =>
     users: true,
     answered: created,
     spike: true,
+  });
+
+/**
+ * The same spike through deploy/haproxy/haproxy.cfg, as a sale is deployed: the crowd connects to
+ * HAProxy, which keeps a bounded pool of connections to the instance and queues the rest for a
+ * bounded time.
+ */
+export const balancedSpikeCell = (env: CpuBenchEnv) =>
+  appCell(env, {
+    name: `spike through HAProxy: ${env.spikeConnections} connections on one hot product`,
+    product: { stock: 100_000_000, perUserLimit: 1_000_000 },
+    spec: purchase,
+    connections: env.spikeConnections,
+    seconds: env.spikeSeconds,
+    users: true,
+    answered: created,
+    spike: true,
+    viaBalancer: BALANCER,
   });

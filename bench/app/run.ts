@@ -4,13 +4,15 @@ import { cpus, loadavg } from 'node:os';
 import { createDatabase } from '../../scripts/infra/databases';
 import { ensurePostgres } from '../../scripts/infra/postgres';
 import { RedisServerProcess } from '../../test/support/redis-server';
-import { CpuBenchEnv, CpuCell, floorCell, floorSpikeCell, hotCell, liveCell, productReadCell, soldOutCell, spikeCell } from './cpu-cells';
+import { balancedSpikeCell, CpuBenchEnv, CpuCell, floorCell, floorSpikeCell, hotCell, liveCell, productReadCell, soldOutCell, spikeCell } from './cpu-cells';
 import { LimitProbe } from './limit';
 import { AppBenchResult, renderTables, writeAppSection } from './report';
 import { hot, HotResult, ROUNDS } from './scenarios';
 import { ensureWrk, raiseOpenFileLimit } from './wrk';
+import { ensureHaproxy } from './balancer';
+import { ensureSs } from './accept-queue';
 
-const ALL_CELLS = ['floor', 'live', 'product', 'soldout', 'hot', 'floorspike', 'spike', 'limit'] as const;
+const ALL_CELLS = ['floor', 'live', 'product', 'soldout', 'hot', 'floorspike', 'spike', 'balanced', 'limit'] as const;
 type CellName = (typeof ALL_CELLS)[number];
 
 /**
@@ -39,6 +41,8 @@ async function main(): Promise<void> {
   const cells = new Set(values.cells.split(',') as CellName[]);
   for (const cell of cells) if (!ALL_CELLS.includes(cell)) throw new Error(`unknown cell ${cell}; cells: ${ALL_CELLS.join(', ')}`);
   ensureWrk();
+  ensureSs();
+  if (cells.has('balanced')) ensureHaproxy();
   const openFiles = raiseOpenFileLimit();
   if (openFiles < Number(values['spike-connections']) + 1024) {
     console.warn(`[bench] the open-file limit is ${openFiles}: the spike's connections may fail with EMFILE (raise it with ulimit -Hn as root)`);
@@ -73,6 +77,7 @@ async function main(): Promise<void> {
       ['hot', 'hot', hotCell],
       ['floorspike', 'floorSpike', floorSpikeCell],
       ['spike', 'spike', spikeCell],
+      ['balanced', 'balancedSpike', balancedSpikeCell],
     ];
     for (const [name, key, run] of plan) {
       if (!cells.has(name)) continue;
@@ -83,7 +88,7 @@ async function main(): Promise<void> {
     }
     if (!values['skip-profile']) {
       for (const [name, , run] of plan) {
-        if (!cells.has(name) || name === 'floor' || name === 'floorspike' || name === 'spike' || name === 'product') continue;
+        if (!cells.has(name) || name === 'floor' || name === 'floorspike' || name === 'spike' || name === 'balanced' || name === 'product') continue;
         log(`${name} under --cpu-prof (where the time goes; not a measured cell)…`);
         profiled.push(await run({ ...env, seconds: Math.min(env.seconds, 6), profile: true }));
       }
