@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { MetricsRegistry } from './lock-metrics';
-import type { DistributedLockOptions } from './lock-options';
+import type { DistributedLockOptions } from './lock';
 
 /** What locks run on: one client, a Cluster, or 3+ independent clients for a Redlock quorum. */
 export type LockRedis = Redis | Cluster | Redis[];

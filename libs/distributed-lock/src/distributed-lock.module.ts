@@ -1,9 +1,49 @@
-import { Module } from '@nestjs/common';
+import { ConfigurableModuleBuilder, Module, Provider } from '@nestjs/common';
+import type { Redis } from 'ioredis';
 import { CurrentLock } from './current-lock';
-import { DISTRIBUTED_LOCK } from './distributed-lock.constants';
-import { ConfigurableDistributedLockModule } from './distributed-lock.module-definition';
-import { distributedLockProviders } from './distributed-lock.providers';
+import { DistributedLock } from './distributed-lock';
+import { DISTRIBUTED_LOCK, DISTRIBUTED_LOCK_CONNECTIONS, DISTRIBUTED_LOCK_MODULE_OPTIONS } from './distributed-lock.constants';
+import type { DistributedLockModuleOptions, LockRedis } from './distributed-lock-options.interface';
 import { DistributedLockService } from './distributed-lock.service';
+
+/** The Redis connection(s) the module locks on, and whether the module created them. */
+export interface LockConnections {
+  redis: LockRedis;
+  createdByFactory: boolean;
+  quitAll(): Promise<void>;
+}
+
+async function quit(client: { quit(): Promise<unknown>; disconnect(): void }): Promise<void> {
+  // A client that is already closed or cannot reach Redis would make quit() hang or reject.
+  await client.quit().catch(() => client.disconnect());
+}
+
+async function resolveConnections(options: DistributedLockModuleOptions): Promise<LockConnections> {
+  const createdByFactory = options.redis === undefined;
+  const redis = options.redis ?? (await options.redisFactory?.());
+  if (!redis) throw new Error('DistributedLockModule needs `redis` or `redisFactory` in its options');
+  if (Array.isArray(redis) && redis.length === 0) throw new Error('DistributedLockModule: `redis` is an empty array');
+  const clients: Array<Redis | LockRedis> = [...(Array.isArray(redis) ? redis : [redis]), ...(options.subscriber ? [options.subscriber] : [])];
+  return { redis, createdByFactory, quitAll: async () => void (await Promise.all(clients.map((c) => quit(c as Redis)))) };
+}
+
+/** Every option but the module's own goes to the core, so a new core option needs no change here. */
+function createLock(connections: LockConnections, options: DistributedLockModuleOptions): DistributedLock {
+  const { redis: _redis, redisFactory: _factory, metrics: _metrics, longHoldWarnMs: _warn, closeClientsOnShutdown: _close, ...core } = options;
+  return new DistributedLock(connections.redis, core);
+}
+
+const { ConfigurableModuleClass } = new ConfigurableModuleBuilder<DistributedLockModuleOptions>({ optionsInjectionToken: DISTRIBUTED_LOCK_MODULE_OPTIONS })
+  .setClassMethodName('forRoot')
+  .setExtras({ isGlobal: true }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
+  .build();
+
+const providers: Provider[] = [
+  { provide: DISTRIBUTED_LOCK_CONNECTIONS, useFactory: resolveConnections, inject: [DISTRIBUTED_LOCK_MODULE_OPTIONS] },
+  { provide: DISTRIBUTED_LOCK, useFactory: createLock, inject: [DISTRIBUTED_LOCK_CONNECTIONS, DISTRIBUTED_LOCK_MODULE_OPTIONS] },
+  DistributedLockService,
+  CurrentLock,
+];
 
 /**
  * Distributed locks for a Nest application: `DistributedLockService`, `CurrentLock` and the
@@ -17,7 +57,7 @@ import { DistributedLockService } from './distributed-lock.service';
  * ```
  */
 @Module({
-  providers: [...distributedLockProviders, DistributedLockService, CurrentLock],
+  providers,
   exports: [DistributedLockService, CurrentLock, DISTRIBUTED_LOCK],
 })
-export class DistributedLockModule extends ConfigurableDistributedLockModule {}
+export class DistributedLockModule extends ConfigurableModuleClass {}

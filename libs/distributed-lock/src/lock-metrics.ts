@@ -1,6 +1,19 @@
 import type { Counter, Histogram, Registry } from 'prom-client';
-import { LockEventSource, listenTo } from './lock-events';
-import { loadPromClient, type PromClient } from './prom-client-loader';
+import { listenTo, type LockEngine } from './lock';
+
+// prom-client is an optional peer dependency: it is loaded when metrics are recorded, and its
+// types stay out of every declaration the package exports.
+type PromClient = typeof import('prom-client');
+
+/** prom-client if the application has it installed, else undefined. */
+export function loadPromClient(): PromClient | undefined {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('prom-client') as PromClient;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A prom-client `Registry`. Typed by shape, so that this library's types and code load without
@@ -9,7 +22,6 @@ import { loadPromClient, type PromClient } from './prom-client-loader';
 export interface MetricsRegistry {
   getSingleMetric(name: string): unknown;
 }
-
 
 const LABELS = ['key_prefix'] as const;
 const SECONDS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -42,7 +54,7 @@ function counter(prom: PromClient, registry: Registry, name: string, help: strin
  * one. Reentrant acquisitions are not counted: they neither wait nor take anything from Redis.
  * Returns a function that stops listening. Needs prom-client installed.
  */
-export function recordLockMetrics(source: LockEventSource, metricsRegistry?: MetricsRegistry): () => void {
+export function recordLockMetrics(source: Pick<LockEngine, 'on' | 'off'>, metricsRegistry?: MetricsRegistry): () => void {
   const prom = loadPromClient();
   if (!prom) throw new Error('lock metrics need prom-client: install it, or turn metrics off (metrics: false)');
   const registry = (metricsRegistry ?? prom.register) as Registry;

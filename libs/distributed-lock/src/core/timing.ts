@@ -10,5 +10,3 @@ export function driftMs(ttlMs: number, driftFactor: number): number {
 export function jitter(ms: number): number {
   return ms / 2 + Math.random() * (ms / 2);
 }
-
-export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
