@@ -1,9 +1,33 @@
 import { createHash } from 'node:crypto';
 import type { ChainableCommander, Cluster, Redis } from 'ioredis';
-import { isUnknownShardedCommand, markUnsharded, usesShardedPubSub } from './pubsub-mode';
 
 export type RedisClient = Redis | Cluster;
 type ScriptArg = string | number;
+
+/** Whether an ioredis client is a Cluster client (it says so itself; no instanceof across copies of ioredis). */
+export function isClusterClient(client: RedisClient): boolean {
+  return (client as { isCluster?: boolean }).isCluster === true;
+}
+
+// Clients found to lack sharded pub/sub (a Redis 6 Cluster answers SPUBLISH/SSUBSCRIBE with
+// "unknown command"); they fall back to PUBLISH/SUBSCRIBE, which a Cluster broadcasts to all nodes.
+const unsharded = new WeakSet<object>();
+
+/**
+ * Whether lock announcements on `client` go by sharded pub/sub: on a Cluster, yes (Redis 7+), so
+ * a release reaches only the shard that owns the key instead of being copied to every node over
+ * the cluster bus. On a single server or under Sentinel plain pub/sub is the same thing.
+ */
+export function usesShardedPubSub(client: RedisClient): boolean {
+  return isClusterClient(client) && !unsharded.has(client);
+}
+
+/** A sharded command was refused as unknown: from now on `client` uses plain pub/sub. */
+export function fellBackToUnsharded(client: RedisClient, error: unknown): boolean {
+  if (!(error instanceof Error) || !/unknown (redis )?command/i.test(error.message)) return false;
+  unsharded.add(client);
+  return true;
+}
 
 /**
  * A Lua script run by EVALSHA, falling back to EVAL when the server has not cached it yet
@@ -50,8 +74,7 @@ export class LuaScript<Reply> {
       if (!isNoScript(error)) throw error;
       return (await client.eval(variant.source, keys.length, ...keys, ...args)) as Reply;
     } catch (failure) {
-      if (variant === this || !isUnknownShardedCommand(failure)) throw failure;
-      markUnsharded(client);
+      if (variant === this || !fellBackToUnsharded(client, failure)) throw failure;
       return this.run(client, keys, args);
     }
   }

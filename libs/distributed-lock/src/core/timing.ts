@@ -5,8 +5,3 @@ export const now = (): number => performance.now();
 export function driftMs(ttlMs: number, driftFactor: number): number {
   return Math.round(ttlMs * driftFactor) + 2;
 }
-
-/** A uniformly jittered delay in [ms/2, ms], so that pollers that started together spread out. */
-export function jitter(ms: number): number {
-  return ms / 2 + Math.random() * (ms / 2);
-}

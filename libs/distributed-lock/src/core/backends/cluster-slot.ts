@@ -1,5 +1,3 @@
-import type { RedisClient } from '../lua-script';
-
 // Redis Cluster's slot of a key: CRC16 (XMODEM) of its hash tag, modulo 16384. Needed to know
 // whether several keys can go into one script on a Cluster, and to name a slot's fence counter.
 const TABLE = (() => {
@@ -58,9 +56,4 @@ export function slotTag(slot: number): string {
     tagsBySlot = tags;
   }
   return tagsBySlot[slot];
-}
-
-/** Whether an ioredis client is a Cluster client (it says so itself; no instanceof across copies of ioredis). */
-export function isClusterClient(client: RedisClient): boolean {
-  return (client as { isCluster?: boolean }).isCluster === true;
 }

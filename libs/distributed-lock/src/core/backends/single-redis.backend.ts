@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { LockNaming } from '../lock-names';
-import type { RedisClient } from '../lua-script';
+import { isClusterClient, type RedisClient } from '../lua-script';
 import { acquireManyScript } from '../scripts/acquire-many';
 import { acquireScript, type AcquireReply } from '../scripts/acquire';
 import { cancelWaitScript } from '../scripts/cancel-wait';
@@ -10,8 +10,7 @@ import { raiseFenceScript } from '../scripts/raise-fence';
 import { reserveFenceScript } from '../scripts/reserve-fence';
 import { releaseScript } from '../scripts/release';
 import { driftMs, now } from '../timing';
-import { clusterSlot, isClusterClient } from './cluster-slot';
-import { waitOnShards } from './cluster-wait';
+import { clusterSlot } from './cluster-slot';
 import type { AttemptRequest, AttemptResult, ExtendResult, HandOverResult, LeaseRef, LockBackend, NextInLine, ReserveResult } from './lock-backend';
 
 export interface SingleRedisSettings {
@@ -21,7 +20,6 @@ export interface SingleRedisSettings {
 
 /** Locks on one Redis server or one Cluster: queue-based handoff, fences, multi-key scripts. */
 export class SingleRedisBackend implements LockBackend {
-  readonly handsOff = true;
   private readonly isCluster: boolean;
 
   constructor(
@@ -34,10 +32,6 @@ export class SingleRedisBackend implements LockBackend {
 
   get primary(): RedisClient {
     return this.client;
-  }
-
-  channelOf(key: string): string {
-    return this.naming.namesOf(key).channel;
   }
 
   attempt(request: AttemptRequest): Promise<AttemptResult> {
@@ -177,4 +171,28 @@ export class SingleRedisBackend implements LockBackend {
     const slot = clusterSlot(this.naming.namesOf(keys[0]).lock);
     return keys.every((k) => clusterSlot(this.naming.namesOf(k).lock) === slot);
   }
+}
+
+/**
+ * WAIT on a Cluster. WAIT counts the replicas that have every earlier write *of this connection*,
+ * and has no key, so sent alone it would land on an arbitrary node. Pipelined right behind a
+ * compare-and-extend of the lock (a write of ours, on the key's own node), it waits on the shard
+ * that holds the lock. Keys in several slots are confirmed per slot; returns the fewest acks.
+ */
+async function waitOnShards(client: Cluster, lockKeys: string[], token: string, ttlMs: number, replicas: number, timeoutMs: number): Promise<number> {
+  const bySlot = new Map<number, string[]>();
+  for (const key of lockKeys) bySlot.set(clusterSlot(key), [...(bySlot.get(clusterSlot(key)) ?? []), key]);
+  const acks = await Promise.all(
+    [...bySlot.values()].map(async (keys) => {
+      const pipeline = client.pipeline();
+      pipeline.eval(extendScript.source, keys.length, ...keys, token, ttlMs);
+      pipeline.wait(replicas, timeoutMs);
+      const replies = (await pipeline.exec()) ?? [];
+      const [extendError, extended] = replies[0] ?? [new Error('no reply'), null];
+      const [waitError, acked] = replies[1] ?? [new Error('no reply'), null];
+      if (extendError ?? waitError) throw extendError ?? waitError;
+      return extended === 1 ? Number(acked) : 0;
+    }),
+  );
+  return Math.min(...acks);
 }
