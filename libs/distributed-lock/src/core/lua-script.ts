@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ChainableCommander, Cluster, Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import { withReplyTimeout } from './redis-errors';
 
 export type RedisClient = Redis | Cluster;
 type ScriptArg = string | number;
@@ -53,16 +54,20 @@ export class LuaScript<Reply> {
     return sent.catch((error: unknown) => this.recover(error, client, variant, keys, args));
   }
 
-  /** Queues the script on a pipeline; answers that came back NOSCRIPT are rerun by `rerunIfMissing`. */
-  queue(pipeline: ChainableCommander, keys: string[], args: ScriptArg[]): void {
-    pipeline.evalsha(this.sha, keys.length, ...keys, ...args);
-  }
-
-  async rerunIfMissing(client: RedisClient, reply: [Error | null, unknown], keys: string[], args: ScriptArg[]): Promise<Reply> {
-    const [error, value] = reply;
-    if (!error) return value as Reply;
-    if (!isNoScript(error)) throw error;
-    return (await client.eval(this.source, keys.length, ...keys, ...args)) as Reply;
+  /**
+   * Runs the script once per call in one pipeline, whose reply may be given `timeoutMs`; answers
+   * that came back NOSCRIPT are rerun by EVAL. A call that failed answers its error.
+   */
+  async runBatch(client: RedisClient, calls: Array<{ keys: string[]; args: ScriptArg[] }>, timeoutMs?: number, what = 'Redis'): Promise<Array<Reply | Error>> {
+    const pipeline = client.pipeline();
+    calls.forEach(({ keys, args }) => pipeline.evalsha(this.sha, keys.length, ...keys, ...args));
+    const replies = (await (timeoutMs === undefined ? pipeline.exec() : withReplyTimeout(pipeline.exec(), timeoutMs, what))) ?? [];
+    const settle = async ([error, value]: [Error | null, unknown], { keys, args }: (typeof calls)[number]): Promise<Reply> => {
+      if (!error) return value as Reply;
+      if (!isNoScript(error)) throw error;
+      return (await client.eval(this.source, keys.length, ...keys, ...args)) as Reply;
+    };
+    return Promise.all(calls.map((call, i) => settle(replies[i] ?? [new Error('no reply'), null], call).catch((e: Error) => e)));
   }
 
   /**

@@ -86,21 +86,13 @@ export class RedlockBackend implements LockBackend {
     });
   }
 
-  private async extendOnNode(node: Redis, leases: FencedLease[], ttlMs: number[]): Promise<Array<number | Error>> {
-    const pipeline = node.pipeline();
+  private extendOnNode(node: Redis, leases: FencedLease[], ttlMs: number[]): Promise<Array<number | Error>> {
     const calls = leases.map((lease, i) => ({
       keys: lease.keys.flatMap((k) => this.naming.namesOf(k).lockAndFence),
       args: [lease.token, ttlMs[i], String(lease.fence)],
     }));
-    calls.forEach((call) => renewRedlockScript.queue(pipeline, call.keys, call.args));
-    try {
-      const replies = (await withReplyTimeout(pipeline.exec(), this.replyTimeout(Math.min(...ttlMs)), 'Redlock node')) ?? [];
-      return await Promise.all(
-        calls.map((call, i) => renewRedlockScript.rerunIfMissing(node, replies[i] ?? [new Error('no reply'), null], call.keys, call.args).catch((e: Error) => e)),
-      );
-    } catch (error) {
-      return calls.map(() => error as Error);
-    }
+    const replies = renewRedlockScript.runBatch(node, calls, this.replyTimeout(Math.min(...ttlMs)), 'Redlock node');
+    return replies.catch((error: Error) => calls.map(() => error));
   }
 
   /**

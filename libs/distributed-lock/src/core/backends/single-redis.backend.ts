@@ -13,11 +13,6 @@ import { driftMs, now } from '../timing';
 import { clusterSlot } from './cluster-slot';
 import type { AttemptRequest, AttemptResult, ExtendResult, HandOverResult, LeaseRef, LockBackend, NextInLine, ReserveResult } from './lock-backend';
 
-export interface SingleRedisSettings {
-  driftFactor: number;
-  waitForReplicas?: { replicas: number; timeoutMs: number };
-}
-
 /** Locks on one Redis server or one Cluster: queue-based handoff, fences, multi-key scripts. */
 export class SingleRedisBackend implements LockBackend {
   private readonly isCluster: boolean;
@@ -25,7 +20,7 @@ export class SingleRedisBackend implements LockBackend {
   constructor(
     private readonly client: RedisClient,
     private readonly naming: LockNaming,
-    private readonly settings: SingleRedisSettings,
+    private readonly settings: { driftFactor: number; waitForReplicas?: { replicas: number; timeoutMs: number } },
   ) {
     this.isCluster = isClusterClient(client);
   }
@@ -54,15 +49,10 @@ export class SingleRedisBackend implements LockBackend {
     return this.toResult(reply, startedAt, request.ttlMs);
   }
 
+  /** True when every key was still held by the token; keys of several Cluster slots go one by one. */
   release({ keys, token }: LeaseRef): Promise<boolean> {
-    if (keys.length > 1) return this.releaseSeveral(keys, token);
-    return releaseScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, [token]).then((owned) => owned === 1);
-  }
-
-  private async releaseSeveral(keys: string[], token: string): Promise<boolean> {
-    if (this.inOneScript(keys)) return (await this.releaseTogether(keys, token)) === keys.length;
-    const owned = await Promise.all(keys.map((key) => this.releaseTogether([key], token)));
-    return owned.every((n) => n === 1);
+    if (this.inOneScript(keys)) return this.releaseTogether(keys, token).then((owned) => owned === keys.length);
+    return Promise.all(keys.map((key) => this.releaseTogether([key], token))).then((owned) => owned.every((n) => n === 1));
   }
 
   async handOver({ keys, token }: LeaseRef, next: NextInLine, keepLocal: boolean): Promise<HandOverResult> {
@@ -129,16 +119,9 @@ export class SingleRedisBackend implements LockBackend {
     return releaseScript.run(this.client, keys.flatMap((k) => this.naming.namesOf(k).scriptKeys), [token]);
   }
 
-  private async extendPipelined(leases: LeaseRef[], ttlMs: number[]): Promise<Array<number | Error>> {
-    const pipeline = this.client.pipeline();
+  private extendPipelined(leases: LeaseRef[], ttlMs: number[]): Promise<Array<number | Error>> {
     const calls = leases.map((lease, i) => ({ keys: lease.keys.map((k) => this.naming.namesOf(k).lock), args: [lease.token, ttlMs[i]] }));
-    calls.forEach((call) => extendScript.queue(pipeline, call.keys, call.args));
-    const replies = (await pipeline.exec()) ?? [];
-    return Promise.all(
-      calls.map((call, i) =>
-        extendScript.rerunIfMissing(this.client, replies[i] ?? [new Error('no reply'), null], call.keys, call.args).catch((e: Error) => e),
-      ),
-    );
+    return extendScript.runBatch(this.client, calls);
   }
 
   private extendEach(leases: LeaseRef[], ttlMs: number[]): Promise<Array<number | Error>> {
