@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { DISTRIBUTED_LOCK, DISTRIBUTED_LOCK_CONNECTIONS, DISTRIBUTED_LOCK_MODULE_OPTIONS } from './distributed-lock.constants';
-import type { DistributedLockModuleOptions } from './distributed-lock-options.interface';
-import type { LockConnections } from './distributed-lock.module';
+import type { DistributedLockModuleOptions, LockConnections } from './distributed-lock.module';
 import { listenTo, type AcquireOptions, type Lock, type LockEngine, type LockEventMap, type LockKey } from './lock';
 import { loadPromClient, recordLockMetrics } from './lock-metrics';
 

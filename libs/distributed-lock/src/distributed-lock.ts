@@ -81,20 +81,15 @@ export class DistributedLock extends EventEmitter {
    */
   async using<T>(key: string | string[], opts: AcquireOptions, fn: (signal: AbortSignal, lock: Lock) => Promise<T>): Promise<T> {
     const lock = (await this.acquire(key, opts)) as LockHandle;
-    const lease = lock.lease;
-    this.keeper.setRenewing(lease, true);
-    let outcome: { failed: false; value: T } | { failed: true; error: unknown };
+    this.keeper.setRenewing(lock.lease, true);
     try {
-      outcome = { failed: false, value: await this.context.runWith(lock, () => fn(lock.signal, lock)) };
-    } catch (error) {
-      outcome = { failed: true, error };
+      const value = await this.context.runWith(lock, () => fn(lock.signal, lock));
+      if (lock.lease.lost) throw new LockLostError(lock.key);
+      return value;
+    } finally {
+      this.keeper.setRenewing(lock.lease, false);
+      await lock.release().catch(() => false); // an unreachable Redis: the lease expires by itself
     }
-    this.keeper.setRenewing(lease, false);
-    const lostMeanwhile = lease.lost;
-    await lock.release().catch(() => false); // an unreachable Redis: the lease expires by itself
-    if (outcome.failed) throw outcome.error;
-    if (lostMeanwhile) throw new LockLostError(lock.key);
-    return outcome.value;
   }
 
   /**

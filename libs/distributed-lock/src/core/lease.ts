@@ -49,35 +49,26 @@ export class Lease implements LeaseRef {
 
 /** What a caller holds: one holder's view of a (possibly shared, re-entered) lease. */
 export class LockHandle implements Lock {
+  readonly key: string;
+  readonly token: string;
+  readonly fence: number;
+  readonly signal: AbortSignal;
+  readonly acquiredAt: number;
   private releasing?: Promise<boolean>;
 
   constructor(
     readonly lease: Lease,
     private readonly keeper: LeaseKeeper,
-  ) {}
-
-  get key(): string {
-    return this.lease.key;
+  ) {
+    this.key = lease.key;
+    this.token = lease.token;
+    this.fence = lease.fence;
+    this.signal = lease.abort.signal;
+    this.acquiredAt = lease.acquiredAt;
   }
 
   get keys(): string[] {
     return [...this.lease.keys];
-  }
-
-  get token(): string {
-    return this.lease.token;
-  }
-
-  get fence(): number {
-    return this.lease.fence;
-  }
-
-  get signal(): AbortSignal {
-    return this.lease.abort.signal;
-  }
-
-  get acquiredAt(): number {
-    return this.lease.acquiredAt;
   }
 
   get validUntil(): number {

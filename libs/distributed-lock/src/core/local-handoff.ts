@@ -12,9 +12,6 @@ const MAX_LOCAL_MS = 25;
 const RESERVE_AHEAD = 2;
 const RESERVE_BLOCK = 8;
 
-type HandOver = NonNullable<LockBackend['handOver']>;
-type ReserveFences = NonNullable<LockBackend['reserveFences']>;
-
 /**
  * Per key, one line of this process's waiting chains. Only the line's engaged chain talks to
  * Redis; a release with a local waiter passes the lock to it in one script (no pub/sub, no
@@ -38,21 +35,16 @@ type ReserveFences = NonNullable<LockBackend['reserveFences']>;
  */
 export class LocalHandoff {
   private readonly lines = new Map<string, LocalLine>();
-  private readonly handOver?: HandOver;
-  private readonly reserveFences?: ReserveFences;
   private closed = false;
 
   constructor(
     private readonly backend: LockBackend,
     private readonly maxRun: number,
-  ) {
-    this.handOver = backend.handOver?.bind(backend);
-    this.reserveFences = backend.reserveFences?.bind(backend);
-  }
+  ) {}
 
   /** Single keys, on a backend that can hand over, outside fair mode, for callers willing to wait. */
   applies(keys: string[], fair: boolean, waitMs: number): boolean {
-    return this.handOver !== undefined && this.maxRun > 0 && keys.length === 1 && !fair && waitMs > 0 && !this.closed;
+    return this.backend.handOver !== undefined && this.maxRun > 0 && keys.length === 1 && !fair && waitMs > 0 && !this.closed;
   }
 
   /**
@@ -101,7 +93,7 @@ export class LocalHandoff {
   release(lease: Lease): Promise<boolean> {
     const key = lease.keys[0];
     const line = this.lines.get(key);
-    if (!line || line.holder !== lease || !this.handOver) return this.backend.release(lease);
+    if (!line || line.holder !== lease) return this.backend.release(lease);
     line.letGo();
     const next = line.shift();
     if (!next) {
@@ -152,7 +144,7 @@ export class LocalHandoff {
     let result: HandOverResult = { kind: 'notHeld' };
     const sentAt = now();
     try {
-      if (this.handOver) result = await this.handOver(lease, { token: next.token, ttlMs: next.ttlMs, queueForMs }, keepLocal);
+      if (this.backend.handOver) result = await this.backend.handOver(lease, { token: next.token, ttlMs: next.ttlMs, queueForMs }, keepLocal);
     } catch (error) {
       next.settle({ kind: 'contend' });
       throw error;
@@ -188,8 +180,7 @@ export class LocalHandoff {
    */
   private reserve(line: LocalLine): void {
     const holder = line.holder;
-    const reserveFences = this.reserveFences;
-    if (!holder || !reserveFences) return;
+    if (!holder || !this.backend.reserveFences) return;
     let ahead = line.reservations.reduce((n, r) => n + r.count - r.used, 0);
     while (ahead < Math.min(RESERVE_AHEAD, line.waiting)) {
       const ttlMs = line.peek(ahead)?.ttlMs ?? holder.ttlMs;
@@ -197,7 +188,7 @@ export class LocalHandoff {
       // An unchecked block must not carry the turn past its limit.
       const count = checkedQueue ? Math.min(RESERVE_BLOCK, this.maxRun) : Math.min(RESERVE_BLOCK, this.maxRun - line.run - ahead);
       const reservation: Reservation = { token: holder.token, count, used: 0, checkedQueue, settled: Promise.resolve() };
-      reservation.settled = reserveFences(holder, ttlMs, checkedQueue, count).then(
+      reservation.settled = this.backend.reserveFences(holder, ttlMs, checkedQueue, count).then(
         (result) => void (reservation.result = result),
         () => void (reservation.result = null),
       );
