@@ -1,14 +1,10 @@
 export { DistributedLock } from './distributed-lock';
 export type { AcquireOptions, DistributedLockOptions, Lock, LockEngine, LockEventMap, LockKey } from './lock';
 export { LockAbortedError, LockError, LockLostError, LockTimeoutError, LockUnavailableError } from './errors';
-export { DistributedLockModule } from './distributed-lock.module';
-export type { DistributedLockModuleOptions, LockRedis } from './distributed-lock.module';
+export { DistributedLockModule, type DistributedLockModuleOptions, type LockRedis } from './distributed-lock.module';
 export { DistributedLockService } from './distributed-lock.service';
 export { DISTRIBUTED_LOCK, DISTRIBUTED_LOCK_MODULE_OPTIONS } from './distributed-lock.constants';
-export { WithLock } from './with-lock.decorator';
-export type { WithLockOptions } from './with-lock.decorator';
-export { encodeKeySegment, LockKeyResolutionError } from './lock-key.resolver';
-export type { LockKeySource } from './lock-key.resolver';
+export { WithLock, type WithLockOptions } from './with-lock.decorator';
+export { encodeKeySegment, LockKeyResolutionError, type LockKeySource } from './lock-key.resolver';
 export { CurrentLock, NoCurrentLockError } from './current-lock';
-export { recordLockMetrics } from './lock-metrics';
-export type { MetricsRegistry } from './lock-metrics';
+export { recordLockMetrics, type MetricsRegistry } from './lock-metrics';

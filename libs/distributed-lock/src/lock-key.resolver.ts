@@ -51,29 +51,20 @@ const PLACEHOLDER_NAME = /^[A-Za-z_$][\w$]*$/;
 /** Parsed once, at decoration time, so that a malformed template fails at start-up. */
 function parseKeyTemplate(template: string): KeyTemplatePart[] {
   if (template.length === 0) throw new Error('A lock key template must not be empty');
-  const parts: KeyTemplatePart[] = [];
-  let rest = template;
-  while (rest.length > 0) {
-    const open = rest.indexOf('<');
-    const closeBeforeOpen = rest.indexOf('>');
-    if (closeBeforeOpen !== -1 && (open === -1 || closeBeforeOpen < open)) {
-      throw new Error(`Lock key template "${template}" has a '>' without a matching '<'`);
+  const malformed = (problem: string) => new Error(`Lock key template "${template}" has ${problem}`);
+  // Odd pieces are the `<...>` placeholders; a `<` or `>` left in a literal piece is unmatched.
+  return template.split(/(<[^<>]*>)/).flatMap((piece, i): KeyTemplatePart[] => {
+    if (i % 2 === 1) {
+      const name = piece.slice(1, -1);
+      if (!PLACEHOLDER_NAME.test(name)) throw malformed(`an invalid placeholder <${name}>`);
+      return [{ placeholder: name }];
     }
-    if (open === -1) {
-      parts.push({ literal: rest });
-      break;
-    }
-    if (open > 0) parts.push({ literal: rest.slice(0, open) });
-    const close = rest.indexOf('>', open);
-    if (close === -1) throw new Error(`Lock key template "${template}" has a '<' without a closing '>'`);
-    const name = rest.slice(open + 1, close);
-    if (!PLACEHOLDER_NAME.test(name)) {
-      throw new Error(`Lock key template "${template}" has an invalid placeholder <${name}>`);
-    }
-    parts.push({ placeholder: name });
-    rest = rest.slice(close + 1);
-  }
-  return parts;
+    const open = piece.indexOf('<');
+    const close = piece.indexOf('>');
+    if (close !== -1 && (open === -1 || close < open)) throw malformed("a '>' without a matching '<'");
+    if (open !== -1) throw malformed("a '<' without a closing '>'");
+    return piece.length > 0 ? [{ literal: piece }] : [];
+  });
 }
 
 const NAMED_SOURCES = new Set<number>([RouteParamtypes.PARAM, RouteParamtypes.BODY, RouteParamtypes.QUERY]);
@@ -133,19 +124,11 @@ export function createLockKeyResolver(source: LockKeySource, target: object, met
     boundIndexes ??= namedRouteArgIndexes(target, methodName);
     const index = boundIndexes.get(name);
     const lookup = index !== undefined ? { found: true, value: args[index] } : firstObjectWith(args, name);
-    if (!lookup.found) {
-      throw new LockKeyResolutionError(
-        `Lock key placeholder <${name}> of ${method} did not resolve: no @Param/@Body/@Query('${name}') argument and no object argument with a '${name}' property`,
-        method,
-        name,
-      );
-    }
-    if (!isUsableScalar(lookup.value)) {
-      throw new LockKeyResolutionError(
-        `Lock key placeholder <${name}> of ${method} resolved to ${describe(lookup.value)}; expected a non-empty string, a finite number, a bigint or a boolean`,
-        method,
-        name,
-      );
+    if (!lookup.found || !isUsableScalar(lookup.value)) {
+      const problem = lookup.found
+        ? `resolved to ${describe(lookup.value)}; expected a non-empty string, a finite number, a bigint or a boolean`
+        : `did not resolve: no @Param/@Body/@Query('${name}') argument and no object argument with a '${name}' property`;
+      throw new LockKeyResolutionError(`Lock key placeholder <${name}> of ${method} ${problem}`, method, name);
     }
     return encodeKeySegment(String(lookup.value));
   };

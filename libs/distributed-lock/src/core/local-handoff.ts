@@ -75,7 +75,7 @@ export class LocalHandoff {
       line.since = lease.acquiredAt;
     }
     line.hold(lease, () => this.takeOver(line, lease));
-    if (line.waiting > 0) this.reserve(line);
+    if (line.waiters.length > 0) this.reserve(line);
   }
 
   /** A fence counter was raised behind our back: a fence reserved before would be too low. */
@@ -182,8 +182,8 @@ export class LocalHandoff {
     const holder = line.holder;
     if (!holder || !this.backend.reserveFences) return;
     let ahead = line.reservations.reduce((n, r) => n + r.count - r.used, 0);
-    while (ahead < Math.min(RESERVE_AHEAD, line.waiting)) {
-      const ttlMs = line.peek(ahead)?.ttlMs ?? holder.ttlMs;
+    while (ahead < Math.min(RESERVE_AHEAD, line.waiters.length)) {
+      const ttlMs = line.waiters[ahead]?.ttlMs ?? holder.ttlMs;
       const checkedQueue = this.turnIsOver(line, ahead);
       // An unchecked block must not carry the turn past its limit.
       const count = checkedQueue ? Math.min(RESERVE_BLOCK, this.maxRun) : Math.min(RESERVE_BLOCK, this.maxRun - line.run - ahead);

@@ -23,9 +23,8 @@ export class WakeSignal {
 
   /** The next wakeup, or `{ kind: 'timer' }` after `timeoutMs`; a handoff goes before others. */
   next(timeoutMs: number): Promise<Wakeup> {
-    const handoff = this.pending.findIndex((w) => w.kind === 'handedOver');
     if (this.pending.length > 0) {
-      const wakeup = this.pending.splice(handoff >= 0 ? handoff : 0, 1)[0];
+      const wakeup = this.pending.find((w) => w.kind === 'handedOver') ?? this.pending[0];
       this.pending.length = 0;
       return Promise.resolve(wakeup);
     }

@@ -62,9 +62,7 @@ export class RedlockBackend implements LockBackend {
   }
 
   async release({ keys, token }: LeaseRef): Promise<boolean> {
-    const names = keys.map((k) => this.naming.namesOf(k));
-    const keyList = names.flatMap((n) => [n.lock, n.fence, n.queue, n.waiters]);
-    const replies = await this.onEveryNode(releaseScript, keyList, [token], 1000);
+    const replies = await this.onEveryNode(releaseScript, keys.flatMap((k) => this.naming.namesOf(k).scriptKeys), [token], 1000);
     return replies.filter((r) => r.ok && r.value === keys.length).length >= this.quorum;
   }
 
