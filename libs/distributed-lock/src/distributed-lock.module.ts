@@ -40,18 +40,15 @@ export interface LockConnections {
   quitAll(): Promise<void>;
 }
 
-async function quit(client: { quit(): Promise<unknown>; disconnect(): void }): Promise<void> {
-  // A client that is already closed or cannot reach Redis would make quit() hang or reject.
-  await client.quit().catch(() => client.disconnect());
-}
-
 async function resolveConnections(options: DistributedLockModuleOptions): Promise<LockConnections> {
   const createdByFactory = options.redis === undefined;
   const redis = options.redis ?? (await options.redisFactory?.());
   if (!redis) throw new Error('DistributedLockModule needs `redis` or `redisFactory` in its options');
   if (Array.isArray(redis) && redis.length === 0) throw new Error('DistributedLockModule: `redis` is an empty array');
-  const clients: Array<Redis | LockRedis> = [...(Array.isArray(redis) ? redis : [redis]), ...(options.subscriber ? [options.subscriber] : [])];
-  return { redis, createdByFactory, quitAll: async () => void (await Promise.all(clients.map((c) => quit(c as Redis)))) };
+  const clients = [...(Array.isArray(redis) ? redis : [redis]), ...(options.subscriber ? [options.subscriber] : [])];
+  // A client that is already closed or cannot reach Redis would make quit() hang or reject.
+  const quitAll = async () => void (await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect()))));
+  return { redis, createdByFactory, quitAll };
 }
 
 /** Every option but the module's own goes to the core, so a new core option needs no change here. */

@@ -213,13 +213,9 @@ export class LocalHandoff {
   private promote(key: string, line: LocalLine): void {
     line.reservations = [];
     const next = line.shift();
-    if (next) {
-      line.engaged = true;
-      next.settle({ kind: 'contend' });
-      return;
-    }
-    line.engaged = false;
-    this.forgetIfIdle(key, line);
+    line.engaged = next !== undefined;
+    if (next) next.settle({ kind: 'contend' });
+    else this.forgetIfIdle(key, line);
   }
 
   private forgetIfIdle(key: string, line: LocalLine): void {

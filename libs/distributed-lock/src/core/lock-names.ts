@@ -56,9 +56,9 @@ export class LockNaming {
   }
 
   private storedKey(key: string): string {
-    if (!this.hashTag) return escapeSuffixMarker(key);
-    if (key.includes('{') && HAS_HASH_TAG.test(key)) return escapeSuffixMarker(key);
-    return `{${key}}`;
+    // Unless disabled, or the caller tagged the key; a key not wrapped in `{}` has `#` escaped.
+    if (this.hashTag && !(key.includes('{') && HAS_HASH_TAG.test(key))) return `{${key}}`;
+    return escapeSuffixMarker(key);
   }
 }
 

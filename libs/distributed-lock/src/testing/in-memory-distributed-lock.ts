@@ -33,9 +33,8 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
       const remaining = waitMs - (performance.now() - started);
       if (remaining <= 0 || !(await this.waitForRelease(remaining, opts.signal))) {
         if (opts.signal?.aborted) throw new LockAbortedError(String(key), opts.signal.reason);
-        const error = new LockTimeoutError(String(key), waitMs);
         this.emit('timeout', { key: String(key), waitMs: performance.now() - started });
-        throw error;
+        throw new LockTimeoutError(String(key), waitMs);
       }
     }
   }
@@ -61,8 +60,7 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
 
   current(key?: string): Lock | undefined {
     const stack = this.context.getStore() ?? [];
-    if (key === undefined) return stack[stack.length - 1];
-    return [...stack].reverse().find((lock) => lock.keys.includes(key) || lock.key === key);
+    return [...stack].reverse().find((lock) => key === undefined || lock.keys.includes(key) || lock.key === key);
   }
 
   /** Whether a key is held right now, by anyone in this process. */
