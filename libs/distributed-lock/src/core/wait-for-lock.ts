@@ -57,7 +57,6 @@ export async function takeOrWait(settings: WaitSettings, request: AttemptRequest
     if (request.queueForMs === 0) return undefined;
   }
   const queued = backend.cancelWait !== undefined && request.keys.length === 1;
-  // One request object, its queue window updated before each attempt.
   const attempt: AttemptRequest = { ...request, mayBeQueued: true };
   const attemptFor = (remaining: number): AttemptRequest => {
     // A queued waiter's entry stays live this long unless the next attempt refreshes it.
