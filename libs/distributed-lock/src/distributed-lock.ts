@@ -22,9 +22,8 @@ import { WakeupHub } from './core/wakeup-hub';
 const CONTEND: Turn = { kind: 'contend' };
 
 /**
- * A random owner token: 122 random bits as 32 hex characters. randomUUID draws from a cached
- * block of entropy; a randomBytes call per token cost ~2.5 µs, a tenth of an uncontended
- * acquire+release's client CPU.
+ * A random owner token: 122 random bits as 32 hex characters. randomUUID draws from a cached block
+ * of entropy; a randomBytes call per token cost ~2.5 µs, a tenth of an acquire+release's client CPU.
  */
 const ownerToken = (): string => randomUUID().replace(/-/g, '');
 

@@ -7,12 +7,11 @@ import { now } from './timing';
 type Emit = <E extends keyof LockEventMap>(event: E, payload: LockEventMap[E]) => void;
 
 /**
- * Keeps the leases this process holds: extension, renewal, loss, release and their events.
- *
- * The watchdog is one timer for every lease. It renews the leases of `using` scopes every ttl/3,
- * in one batch per tick (leases due soon join the batch early), and declares any lease whose
- * validity has run out lost, even when Redis does not answer. A lease carries its next renewal
- * time, so the timer needs no collection besides `held` (one set insert and delete per acquire).
+ * Keeps the leases this process holds: extension, renewal, loss, release and their events. Its
+ * watchdog is one timer for every lease: it renews the leases of `using` scopes every ttl/3, in one
+ * batch per tick (leases due soon join it early), and declares a lease whose validity ran out lost,
+ * even when Redis does not answer. A lease carries its next renewal time, so the timer needs no
+ * collection besides `held` (one set insert and delete per acquire).
  */
 export class LeaseKeeper {
   private readonly held = new Set<Lease>();
