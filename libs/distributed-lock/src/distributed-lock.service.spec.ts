@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { CurrentLock, NoCurrentLockError } from './current-lock';
-import type { LockConnections } from './distributed-lock.providers';
+import type { LockConnections } from './distributed-lock.module';
 import { DistributedLockService } from './distributed-lock.service';
 import { InMemoryDistributedLock } from './testing';
 

@@ -1,13 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
-import type { Lock, LockEventMap } from './lock';
 import { DISTRIBUTED_LOCK, DISTRIBUTED_LOCK_CONNECTIONS, DISTRIBUTED_LOCK_MODULE_OPTIONS } from './distributed-lock.constants';
-import type { DistributedLockModuleOptions } from './distributed-lock-options.interface';
-import type { LockConnections } from './distributed-lock.providers';
-import type { LockEngine, LockKey } from './lock-engine';
-import { LockEventName, listenTo } from './lock-events';
-import type { AcquireOptions } from './lock-options';
-import { recordLockMetrics } from './lock-metrics';
-import { loadPromClient } from './prom-client-loader';
+import type { DistributedLockModuleOptions, LockConnections } from './distributed-lock.module';
+import { listenTo, type AcquireOptions, type Lock, type LockEngine, type LockEventMap, type LockKey } from './lock';
+import { loadPromClient, recordLockMetrics } from './lock-metrics';
 
 /**
  * The lock core as a Nest provider: acquire, tryAcquire, using and current, with the module's
@@ -56,7 +51,7 @@ export class DistributedLockService implements OnApplicationShutdown {
   }
 
   /** Subscribes to a lock event of the core; returns a function that unsubscribes. */
-  on<E extends LockEventName>(event: E, listener: (payload: LockEventMap[E]) => void): () => void {
+  on<E extends keyof LockEventMap>(event: E, listener: (payload: LockEventMap[E]) => void): () => void {
     return listenTo(this.locks, { [event]: listener });
   }
 

@@ -2,32 +2,28 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Cluster, Redis } from 'ioredis';
 import { LockAbortedError, LockLostError, LockTimeoutError, LockUnavailableError } from './errors';
-import type { Lock, LockEventMap } from './lock';
-import type { AcquireOptions, DistributedLockOptions } from './lock-options';
+import type { AcquireOptions, DistributedLockOptions, Lock, LockEventMap } from './lock';
+import { checkAcquireOptions, checkClients, checkLockOptions } from './core/arguments';
 import type { AttemptRequest, LockBackend } from './core/backends/lock-backend';
 import { RedlockBackend } from './core/backends/redlock.backend';
 import { SingleRedisBackend } from './core/backends/single-redis.backend';
-import { Lease } from './core/lease';
+import { Lease, LockHandle } from './core/lease';
 import { LeaseKeeper } from './core/lease-keeper';
-import { LockContext } from './core/lock-context';
-import { LockHandle } from './core/lock-handle';
 import { LocalHandoff } from './core/local-handoff';
 import type { Turn } from './core/local-line';
-import { isClusterClient } from './core/backends/cluster-slot';
+import { LockContext } from './core/lock-context';
 import { canonicalKeys, displayKey, LockNaming } from './core/lock-names';
+import { isClusterClient } from './core/lua-script';
 import { isUnreachableError } from './core/redis-errors';
 import { now } from './core/timing';
-import { attemptOnce, queuedAt, queueWindowMs, waitForLock, type Acquired, type LastTry, type WaitSettings } from './core/wait-for-lock';
-import { subscriberFor } from './core/pubsub-mode';
+import { takeOrWait, type Acquired, type WaitSettings } from './core/wait-for-lock';
 import { WakeupHub } from './core/wakeup-hub';
-import { checkAcquireOptions, checkClients, checkLockOptions } from './core/arguments';
 
 const CONTEND: Turn = { kind: 'contend' };
 
 /**
- * A random owner token: 122 random bits as 32 hex characters. randomUUID draws from a cached
- * block of entropy; a randomBytes call per token cost ~2.5 µs, a tenth of an uncontended
- * acquire+release's client CPU.
+ * A random owner token: 122 random bits as 32 hex characters. randomUUID draws from a cached block
+ * of entropy; a randomBytes call per token cost ~2.5 µs, a tenth of an acquire+release's client CPU.
  */
 const ownerToken = (): string => randomUUID().replace(/-/g, '');
 
@@ -48,7 +44,6 @@ export class DistributedLock extends EventEmitter {
   private readonly context = new LockContext();
   private readonly ttlMs: number;
   private readonly waitMs: number;
-  private readonly driftFactor: number;
   private readonly confirmsReplicas: boolean;
   private closed = false;
 
@@ -57,14 +52,13 @@ export class DistributedLock extends EventEmitter {
     checkClients(redis);
     checkLockOptions(options);
     const naming = new LockNaming(options.prefix ?? 'lock:', options.hashTag ?? true, !Array.isArray(redis) && isClusterClient(redis));
+    const driftFactor = options.driftFactor ?? 0.01;
     this.ttlMs = options.defaultTtlMs ?? 5000;
     this.waitMs = options.defaultWaitMs ?? 3000;
-    this.driftFactor = options.driftFactor ?? 0.01;
     this.confirmsReplicas = options.waitForReplicas !== undefined;
-    this.backend = createBackend(redis, naming, this.driftFactor, options);
-    const subscriber = options.subscriber;
-    this.hub = new WakeupHub(() => subscriber ?? subscriberFor(this.backend.primary), subscriber === undefined);
-    this.waiting = { backend: this.backend, hub: this.hub, driftFactor: this.driftFactor };
+    this.backend = createBackend(redis, naming, driftFactor, options);
+    this.hub = new WakeupHub(this.backend.primary, options.subscriber);
+    this.waiting = { backend: this.backend, hub: this.hub, naming, driftFactor };
     this.local = new LocalHandoff(this.backend, options.maxLocalHandoffs ?? 16);
     this.keeper = new LeaseKeeper(this.backend, (event, payload) => this.emit(event, payload), (lease) => this.local.release(lease));
   }
@@ -86,20 +80,15 @@ export class DistributedLock extends EventEmitter {
    */
   async using<T>(key: string | string[], opts: AcquireOptions, fn: (signal: AbortSignal, lock: Lock) => Promise<T>): Promise<T> {
     const lock = (await this.acquire(key, opts)) as LockHandle;
-    const lease = lock.lease;
-    this.keeper.setRenewing(lease, true);
-    let outcome: { failed: false; value: T } | { failed: true; error: unknown };
+    this.keeper.setRenewing(lock.lease, true);
     try {
-      outcome = { failed: false, value: await this.context.runWith(lock, lease, () => fn(lock.signal, lock)) };
-    } catch (error) {
-      outcome = { failed: true, error };
+      const value = await this.context.runWith(lock, () => fn(lock.signal, lock));
+      if (lock.lease.lost) throw new LockLostError(lock.key);
+      return value;
+    } finally {
+      this.keeper.setRenewing(lock.lease, false);
+      await lock.release().catch(() => false); // an unreachable Redis: the lease expires by itself
     }
-    this.keeper.setRenewing(lease, false);
-    const lostMeanwhile = lease.lost;
-    await lock.release().catch(() => false); // an unreachable Redis: the lease expires by itself
-    if (outcome.failed) throw outcome.error;
-    if (lostMeanwhile) throw new LockLostError(lock.key);
-    return outcome.value;
   }
 
   /**
@@ -142,7 +131,7 @@ export class DistributedLock extends EventEmitter {
    * 2. a single key that another chain of this process holds or is acquiring: the request waits
    *    in this process's line for the key, where a holder may pass the lock on (see LocalHandoff);
    * 3. otherwise, or when its turn comes, one try in Redis takes the lock if it is free, or queues
-   *    the request for a handoff; while the lock is busy, the request waits for it (`contend`);
+   *    the request for a handoff; while the lock is busy, the request waits for it (`takeOrWait`);
    * 4. with `waitForReplicas`, replicas confirm the write;
    * 5. the lease is opened (watchdog), handed to the line, and returned.
    * No lock within `waitMs`: LockTimeoutError (`orThrow`) or null; an abort: LockAbortedError.
@@ -157,6 +146,7 @@ export class DistributedLock extends EventEmitter {
     const waitMs = orThrow ? (opts.waitMs ?? this.waitMs) : 0;
     const startedAt = now();
 
+    // 1. Re-entry.
     const reentered = this.context.leaseFor(name);
     if (reentered) {
       reentered.holders += 1;
@@ -164,13 +154,15 @@ export class DistributedLock extends EventEmitter {
       return new LockHandle(reentered, this.keeper);
     }
 
+    // 2. This process's line for the key; null (no promise, no tick) when no other chain is in it.
     const request: AttemptRequest = { keys, token: ownerToken(), ttlMs: opts.ttlMs ?? this.ttlMs, fair: opts.fair ?? false, queueForMs: 0, mayBeQueued: false };
     const deadline = startedAt + waitMs;
     const line = this.local.applies(keys, request.fair, waitMs) ? keys[0] : undefined;
-    // Null (no promise, no tick) when no other chain of this process is engaged with the key.
     const queued = line ? this.local.enter(line, request.token, request.ttlMs, deadline, signal) : null;
     const turn: Turn = queued ? await queued : CONTEND;
     if (turn.kind === 'closed') throw new LockUnavailableError(name, 'the DistributedLock was closed');
+
+    // 3. Redis, unless a local holder passed the lock on.
     let acquired: InLine | undefined;
     if (turn.kind === 'handedOver' && turn.validUntil > now()) {
       acquired = { acquired: true, fence: turn.fence, validUntil: turn.validUntil, fromLine: true, token: turn.token };
@@ -179,13 +171,13 @@ export class DistributedLock extends EventEmitter {
       // whose validity ran out (the try re-confirms it: the lock may still be ours).
       request.mayBeQueued = queued !== null;
       try {
-        acquired = await this.contend(name, request, deadline, turn.kind === 'queued' ? turn.since : undefined, signal);
+        acquired = await takeOrWait(this.waiting, request, deadline, turn.kind === 'queued' ? turn.since : undefined, signal);
       } catch (error) {
-        if (line) this.local.gaveUp(line);
-        throw error;
+        throw this.unavailable(name, error);
+      } finally {
+        // The line moves on when this chain got nothing.
+        if (!acquired && line) this.local.gaveUp(line);
       }
-      // The line moves on when this chain got nothing.
-      if (!acquired && line) this.local.gaveUp(line);
     }
     if (!acquired) {
       if (signal?.aborted) throw new LockAbortedError(name, signal.reason);
@@ -194,13 +186,17 @@ export class DistributedLock extends EventEmitter {
       return null;
     }
 
+    // 4. Replicas.
     const owned = acquired.token ? { ...request, token: acquired.token } : request;
-    if (this.confirmsReplicas) {
-      await this.confirmReplicated(name, owned, acquired).catch((error: unknown) => {
-        if (line) this.local.gaveUp(line);
-        throw error;
-      });
+    const confirming = this.confirmsReplicas ? this.backend.confirmReplicated?.(owned, owned.ttlMs, acquired.handedOver === true) : undefined;
+    if (confirming && !(await confirming.catch(() => false))) {
+      await this.backend.release(owned).catch(() => undefined);
+      const error = this.unavailable(name, new LockUnavailableError(name, 'too few replicas acknowledged the lock (WAIT)'));
+      if (line) this.local.gaveUp(line);
+      throw error;
     }
+
+    // 5. The lease.
     const heldAt = now();
     const lease = this.keeper.open(new Lease(name, keys, owned.token, acquired.fence, request.ttlMs, heldAt, acquired.validUntil));
     if (line) this.local.held(lease, !acquired.fromLine);
@@ -214,50 +210,17 @@ export class DistributedLock extends EventEmitter {
     return handle;
   }
 
-  /**
-   * This chain's turn to deal with Redis: one try, which takes the lock if it is free and else,
-   * while time is left, queues the chain for a handoff in the same step; then, while the lock is
-   * busy, the wait for it. `queuedSince`: a releasing holder of this process queued the chain in
-   * Redis at that time, so there is nothing to try, only to wait.
-   */
-  private async contend(name: string, request: AttemptRequest, deadline: number, queuedSince: number | undefined, signal: AbortSignal | undefined): Promise<Acquired | undefined> {
-    try {
-      let last: LastTry;
-      if (queuedSince === undefined) {
-        const sentAt = now();
-        request.queueForMs = queueWindowMs(deadline - sentAt);
-        const result = await attemptOnce(this.backend, request, sentAt, deadline, () => this.backend.attempt(request));
-        if (result.acquired) return result;
-        // No time left to wait (tryAcquire, or a turn that came too late): nothing was queued.
-        if (request.queueForMs === 0) return undefined;
-        last = { result, sentAt };
-      } else last = queuedAt(queuedSince);
-      return await waitForLock(this.waiting, request, deadline, last, signal);
-    } catch (error) {
-      throw this.unavailable(name, error);
-    }
-  }
-
   /** A driver error that means "no answer" becomes LockUnavailableError (and an event); others are bugs. */
   private unavailable(name: string, error: unknown): unknown {
     if (!(error instanceof LockUnavailableError) && !isUnreachableError(error)) return error;
     this.emit('unavailable', { key: name, error });
     return error instanceof LockUnavailableError ? error : new LockUnavailableError(name, 'Redis did not answer', error);
   }
-
-  private async confirmReplicated(name: string, request: { keys: string[]; token: string; ttlMs: number }, acquired: Acquired): Promise<void> {
-    const confirmed = await this.backend.confirmReplicated(request, request.ttlMs, acquired.handedOver === true).catch(() => false);
-    if (confirmed) return;
-    await this.backend.release(request).catch(() => undefined);
-    const error = new LockUnavailableError(name, 'too few replicas acknowledged the lock (WAIT)');
-    this.emit('unavailable', { key: name, error });
-    throw error;
-  }
 }
 
-function createBackend(redis: Redis | Cluster | Redis[], naming: LockNaming, driftFactor: number, options: DistributedLockOptions): LockBackend {
-  if (!Array.isArray(redis)) return new SingleRedisBackend(redis, naming, { driftFactor, waitForReplicas: options.waitForReplicas });
-  if (redis.length === 1) return new SingleRedisBackend(redis[0], naming, { driftFactor, waitForReplicas: options.waitForReplicas });
+function createBackend(redis: Redis | Cluster | Redis[], naming: LockNaming, driftFactor: number, { waitForReplicas }: DistributedLockOptions): LockBackend {
+  if (!Array.isArray(redis)) return new SingleRedisBackend(redis, naming, { driftFactor, waitForReplicas });
+  if (redis.length === 1) return new SingleRedisBackend(redis[0], naming, { driftFactor, waitForReplicas });
   if (redis.length < 3) throw new TypeError('Redlock needs at least 3 independent Redis nodes (or pass a single client)');
   return new RedlockBackend(redis, naming, driftFactor);
 }

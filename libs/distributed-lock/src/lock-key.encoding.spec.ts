@@ -1,4 +1,4 @@
-import { encodeKeySegment } from './lock-key.encoding';
+import { encodeKeySegment } from './lock-key.resolver';
 
 describe('encodeKeySegment', () => {
   it('leaves ordinary identifiers as they are', () => {

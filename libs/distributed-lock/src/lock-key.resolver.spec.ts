@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { Body, Param, Query } from '@nestjs/common';
-import { LockKeyResolutionError } from './lock-key-resolution.error';
-import { createLockKeyResolver, LockKeySource } from './lock-key.resolver';
+import { createLockKeyResolver, LockKeyResolutionError, LockKeySource } from './lock-key.resolver';
 
 class Orders {
   byParam(@Param('productId') _productId: string) {}

@@ -1,15 +1,90 @@
-import { encodeKeySegment } from './lock-key.encoding';
-import { LockKeyResolutionError } from './lock-key-resolution.error';
-import { KeyTemplatePart, parseKeyTemplate } from './lock-key.template';
-import { namedRouteArgIndexes } from './route-arg-bindings';
+// Nest exports neither the metadata key nor the enum from its entry point; these subpaths are
+// the only way to read which argument `@Param('x')` binds.
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 
 /** What `@WithLock` accepts as its key: a template, several templates, or a function of the arguments. */
 export type LockKeySource = string | string[] | ((...args: any[]) => string | string[]);
 
 /** Builds the lock key (or keys) of one call from its arguments; throws LockKeyResolutionError. */
-export type LockKeyResolver = (args: unknown[]) => string | string[];
+type LockKeyResolver = (args: unknown[]) => string | string[];
+
+/** A parsed template such as `stock:<productId>`: literal text and placeholders. */
+type KeyTemplatePart = { literal: string } | { placeholder: string };
 
 type Scalar = string | number | bigint | boolean;
+
+/**
+ * Thrown by `@WithLock` before any lock is taken when a key cannot be built from the call's
+ * arguments: a placeholder with no value, an empty value, or a value that is not a scalar.
+ */
+export class LockKeyResolutionError extends Error {
+  constructor(
+    message: string,
+    /** `Class.method` whose lock key could not be built. */
+    readonly method: string,
+    /** The placeholder that failed, when the key comes from a template. */
+    readonly placeholder?: string,
+  ) {
+    super(message);
+    this.name = 'LockKeyResolutionError';
+  }
+}
+
+// Characters with a meaning in our keys (`:` separates segments, `{}` is a Cluster hash tag),
+// in Redis patterns (`*?[]`), or invisible ones; `%` itself so that encoding stays reversible
+// and therefore two different values can never produce the same key.
+// eslint-disable-next-line no-control-regex -- control characters are exactly what must be escaped
+const RESERVED = /[%:{}*?[\]\\\s\x00-\x1f\x7f]/gu;
+
+function percentEncode(character: string): string {
+  return Array.from(Buffer.from(character, 'utf8'), (byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+}
+
+/** Encodes a placeholder value for use as one segment of a lock key. */
+export function encodeKeySegment(value: string): string {
+  return value.replace(RESERVED, percentEncode);
+}
+
+const PLACEHOLDER_NAME = /^[A-Za-z_$][\w$]*$/;
+
+/** Parsed once, at decoration time, so that a malformed template fails at start-up. */
+function parseKeyTemplate(template: string): KeyTemplatePart[] {
+  if (template.length === 0) throw new Error('A lock key template must not be empty');
+  const malformed = (problem: string) => new Error(`Lock key template "${template}" has ${problem}`);
+  // Odd pieces are the `<...>` placeholders; a `<` or `>` left in a literal piece is unmatched.
+  return template.split(/(<[^<>]*>)/).flatMap((piece, i): KeyTemplatePart[] => {
+    if (i % 2 === 1) {
+      const name = piece.slice(1, -1);
+      if (!PLACEHOLDER_NAME.test(name)) throw malformed(`an invalid placeholder <${name}>`);
+      return [{ placeholder: name }];
+    }
+    const open = piece.indexOf('<');
+    const close = piece.indexOf('>');
+    if (close !== -1 && (open === -1 || close < open)) throw malformed("a '>' without a matching '<'");
+    if (open !== -1) throw malformed("a '<' without a closing '>'");
+    return piece.length > 0 ? [{ literal: piece }] : [];
+  });
+}
+
+const NAMED_SOURCES = new Set<number>([RouteParamtypes.PARAM, RouteParamtypes.BODY, RouteParamtypes.QUERY]);
+
+/**
+ * Maps the names bound with `@Param('x')`, `@Body('x')` or `@Query('x')` on a method to the
+ * index of the argument that receives them. Nest stores this on the class, keyed by method.
+ */
+function namedRouteArgIndexes(target: object, methodName: string | symbol): Map<string, number> {
+  const metadata: Record<string, { index: number; data?: unknown }> =
+    Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, methodName) ?? {};
+  const indexes = new Map<string, number>();
+  for (const [key, { index, data }] of Object.entries(metadata)) {
+    const [paramtype] = key.split(':');
+    // Custom param decorators use keys like "<uuid>__customRouteArgs__:0": not numeric.
+    if (!/^\d+$/.test(paramtype) || !NAMED_SOURCES.has(Number(paramtype))) continue;
+    if (typeof data === 'string' && data.length > 0 && !indexes.has(data)) indexes.set(data, index);
+  }
+  return indexes;
+}
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -49,19 +124,11 @@ export function createLockKeyResolver(source: LockKeySource, target: object, met
     boundIndexes ??= namedRouteArgIndexes(target, methodName);
     const index = boundIndexes.get(name);
     const lookup = index !== undefined ? { found: true, value: args[index] } : firstObjectWith(args, name);
-    if (!lookup.found) {
-      throw new LockKeyResolutionError(
-        `Lock key placeholder <${name}> of ${method} did not resolve: no @Param/@Body/@Query('${name}') argument and no object argument with a '${name}' property`,
-        method,
-        name,
-      );
-    }
-    if (!isUsableScalar(lookup.value)) {
-      throw new LockKeyResolutionError(
-        `Lock key placeholder <${name}> of ${method} resolved to ${describe(lookup.value)}; expected a non-empty string, a finite number, a bigint or a boolean`,
-        method,
-        name,
-      );
+    if (!lookup.found || !isUsableScalar(lookup.value)) {
+      const problem = lookup.found
+        ? `resolved to ${describe(lookup.value)}; expected a non-empty string, a finite number, a bigint or a boolean`
+        : `did not resolve: no @Param/@Body/@Query('${name}') argument and no object argument with a '${name}' property`;
+      throw new LockKeyResolutionError(`Lock key placeholder <${name}> of ${method} ${problem}`, method, name);
     }
     return encodeKeySegment(String(lookup.value));
   };

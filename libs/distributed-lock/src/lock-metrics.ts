@@ -1,6 +1,19 @@
 import type { Counter, Histogram, Registry } from 'prom-client';
-import { LockEventSource, listenTo } from './lock-events';
-import { loadPromClient, type PromClient } from './prom-client-loader';
+import { listenTo, type LockEngine } from './lock';
+
+// prom-client is an optional peer dependency: it is loaded when metrics are recorded, and its
+// types stay out of every declaration the package exports.
+type PromClient = typeof import('prom-client');
+
+/** prom-client if the application has it installed, else undefined. */
+export function loadPromClient(): PromClient | undefined {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('prom-client') as PromClient;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A prom-client `Registry`. Typed by shape, so that this library's types and code load without
@@ -10,8 +23,8 @@ export interface MetricsRegistry {
   getSingleMetric(name: string): unknown;
 }
 
-
 const LABELS = ['key_prefix'] as const;
+type Label = (typeof LABELS)[number];
 const SECONDS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /**
@@ -23,37 +36,29 @@ export function keyPrefixLabel(key: string): string {
   return colon === -1 ? key : key.slice(0, colon);
 }
 
-// Two Nest apps in one process (tests, or several modules) share the default registry, and
-// prom-client refuses a second metric of the same name: reuse the one already registered.
-function histogram(prom: PromClient, registry: Registry, name: string, help: string): Histogram<(typeof LABELS)[number]> {
-  const existing = registry.getSingleMetric(name);
-  if (existing) return existing as Histogram<(typeof LABELS)[number]>;
-  return new prom.Histogram({ name, help, labelNames: LABELS, buckets: SECONDS_BUCKETS, registers: [registry] });
-}
-
-function counter(prom: PromClient, registry: Registry, name: string, help: string): Counter<(typeof LABELS)[number]> {
-  const existing = registry.getSingleMetric(name);
-  if (existing) return existing as Counter<(typeof LABELS)[number]>;
-  return new prom.Counter({ name, help, labelNames: LABELS, registers: [registry] });
-}
-
 /**
  * Feeds Prometheus metrics from the lock core's events, into `registry` or prom-client's default
  * one. Reentrant acquisitions are not counted: they neither wait nor take anything from Redis.
  * Returns a function that stops listening. Needs prom-client installed.
  */
-export function recordLockMetrics(source: LockEventSource, metricsRegistry?: MetricsRegistry): () => void {
+export function recordLockMetrics(source: Pick<LockEngine, 'on' | 'off'>, metricsRegistry?: MetricsRegistry): () => void {
   const prom = loadPromClient();
   if (!prom) throw new Error('lock metrics need prom-client: install it, or turn metrics off (metrics: false)');
   const registry = (metricsRegistry ?? prom.register) as Registry;
-  const wait = histogram(prom, registry, 'lock_wait_seconds', 'Time from asking for a lock to holding it');
-  const hold = histogram(prom, registry, 'lock_hold_seconds', 'Time a lock was held, from acquire to release');
-  const acquired = counter(prom, registry, 'lock_acquired_total', 'Locks acquired (reentrant entries excluded)');
-  const timeouts = counter(prom, registry, 'lock_timeouts_total', 'Acquires that gave up after waitMs');
-  const renewals = counter(prom, registry, 'lock_renewals_total', 'Successful lease extensions');
-  const renewalFailures = counter(prom, registry, 'lock_renewal_failures_total', 'Lease extensions that failed');
-  const lost = counter(prom, registry, 'lock_lost_total', 'Locks lost while held (lease expired or taken)');
-  const unavailable = counter(prom, registry, 'lock_unavailable_total', 'Acquires that failed because Redis or the quorum was unreachable');
+  // Two Nest apps in one process (tests, or several modules) share the default registry, and
+  // prom-client refuses a second metric of the same name: reuse the one already registered.
+  const histogram = (name: string, help: string) =>
+    (registry.getSingleMetric(name) as Histogram<Label> | undefined) ?? new prom.Histogram({ name, help, labelNames: LABELS, buckets: SECONDS_BUCKETS, registers: [registry] });
+  const counter = (name: string, help: string) =>
+    (registry.getSingleMetric(name) as Counter<Label> | undefined) ?? new prom.Counter({ name, help, labelNames: LABELS, registers: [registry] });
+  const wait = histogram('lock_wait_seconds', 'Time from asking for a lock to holding it');
+  const hold = histogram('lock_hold_seconds', 'Time a lock was held, from acquire to release');
+  const acquired = counter('lock_acquired_total', 'Locks acquired (reentrant entries excluded)');
+  const timeouts = counter('lock_timeouts_total', 'Acquires that gave up after waitMs');
+  const renewals = counter('lock_renewals_total', 'Successful lease extensions');
+  const renewalFailures = counter('lock_renewal_failures_total', 'Lease extensions that failed');
+  const lost = counter('lock_lost_total', 'Locks lost while held (lease expired or taken)');
+  const unavailable = counter('lock_unavailable_total', 'Acquires that failed because Redis or the quorum was unreachable');
   const label = (key: string) => ({ key_prefix: keyPrefixLabel(key) });
 
   return listenTo(source, {

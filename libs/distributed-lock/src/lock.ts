@@ -1,3 +1,5 @@
+import type { Redis } from 'ioredis';
+
 /** A held lock (a lease on one key, or on several keys taken together). */
 export interface Lock {
   /** The key as given; for a multi-key lock, the canonical keys joined with ",". */
@@ -32,4 +34,75 @@ export interface LockEventMap {
   lost: { key: string; holdMs: number };
   timeout: { key: string; waitMs: number };
   unavailable: { key: string; error: unknown };
+}
+
+/** Options of a `DistributedLock` instance. */
+export interface DistributedLockOptions {
+  /** Prepended to every Redis key. Default `lock:`. */
+  prefix?: string;
+  /**
+   * Wrap each key in a Cluster hash tag (`lock:{stock:42}`), so its lock, fence, queue and
+   * channel share a slot. Default true. A key that already contains `{tag}` keeps the
+   * caller's tag, which is how several keys are put in one slot for an atomic multi-key lock.
+   */
+  hashTag?: boolean;
+  /** Lease in ms when a call gives none. Default 5000. */
+  defaultTtlMs?: number;
+  /** How long `acquire` waits when a call gives no `waitMs`. Default 3000. */
+  defaultWaitMs?: number;
+  /** Clock-drift allowance as a fraction of the TTL (plus 2 ms). Default 0.01. */
+  driftFactor?: number;
+  /** After acquiring, `WAIT` for this many replicas; too few acks count as a failed acquire. */
+  waitForReplicas?: { replicas: number; timeoutMs: number };
+  /**
+   * Waiters in one process for one key queue in the process and a release passes the lock to the
+   * next of them in one round trip. After this many such handoffs in a row (or 25 ms) a waiter
+   * of another process queued in Redis goes first. Default 16; 0 sends every waiter to Redis.
+   */
+  maxLocalHandoffs?: number;
+  /** Connection for release notifications; default: `duplicate()` of the first client. */
+  subscriber?: Redis;
+}
+
+/** Per-call options of `acquire`, `tryAcquire` and `using`. */
+export interface AcquireOptions {
+  /** Lease in ms. */
+  ttlMs?: number;
+  /** How long to wait for a held lock (ignored by `tryAcquire`). */
+  waitMs?: number;
+  /** Strict FIFO among waiters across processes (single Redis / Cluster only). */
+  fair?: boolean;
+  /**
+   * Ends the wait when aborted: the call rejects with LockAbortedError, leaves the queue, and a
+   * lock that arrives anyway is released at once.
+   */
+  signal?: AbortSignal;
+}
+
+/** One key, or several taken together as one multi-key lock. */
+export type LockKey = string | string[];
+
+/**
+ * What the Nest layer needs from the lock core. `DistributedLock` provides it, and so does
+ * `InMemoryDistributedLock` for unit tests.
+ */
+export interface LockEngine {
+  acquire(key: LockKey, opts?: AcquireOptions): Promise<Lock>;
+  tryAcquire(key: LockKey, opts?: AcquireOptions): Promise<Lock | null>;
+  using<T>(key: LockKey, opts: AcquireOptions, fn: (signal: AbortSignal, lock: Lock) => Promise<T>): Promise<T>;
+  current(key?: string): Lock | undefined;
+  advanceFence(key: string, fence: number): Promise<void>;
+  close(): Promise<void>;
+  on(event: string, listener: (payload: any) => void): unknown;
+  off(event: string, listener: (payload: any) => void): unknown;
+}
+
+/** Subscribes to several events at once; returns a function that removes every listener. */
+export function listenTo(
+  source: Pick<LockEngine, 'on' | 'off'>,
+  listeners: { [E in keyof LockEventMap]?: (payload: LockEventMap[E]) => void },
+): () => void {
+  const entries = Object.entries(listeners) as Array<[keyof LockEventMap, (payload: unknown) => void]>;
+  entries.forEach(([event, listener]) => source.on(event, listener));
+  return () => entries.forEach(([event, listener]) => source.off(event, listener));
 }

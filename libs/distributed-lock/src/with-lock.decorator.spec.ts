@@ -6,7 +6,7 @@ import { Test } from '@nestjs/testing';
 import { ApiOperation } from '@nestjs/swagger';
 import { CurrentLock } from './current-lock';
 import { DistributedLockService } from './distributed-lock.service';
-import { LockKeyResolutionError } from './lock-key-resolution.error';
+import { LockKeyResolutionError } from './lock-key.resolver';
 import { FakeDistributedLockService } from './testing';
 import { WithLock } from './with-lock.decorator';
 

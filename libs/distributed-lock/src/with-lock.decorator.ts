@@ -1,5 +1,4 @@
 import { Inject } from '@nestjs/common';
-import { copyOwnMetadata } from './copy-metadata';
 import { DistributedLockService } from './distributed-lock.service';
 import { createLockKeyResolver, LockKeySource } from './lock-key.resolver';
 
@@ -53,7 +52,11 @@ export function WithLock(key: LockKeySource, options: WithLockOptions = {}): Met
       }
       return service.using(lockKey, options, () => Promise.resolve(original.apply(this, args)));
     };
-    copyOwnMetadata(original, wrapper);
+    // Decorators applied before this one stored their metadata (routes, guards, pipes, HTTP code,
+    // Swagger) on the original; the wrapper must carry it. Later ones write to the wrapper itself.
+    for (const metadataKey of Reflect.getOwnMetadataKeys(original)) {
+      Reflect.defineMetadata(metadataKey, Reflect.getOwnMetadata(metadataKey, original), wrapper);
+    }
     Object.defineProperty(wrapper, 'name', { value: original.name });
     descriptor.value = wrapper;
     return descriptor;

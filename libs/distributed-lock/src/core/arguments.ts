@@ -1,4 +1,4 @@
-import type { AcquireOptions, DistributedLockOptions } from '../lock-options';
+import type { AcquireOptions, DistributedLockOptions } from '../lock';
 
 // A caller's mistake (a client that was never created, a TTL in seconds as a string) is named
 // here with what was given, rather than surfacing as a TypeError deep inside ioredis or a script.

@@ -1,45 +1,48 @@
 import type { LockEventMap } from '../lock';
 import { LockLostError, LockUnavailableError } from '../errors';
-import type { LockBackend } from './backends/lock-backend';
-import { Lease } from './lease';
-import type { LeaseOperations } from './lock-handle';
+import type { ExtendResult, LockBackend } from './backends/lock-backend';
+import type { Lease } from './lease';
 import { now } from './timing';
-import { Watchdog, type RenewalOutcome } from './watchdog';
 
-export type Emit = <E extends keyof LockEventMap>(event: E, payload: LockEventMap[E]) => void;
+type Emit = <E extends keyof LockEventMap>(event: E, payload: LockEventMap[E]) => void;
 
-/** Keeps the leases this process holds: extension, renewal, loss, release and its events. */
-export class LeaseKeeper implements LeaseOperations {
+/**
+ * Keeps the leases this process holds: extension, renewal, loss, release and their events. Its
+ * watchdog is one timer for every lease: it renews the leases of `using` scopes every ttl/3, in one
+ * batch per tick (leases due soon join it early), and declares a lease whose validity ran out lost,
+ * even when Redis does not answer. A lease carries its next renewal time, so the timer needs no
+ * collection besides `held` (one set insert and delete per acquire).
+ */
+export class LeaseKeeper {
   private readonly held = new Set<Lease>();
-  private readonly watchdog = new Watchdog(
-    this.held,
-    (leases) => this.renew(leases),
-    (lease) => this.markLost(lease, 'its validity ran out before it was renewed'),
-  );
+  /** Leases with a renewal in flight: not renewed again until it settles. */
+  private readonly renewing = new Set<Lease>();
+  private timer?: NodeJS.Timeout;
+  private timerAt = 0;
 
   constructor(
     private readonly backend: LockBackend,
     private readonly emit: Emit,
     /** Gives a lease back in Redis (possibly by handing it to a local waiter). */
-    private readonly giveBack: (lease: Lease) => Promise<boolean> = (lease) => backend.release(lease),
+    private readonly giveBack: (lease: Lease) => Promise<boolean>,
   ) {}
 
   open(lease: Lease): Lease {
     this.held.add(lease);
-    this.watchdog.track(lease);
+    lease.renewAt = lease.acquiredAt + lease.ttlMs / 3;
+    this.reschedule();
     return lease;
   }
 
   /** A `using` scope starts (or stops) wanting the lease renewed by the watchdog. */
   setRenewing(lease: Lease, renewing: boolean): void {
     lease.renewers += renewing ? 1 : -1;
-    this.watchdog.reschedule();
+    this.reschedule();
   }
 
   async extend(lease: Lease, ttlMs = lease.ttlMs): Promise<boolean> {
     if (!lease.active) return false;
-    const sent = this.backend.extend([lease], [ttlMs]).catch((error: unknown) => [{ ok: false as const, error }]);
-    const [result] = await lease.track(sent);
+    const [result] = await this.sendExtension([lease], [ttlMs]);
     if (result.ok && result.validUntil > now()) {
       this.applyExtension(lease, ttlMs, result.validUntil);
       return true;
@@ -70,7 +73,8 @@ export class LeaseKeeper implements LeaseOperations {
   /** Releases every lease still held (shutdown); errors are left to the leases' expiry. */
   async releaseAll(): Promise<void> {
     await Promise.all([...this.held].map((lease) => this.releaseNow(lease).catch(() => false)));
-    this.watchdog.stop();
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   private releaseNow(lease: Lease): Promise<boolean> {
@@ -90,32 +94,72 @@ export class LeaseKeeper implements LeaseOperations {
     );
   }
 
-  private async renew(leases: Lease[]): Promise<RenewalOutcome[]> {
-    const ttls = leases.map((lease) => lease.ttlMs);
+  /** Extends the leases in one batch; a release waits for it (`track`). */
+  private sendExtension(leases: Lease[], ttls: number[]): Promise<ExtendResult[]> {
     const batch = this.backend.extend(leases, ttls).catch((error: unknown) => leases.map(() => ({ ok: false as const, error })));
     leases.forEach((lease) => lease.track(batch));
-    const results = await batch;
-    return results.map((result, i) => {
-      const lease = leases[i];
-      if (!lease.active) return 'lost';
-      if (result.ok && result.validUntil > now()) {
-        this.applyExtension(lease, ttls[i], result.validUntil);
-        return 'renewed';
-      }
-      if ('error' in result && lease.validUntil > now()) {
-        this.emit('renewalFailed', { key: lease.key, error: result.error });
-        return 'retry';
-      }
-      if ('error' in result) this.emit('renewalFailed', { key: lease.key, error: result.error });
-      this.markLost(lease, 'a renewal found it no longer ours');
-      return 'lost';
-    });
+    return batch;
   }
 
   private applyExtension(lease: Lease, ttlMs: number, validUntil: number): void {
     lease.validUntil = validUntil;
     lease.ttlMs = ttlMs;
-    this.watchdog.reschedule();
+    this.reschedule();
     this.emit('extended', { key: lease.key, ttlMs });
+  }
+
+  /** Arms the timer for the next renewal or expiry; keeps an armed one that fires no later. */
+  private reschedule(): void {
+    let next = Number.POSITIVE_INFINITY;
+    for (const lease of this.held) {
+      if (lease.active) next = Math.min(next, lease.validUntil, this.wantsRenewal(lease) ? lease.renewAt : Number.POSITIVE_INFINITY);
+    }
+    if (this.timer && this.timerAt <= next) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (next === Number.POSITIVE_INFINITY) return;
+    this.timerAt = next;
+    this.timer = setTimeout(() => this.tick(), Math.max(0, next - now()));
+    this.timer.unref();
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    const at = now();
+    const due: Lease[] = [];
+    for (const lease of [...this.held]) {
+      if (!lease.active) continue;
+      if (lease.validUntil <= at) this.markLost(lease, 'its validity ran out before it was renewed');
+      else if (this.wantsRenewal(lease) && lease.renewAt <= at + lease.ttlMs / 12) due.push(lease);
+    }
+    due.forEach((lease) => (lease.renewAt = at + lease.ttlMs / 3));
+    if (due.length > 0) void this.renew(due);
+    this.reschedule();
+  }
+
+  private async renew(leases: Lease[]): Promise<void> {
+    const ttls = leases.map((lease) => lease.ttlMs);
+    leases.forEach((lease) => this.renewing.add(lease));
+    const results = await this.sendExtension(leases, ttls);
+    try {
+      results.forEach((result, i) => {
+        const lease = leases[i];
+        if (!lease.active) return;
+        if (result.ok && result.validUntil > now()) return this.applyExtension(lease, ttls[i], result.validUntil);
+        if ('error' in result) {
+          this.emit('renewalFailed', { key: lease.key, error: result.error });
+          // A failed round trip is retried soon, while the lease still has validity left.
+          if (lease.validUntil > now()) return void (lease.renewAt = now() + Math.min(lease.ttlMs / 6, 250));
+        }
+        this.markLost(lease, 'a renewal found it no longer ours');
+      });
+    } finally {
+      leases.forEach((lease) => this.renewing.delete(lease));
+    }
+    this.reschedule();
+  }
+
+  private wantsRenewal(lease: Lease): boolean {
+    return lease.renewers > 0 && !this.renewing.has(lease);
   }
 }

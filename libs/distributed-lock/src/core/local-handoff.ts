@@ -12,16 +12,12 @@ const MAX_LOCAL_MS = 25;
 const RESERVE_AHEAD = 2;
 const RESERVE_BLOCK = 8;
 
-type HandOver = NonNullable<LockBackend['handOver']>;
-type ReserveFences = NonNullable<LockBackend['reserveFences']>;
-
 /**
- * Per key, one line of this process's waiting chains. Only the line's engaged chain talks to
- * Redis; a release with a local waiter passes the lock to it in one script (no pub/sub, no
- * barging by the releaser, which re-queues at the tail of the line), or with no round trip at
- * all from a fence reserved while the holder worked. To share the key with other processes,
- * after `maxRun` local handoffs or MAX_LOCAL_MS the release serves a waiter queued in Redis
- * first, and the line's next chain queues there behind it.
+ * Per key, one line of this process's waiting chains; only its engaged chain talks to Redis. A
+ * release passes the lock to the next chain with no round trip (a fence reserved while the holder
+ * worked) or one script (no pub/sub, no barging: the releaser re-queues at the tail). After
+ * `maxRun` local handoffs or MAX_LOCAL_MS, a waiter queued in Redis by another process goes first,
+ * and the line's next chain queues there behind it.
  *
  * Why it exists (bench:lock scenario b, 50 chains of one process on one key): about 0.2 Redis
  * commands per section instead of one or more, and no pub/sub wake-up between holders.
@@ -38,21 +34,16 @@ type ReserveFences = NonNullable<LockBackend['reserveFences']>;
  */
 export class LocalHandoff {
   private readonly lines = new Map<string, LocalLine>();
-  private readonly handOver?: HandOver;
-  private readonly reserveFences?: ReserveFences;
   private closed = false;
 
   constructor(
     private readonly backend: LockBackend,
     private readonly maxRun: number,
-  ) {
-    this.handOver = backend.handOver?.bind(backend);
-    this.reserveFences = backend.reserveFences?.bind(backend);
-  }
+  ) {}
 
   /** Single keys, on a backend that can hand over, outside fair mode, for callers willing to wait. */
   applies(keys: string[], fair: boolean, waitMs: number): boolean {
-    return this.handOver !== undefined && this.maxRun > 0 && keys.length === 1 && !fair && waitMs > 0 && !this.closed;
+    return this.backend.handOver !== undefined && this.maxRun > 0 && keys.length === 1 && !fair && waitMs > 0 && !this.closed;
   }
 
   /**
@@ -83,7 +74,7 @@ export class LocalHandoff {
       line.since = lease.acquiredAt;
     }
     line.hold(lease, () => this.takeOver(line, lease));
-    if (line.waiting > 0) this.reserve(line);
+    if (line.waiters.length > 0) this.reserve(line);
   }
 
   /** A fence counter was raised behind our back: a fence reserved before would be too low. */
@@ -101,7 +92,7 @@ export class LocalHandoff {
   release(lease: Lease): Promise<boolean> {
     const key = lease.keys[0];
     const line = this.lines.get(key);
-    if (!line || line.holder !== lease || !this.handOver) return this.backend.release(lease);
+    if (!line || line.holder !== lease) return this.backend.release(lease);
     line.letGo();
     const next = line.shift();
     if (!next) {
@@ -152,7 +143,7 @@ export class LocalHandoff {
     let result: HandOverResult = { kind: 'notHeld' };
     const sentAt = now();
     try {
-      if (this.handOver) result = await this.handOver(lease, { token: next.token, ttlMs: next.ttlMs, queueForMs }, keepLocal);
+      if (this.backend.handOver) result = await this.backend.handOver(lease, { token: next.token, ttlMs: next.ttlMs, queueForMs }, keepLocal);
     } catch (error) {
       next.settle({ kind: 'contend' });
       throw error;
@@ -188,16 +179,15 @@ export class LocalHandoff {
    */
   private reserve(line: LocalLine): void {
     const holder = line.holder;
-    const reserveFences = this.reserveFences;
-    if (!holder || !reserveFences) return;
+    if (!holder || !this.backend.reserveFences) return;
     let ahead = line.reservations.reduce((n, r) => n + r.count - r.used, 0);
-    while (ahead < Math.min(RESERVE_AHEAD, line.waiting)) {
-      const ttlMs = line.peek(ahead)?.ttlMs ?? holder.ttlMs;
+    while (ahead < Math.min(RESERVE_AHEAD, line.waiters.length)) {
+      const ttlMs = line.waiters[ahead]?.ttlMs ?? holder.ttlMs;
       const checkedQueue = this.turnIsOver(line, ahead);
       // An unchecked block must not carry the turn past its limit.
       const count = checkedQueue ? Math.min(RESERVE_BLOCK, this.maxRun) : Math.min(RESERVE_BLOCK, this.maxRun - line.run - ahead);
       const reservation: Reservation = { token: holder.token, count, used: 0, checkedQueue, settled: Promise.resolve() };
-      reservation.settled = reserveFences(holder, ttlMs, checkedQueue, count).then(
+      reservation.settled = this.backend.reserveFences(holder, ttlMs, checkedQueue, count).then(
         (result) => void (reservation.result = result),
         () => void (reservation.result = null),
       );
@@ -222,13 +212,9 @@ export class LocalHandoff {
   private promote(key: string, line: LocalLine): void {
     line.reservations = [];
     const next = line.shift();
-    if (next) {
-      line.engaged = true;
-      next.settle({ kind: 'contend' });
-      return;
-    }
-    line.engaged = false;
-    this.forgetIfIdle(key, line);
+    line.engaged = next !== undefined;
+    if (next) next.settle({ kind: 'contend' });
+    else this.forgetIfIdle(key, line);
   }
 
   private forgetIfIdle(key: string, line: LocalLine): void {

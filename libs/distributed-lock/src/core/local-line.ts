@@ -48,7 +48,8 @@ export class LocalLine {
   since = 0;
   /** Fences reserved in Redis for the next chains while `token` holds the lock, oldest first. */
   reservations: Reservation[] = [];
-  private readonly waiters: Waiting[] = [];
+  /** The chains waiting for their turn, oldest first (changed by the line's methods only). */
+  readonly waiters: Waiting[] = [];
 
   get idle(): boolean {
     return !this.engaged && this.waiters.length === 0;
@@ -66,15 +67,6 @@ export class LocalLine {
       waiter.timer = setTimeout(giveUp, Math.max(0, Math.ceil(deadline - now())));
       signal?.addEventListener('abort', giveUp, { once: true });
     });
-  }
-
-  /** The waiter `ahead` places from the front, if the line is that long. */
-  peek(ahead = 0): LocalWaiter | undefined {
-    return this.waiters[ahead];
-  }
-
-  get waiting(): number {
-    return this.waiters.length;
   }
 
   /** Takes the oldest waiter out of the line (its own timeout no longer applies). */

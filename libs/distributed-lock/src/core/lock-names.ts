@@ -1,15 +1,12 @@
 import { clusterSlot, slotTag } from './backends/cluster-slot';
 
 /** The Redis names that belong to one lock key, all in the key's Cluster slot. */
-export interface LockNames {
+interface LockNames {
   /** The lease: a string holding the owner's token, with a PX expiry. */
   lock: string;
-  /**
-   * The fence counter, moved on by every new holder. One per instance's prefix, shared by every
-   * key (on a Cluster, one per slot), so fences are monotonic per key, and across keys too.
-   */
+  /** The fence counter, moved on by every new holder (see LockNaming). */
   fence: string;
-  /** Fair/handoff queue: a list of waiter entries in arrival order. */
+  /** Fair/handoff queue: a list of waiter entries (`token:ttl`) in arrival order. */
   queue: string;
   /** Zset of the same entries scored by the time (ms) after which a silent waiter is dropped. */
   waiters: string;
@@ -17,7 +14,7 @@ export interface LockNames {
   channel: string;
   /** lock, fence, queue, waiters: the KEYS of the single-key scripts, in that order. */
   scriptKeys: string[];
-  /** lock, fence: one key's KEYS in the multi-key acquire. */
+  /** lock, fence: one key's KEYS in the multi-key scripts. */
   lockAndFence: string[];
 }
 
@@ -59,9 +56,9 @@ export class LockNaming {
   }
 
   private storedKey(key: string): string {
-    if (!this.hashTag) return escapeSuffixMarker(key);
-    if (key.includes('{') && HAS_HASH_TAG.test(key)) return escapeSuffixMarker(key);
-    return `{${key}}`;
+    // Unless disabled, or the caller tagged the key; a key not wrapped in `{}` has `#` escaped.
+    if (this.hashTag && !(key.includes('{') && HAS_HASH_TAG.test(key))) return `{${key}}`;
+    return escapeSuffixMarker(key);
   }
 }
 

@@ -1,9 +1,34 @@
 import { createHash } from 'node:crypto';
-import type { ChainableCommander, Cluster, Redis } from 'ioredis';
-import { isUnknownShardedCommand, markUnsharded, usesShardedPubSub } from './pubsub-mode';
+import type { Cluster, Redis } from 'ioredis';
+import { withReplyTimeout } from './redis-errors';
 
 export type RedisClient = Redis | Cluster;
 type ScriptArg = string | number;
+
+/** Whether an ioredis client is a Cluster client (it says so itself; no instanceof across copies of ioredis). */
+export function isClusterClient(client: RedisClient): boolean {
+  return (client as { isCluster?: boolean }).isCluster === true;
+}
+
+// Clients found to lack sharded pub/sub (a Redis 6 Cluster answers SPUBLISH/SSUBSCRIBE with
+// "unknown command"); they fall back to PUBLISH/SUBSCRIBE, which a Cluster broadcasts to all nodes.
+const unsharded = new WeakSet<object>();
+
+/**
+ * Whether lock announcements on `client` go by sharded pub/sub: on a Cluster, yes (Redis 7+), so
+ * a release reaches only the shard that owns the key instead of being copied to every node over
+ * the cluster bus. On a single server or under Sentinel plain pub/sub is the same thing.
+ */
+export function usesShardedPubSub(client: RedisClient): boolean {
+  return isClusterClient(client) && !unsharded.has(client);
+}
+
+/** A sharded command was refused as unknown: from now on `client` uses plain pub/sub. */
+export function fellBackToUnsharded(client: RedisClient, error: unknown): boolean {
+  if (!(error instanceof Error) || !/unknown (redis )?command/i.test(error.message)) return false;
+  unsharded.add(client);
+  return true;
+}
 
 /**
  * A Lua script run by EVALSHA, falling back to EVAL when the server has not cached it yet
@@ -29,16 +54,20 @@ export class LuaScript<Reply> {
     return sent.catch((error: unknown) => this.recover(error, client, variant, keys, args));
   }
 
-  /** Queues the script on a pipeline; answers that came back NOSCRIPT are rerun by `rerunIfMissing`. */
-  queue(pipeline: ChainableCommander, keys: string[], args: ScriptArg[]): void {
-    pipeline.evalsha(this.sha, keys.length, ...keys, ...args);
-  }
-
-  async rerunIfMissing(client: RedisClient, reply: [Error | null, unknown], keys: string[], args: ScriptArg[]): Promise<Reply> {
-    const [error, value] = reply;
-    if (!error) return value as Reply;
-    if (!isNoScript(error)) throw error;
-    return (await client.eval(this.source, keys.length, ...keys, ...args)) as Reply;
+  /**
+   * Runs the script once per call in one pipeline, whose reply may be given `timeoutMs`; answers
+   * that came back NOSCRIPT are rerun by EVAL. A call that failed answers its error.
+   */
+  async runBatch(client: RedisClient, calls: Array<{ keys: string[]; args: ScriptArg[] }>, timeoutMs?: number, what = 'Redis'): Promise<Array<Reply | Error>> {
+    const pipeline = client.pipeline();
+    calls.forEach(({ keys, args }) => pipeline.evalsha(this.sha, keys.length, ...keys, ...args));
+    const replies = (await (timeoutMs === undefined ? pipeline.exec() : withReplyTimeout(pipeline.exec(), timeoutMs, what))) ?? [];
+    const settle = async ([error, value]: [Error | null, unknown], { keys, args }: (typeof calls)[number]): Promise<Reply> => {
+      if (!error) return value as Reply;
+      if (!isNoScript(error)) throw error;
+      return (await client.eval(this.source, keys.length, ...keys, ...args)) as Reply;
+    };
+    return Promise.all(calls.map((call, i) => settle(replies[i] ?? [new Error('no reply'), null], call).catch((e: Error) => e)));
   }
 
   /**
@@ -50,8 +79,7 @@ export class LuaScript<Reply> {
       if (!isNoScript(error)) throw error;
       return (await client.eval(variant.source, keys.length, ...keys, ...args)) as Reply;
     } catch (failure) {
-      if (variant === this || !isUnknownShardedCommand(failure)) throw failure;
-      markUnsharded(client);
+      if (variant === this || !fellBackToUnsharded(client, failure)) throw failure;
       return this.run(client, keys, args);
     }
   }

@@ -5,10 +5,3 @@ export const now = (): number => performance.now();
 export function driftMs(ttlMs: number, driftFactor: number): number {
   return Math.round(ttlMs * driftFactor) + 2;
 }
-
-/** A uniformly jittered delay in [ms/2, ms], so that pollers that started together spread out. */
-export function jitter(ms: number): number {
-  return ms / 2 + Math.random() * (ms / 2);
-}
-
-export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,21 +1,16 @@
 import type { AttemptRequest, AttemptResult, LeaseRef, LockBackend } from './backends/lock-backend';
+import type { LockNaming } from './lock-names';
 import { withReplyTimeout } from './redis-errors';
-import { driftMs, jitter, now } from './timing';
-import { WakeSignal } from './wake-signal';
-import type { WakeupHub } from './wakeup-hub';
+import { driftMs, now } from './timing';
+import { WakeSignal, type WakeupHub } from './wakeup-hub';
 
 /** A lock taken: from Redis by a try, or `handedOver` there by a releasing holder's script. */
 export type Acquired = Extract<AttemptResult, { acquired: true }> & { handedOver?: true };
 
-/** What a chain's last try found, and when it was sent. */
-export interface LastTry {
-  result: AttemptResult;
-  sentAt: number;
-}
-
 export interface WaitSettings {
   backend: LockBackend;
   hub: WakeupHub;
+  naming: LockNaming;
   driftFactor: number;
 }
 
@@ -27,30 +22,41 @@ const FIRST_BACKOFF_MS = 10;
 const MAX_BACKOFF_MS = 200;
 // A queue entry not refreshed for this long belongs to a dead waiter and is skipped.
 const QUEUE_WINDOW_MS = 3 * QUEUED_POLL_MS;
-
-/** How long a queue entry stays live for a waiter with `remainingMs` left (0: do not queue). */
-export function queueWindowMs(remainingMs: number): number {
-  return remainingMs > 0 ? Math.ceil(Math.min(remainingMs, QUEUE_WINDOW_MS)) + 50 : 0;
-}
 // Slack beyond waitMs for Redis to answer before it counts as unreachable.
 const REPLY_GRACE_MS = 1000;
 // A waiter a releasing holder queued knows nothing of the current holder's lease (a negative ttl).
 const NOT_YET_TRIED: AttemptResult = { acquired: false, holderTtlMs: -1 };
 const TOO_LATE: AttemptResult = { acquired: false, holderTtlMs: 0 };
 
-/** A chain that a releasing holder of this process queued in Redis at `since`: nothing tried yet. */
-export function queuedAt(since: number): LastTry {
-  return { result: NOT_YET_TRIED, sentAt: since };
+/** How long a queue entry stays live for a waiter with `remainingMs` left (0: do not queue). */
+export function queueWindowMs(remainingMs: number): number {
+  return remainingMs > 0 ? Math.ceil(Math.min(remainingMs, QUEUE_WINDOW_MS)) + 50 : 0;
+}
+
+/** A uniformly jittered delay in [ms/2, ms], so that pollers that started together spread out. */
+function jitter(ms: number): number {
+  return ms / 2 + Math.random() * (ms / 2);
 }
 
 /**
- * After a refused try (`last`), waits until `deadline` for a handoff or a release and tries
- * again. Resolves undefined when the time is up; rejects with the driver's error when Redis
- * does not answer.
+ * One try, which takes the lock if it is free and else, while time is left, queues the request
+ * for a handoff in the same step; then, until `deadline`, waits for a handoff or a release and
+ * tries again. `queuedSince`: a releasing holder of this process queued the request in Redis
+ * then, so there is nothing to try, only to wait. Resolves undefined when the time is up;
+ * rejects with the driver's error when Redis does not answer.
  */
-export async function waitForLock(settings: WaitSettings, request: AttemptRequest, deadline: number, last: LastTry, signal?: AbortSignal): Promise<Acquired | undefined> {
-  const queued = settings.backend.handsOff && request.keys.length === 1;
-  // One request object, its queue window updated before each attempt.
+export async function takeOrWait(settings: WaitSettings, request: AttemptRequest, deadline: number, queuedSince?: number, signal?: AbortSignal): Promise<Acquired | undefined> {
+  const { backend } = settings;
+  let result = NOT_YET_TRIED;
+  let sentAt = queuedSince ?? now();
+  if (queuedSince === undefined) {
+    request.queueForMs = queueWindowMs(deadline - sentAt);
+    result = await attemptOnce(backend, request, sentAt, deadline, () => backend.attempt(request));
+    if (result.acquired) return result;
+    // No time left to wait (tryAcquire, or a turn that came too late): nothing was queued.
+    if (request.queueForMs === 0) return undefined;
+  }
+  const queued = backend.cancelWait !== undefined && request.keys.length === 1;
   const attempt: AttemptRequest = { ...request, mayBeQueued: true };
   const attemptFor = (remaining: number): AttemptRequest => {
     // A queued waiter's entry stays live this long unless the next attempt refreshes it.
@@ -58,9 +64,8 @@ export async function waitForLock(settings: WaitSettings, request: AttemptReques
     return attempt;
   };
 
-  let { result, sentAt } = last;
   const inbox = new WakeSignal(request.token);
-  const stopWatching = request.keys.map((key) => settings.hub.watch(settings.backend.channelOf(key), inbox));
+  const stopWatching = request.keys.map((key) => settings.hub.watch(settings.naming.namesOf(key).channel, inbox));
   // An abort ends the wait as the deadline would (the caller then reports the abort).
   const onAbort = () => inbox.wake({ kind: 'aborted' });
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -77,11 +82,11 @@ export async function waitForLock(settings: WaitSettings, request: AttemptReques
       }
       if (wakeup.kind === 'timer') backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       sentAt = now();
-      result = await attemptOnce(settings.backend, attempt, sentAt, deadline, () => settings.backend.attempt(attemptFor(deadline - sentAt)));
+      result = await attemptOnce(backend, attempt, sentAt, deadline, () => backend.attempt(attemptFor(deadline - sentAt)));
       if (result.acquired) return result;
     }
-    if (!queued) return undefined;
-    const final = await settings.backend.cancelWait(attemptFor(0));
+    if (!queued || !backend.cancelWait) return undefined;
+    const final = await backend.cancelWait(attemptFor(0));
     return final.acquired && final.validUntil > now() ? final : undefined;
   } finally {
     signal?.removeEventListener('abort', onAbort);

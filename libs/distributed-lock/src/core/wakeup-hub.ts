@@ -1,5 +1,5 @@
-import type { RedisClient } from './lua-script';
-import { isUnknownShardedCommand, markUnsharded, usesShardedPubSub } from './pubsub-mode';
+import type { Cluster } from 'ioredis';
+import { fellBackToUnsharded, usesShardedPubSub, type RedisClient } from './lua-script';
 import { withReplyTimeout } from './redis-errors';
 import { now } from './timing';
 
@@ -8,10 +8,38 @@ const UNCLAIMED_FOR_MS = 5000;
 /** What woke a waiter: a handoff to its token, a release, or its subscription becoming live. */
 export type Wakeup = { kind: 'handedOver'; fence: number } | { kind: 'free' } | { kind: 'subscribed' } | { kind: 'timer' } | { kind: 'aborted' };
 
-export interface Watcher {
+/** A waiter's inbox: wakeups that arrive while it is busy are kept for its next `next()`. */
+export class WakeSignal {
+  private readonly pending: Wakeup[] = [];
+  private deliver?: (wakeup: Wakeup) => void;
+
   /** Waiters are told apart by their owner token (a handoff message names it). */
-  readonly token: string;
-  wake(wakeup: Wakeup): void;
+  constructor(readonly token: string) {}
+
+  wake(wakeup: Wakeup): void {
+    if (this.deliver) this.deliver(wakeup);
+    else this.pending.push(wakeup);
+  }
+
+  /** The next wakeup, or `{ kind: 'timer' }` after `timeoutMs`; a handoff goes before others. */
+  next(timeoutMs: number): Promise<Wakeup> {
+    if (this.pending.length > 0) {
+      const wakeup = this.pending.find((w) => w.kind === 'handedOver') ?? this.pending[0];
+      this.pending.length = 0;
+      return Promise.resolve(wakeup);
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.deliver = undefined;
+        resolve({ kind: 'timer' });
+      }, timeoutMs);
+      this.deliver = (wakeup) => {
+        clearTimeout(timer);
+        this.deliver = undefined;
+        resolve(wakeup);
+      };
+    });
+  }
 }
 
 /**
@@ -22,18 +50,19 @@ export interface Watcher {
 export class WakeupHub {
   private connection?: RedisClient;
   private connecting?: Promise<void>;
-  private readonly channels = new Map<string, Map<string, Watcher>>();
+  private readonly channels = new Map<string, Map<string, WakeSignal>>();
   // A handoff can arrive between a waiter's failed attempt and its watch(); kept here briefly.
   private readonly unclaimed = new Map<string, { fence: number; at: number }>();
   private readonly onMessage = (channel: string, message: string): void => this.dispatch(channel, message);
 
+  /** Without a `subscriber`, the hub creates (and owns) a copy of `primary` on first use. */
   constructor(
-    private readonly createConnection: () => RedisClient,
-    private readonly ownsConnection: boolean,
+    private readonly primary: RedisClient,
+    private readonly given?: RedisClient,
   ) {}
 
   /** Starts delivering wakeups on `channel` to `watcher`; the returned function stops it. */
-  watch(channel: string, watcher: Watcher): () => void {
+  watch(channel: string, watcher: WakeSignal): () => void {
     let watchers = this.channels.get(channel);
     if (!watchers) {
       watchers = new Map();
@@ -51,8 +80,7 @@ export class WakeupHub {
       registered.delete(watcher.token);
       if (registered.size > 0 || this.channels.get(channel) !== registered) return;
       this.channels.delete(channel);
-      const connection = this.subscriber();
-      (usesShardedPubSub(connection) ? connection.sunsubscribe(channel) : connection.unsubscribe(channel)).catch(() => undefined);
+      void this.unsubscribe(this.subscriber(), channel);
     };
   }
 
@@ -65,13 +93,14 @@ export class WakeupHub {
     connection.off('smessage', this.onMessage);
     const channels = [...this.channels.keys()];
     this.channels.clear();
-    if (this.ownsConnection && connection.status === 'ready') {
+    if (!this.given && connection.status === 'ready') {
       await withReplyTimeout(connection.quit(), 1000, 'subscriber').catch(() => connection.disconnect());
-    } else if (this.ownsConnection) connection.disconnect();
-    else if (channels.length > 0) {
-      const sharded = usesShardedPubSub(connection);
-      await Promise.all(channels.map((c) => (sharded ? connection.sunsubscribe(c) : connection.unsubscribe(c)).catch(() => undefined)));
-    }
+    } else if (!this.given) connection.disconnect();
+    else await Promise.all(channels.map((channel) => this.unsubscribe(connection, channel)));
+  }
+
+  private unsubscribe(connection: RedisClient, channel: string): Promise<unknown> {
+    return (usesShardedPubSub(connection) ? connection.sunsubscribe(channel) : connection.unsubscribe(channel)).catch(() => undefined);
   }
 
   private keepUnclaimed(token: string, fence: number): void {
@@ -83,14 +112,13 @@ export class WakeupHub {
     this.unclaimed.set(token, { fence, at });
   }
 
-  private subscribe(channel: string, watchers: Map<string, Watcher>): void {
+  private subscribe(channel: string, watchers: Map<string, WakeSignal>): void {
     // Until SUBSCRIBE is acknowledged a release can go unheard; waiters re-check once it is.
     const connection = this.subscriber();
     const send = () =>
       usesShardedPubSub(connection)
         ? connection.ssubscribe(channel).catch((error: unknown) => {
-            if (!isUnknownShardedCommand(error)) throw error;
-            markUnsharded(connection);
+            if (!fellBackToUnsharded(connection, error)) throw error;
             return connection.subscribe(channel);
           })
         : connection.subscribe(channel);
@@ -98,9 +126,9 @@ export class WakeupHub {
     // as a new duplicate() is: the first SUBSCRIBE waits for the connection instead.
     const subscribing = connection.status === 'ready' ? send() : this.ready(connection).then(send);
     subscribing.then(
-        () => watchers.forEach((w) => w.wake({ kind: 'subscribed' })),
-        () => undefined, // polling covers a subscriber that is down
-      );
+      () => watchers.forEach((w) => w.wake({ kind: 'subscribed' })),
+      () => undefined, // polling covers a subscriber that is down
+    );
   }
 
   /** Resolves once the connection is ready (connecting a lazy one); shared by every waiting SUBSCRIBE. */
@@ -117,8 +145,11 @@ export class WakeupHub {
 
   private subscriber(): RedisClient {
     if (!this.connection) {
-      this.connection = this.createConnection();
-      if (this.ownsConnection) this.connection.on('error', () => undefined);
+      if (this.given) this.connection = this.given;
+      // A Cluster copy must be created with sharded subscribers enabled.
+      else if (usesShardedPubSub(this.primary)) this.connection = (this.primary as Cluster).duplicate([], { shardedSubscribers: true });
+      else this.connection = this.primary.duplicate();
+      if (!this.given) this.connection.on('error', () => undefined);
       this.connection.on('message', this.onMessage);
       this.connection.on('smessage', this.onMessage); // sharded pub/sub, on a Cluster
     }

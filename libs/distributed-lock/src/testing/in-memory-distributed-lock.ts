@@ -1,10 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { displayKey } from '../core/lock-names';
 import { LockAbortedError, LockTimeoutError } from '../errors';
-import type { Lock } from '../lock';
-import type { LockEngine } from '../lock-engine';
-import type { AcquireOptions as FakeAcquireOptions } from '../lock-options';
+import type { AcquireOptions, Lock, LockEngine } from '../lock';
 
 /**
  * A single-process stand-in for `DistributedLock`, for unit tests that need locking semantics
@@ -21,7 +20,7 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
     super();
   }
 
-  async acquire(key: string | string[], opts: FakeAcquireOptions = {}): Promise<Lock> {
+  async acquire(key: string | string[], opts: AcquireOptions = {}): Promise<Lock> {
     const started = performance.now();
     const waitMs = opts.waitMs ?? this.defaults.defaultWaitMs ?? 5_000;
     for (;;) {
@@ -34,20 +33,19 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
       const remaining = waitMs - (performance.now() - started);
       if (remaining <= 0 || !(await this.waitForRelease(remaining, opts.signal))) {
         if (opts.signal?.aborted) throw new LockAbortedError(String(key), opts.signal.reason);
-        const error = new LockTimeoutError(String(key), waitMs);
         this.emit('timeout', { key: String(key), waitMs: performance.now() - started });
-        throw error;
+        throw new LockTimeoutError(String(key), waitMs);
       }
     }
   }
 
-  async tryAcquire(key: string | string[], opts: FakeAcquireOptions = {}): Promise<Lock | null> {
+  async tryAcquire(key: string | string[], opts: AcquireOptions = {}): Promise<Lock | null> {
     return this.take(key, opts.ttlMs);
   }
 
-  async using<T>(key: string | string[], opts: FakeAcquireOptions, fn: (signal: AbortSignal, lock: Lock) => Promise<T>): Promise<T> {
+  async using<T>(key: string | string[], opts: AcquireOptions, fn: (signal: AbortSignal, lock: Lock) => Promise<T>): Promise<T> {
     const outer = this.context.getStore() ?? [];
-    const reentered = outer.find((lock) => lock.key === canonicalKey(key));
+    const reentered = outer.find((lock) => lock.key === displayKey(key));
     if (reentered) {
       this.emit('acquired', { key: reentered.key, waitMs: 0, fence: reentered.fence, reentrant: true });
       return fn(reentered.signal, reentered);
@@ -62,8 +60,7 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
 
   current(key?: string): Lock | undefined {
     const stack = this.context.getStore() ?? [];
-    if (key === undefined) return stack[stack.length - 1];
-    return [...stack].reverse().find((lock) => lock.keys.includes(key) || lock.key === key);
+    return [...stack].reverse().find((lock) => key === undefined || lock.keys.includes(key) || lock.key === key);
   }
 
   /** Whether a key is held right now, by anyone in this process. */
@@ -135,8 +132,4 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
       this.wakeWaiters.push(() => done(true));
     });
   }
-}
-
-function canonicalKey(key: string | string[]): string {
-  return [...new Set(Array.isArray(key) ? key : [key])].sort().join(',');
 }

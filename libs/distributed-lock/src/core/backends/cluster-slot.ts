@@ -1,5 +1,3 @@
-import type { RedisClient } from '../lua-script';
-
 // Redis Cluster's slot of a key: CRC16 (XMODEM) of its hash tag, modulo 16384. Needed to know
 // whether several keys can go into one script on a Cluster, and to name a slot's fence counter.
 const TABLE = (() => {
@@ -16,24 +14,13 @@ function crc16Step(crc: number, byte: number): number {
   return ((crc << 8) & 0xffff) ^ TABLE[((crc >> 8) ^ byte) & 0xff];
 }
 
-function crc16(bytes: Buffer): number {
-  let crc = 0;
-  for (const byte of bytes) crc = crc16Step(crc, byte);
-  return crc;
-}
-
-/** The same over a string of single-byte characters, without a Buffer per call (slot tags). */
-function crc16Ascii(text: string): number {
-  let crc = 0;
-  for (let i = 0; i < text.length; i++) crc = crc16Step(crc, text.charCodeAt(i));
-  return crc;
-}
-
 export function clusterSlot(key: string): number {
   const open = key.indexOf('{');
   const close = open >= 0 ? key.indexOf('}', open + 1) : -1;
   const tagged = open >= 0 && close > open + 1 ? key.slice(open + 1, close) : key;
-  return crc16(Buffer.from(tagged, 'utf8')) % 16384;
+  let crc = 0;
+  for (const byte of Buffer.from(tagged, 'utf8')) crc = crc16Step(crc, byte);
+  return crc % 16384;
 }
 
 let tagsBySlot: string[] | undefined;
@@ -49,18 +36,15 @@ export function slotTag(slot: number): string {
     let missing = 16384;
     for (let n = 0; missing > 0; n++) {
       const tag = n.toString(36);
-      const s = crc16Ascii(tag) % 16384;
-      if (tags[s] === undefined) {
-        tags[s] = tag;
+      // Base-36 digits are single bytes: no Buffer per tag.
+      let crc = 0;
+      for (let i = 0; i < tag.length; i++) crc = crc16Step(crc, tag.charCodeAt(i));
+      if (tags[crc % 16384] === undefined) {
+        tags[crc % 16384] = tag;
         missing--;
       }
     }
     tagsBySlot = tags;
   }
   return tagsBySlot[slot];
-}
-
-/** Whether an ioredis client is a Cluster client (it says so itself; no instanceof across copies of ioredis). */
-export function isClusterClient(client: RedisClient): boolean {
-  return (client as { isCluster?: boolean }).isCluster === true;
 }

@@ -22,11 +22,6 @@ export interface LeaseRef {
   token: string;
 }
 
-/** A held lease, with the fence it was granted. */
-export interface FencedLeaseRef extends LeaseRef {
-  fence: number;
-}
-
 /** The next waiter of the releasing process, as `handOver` sees it. */
 export interface NextInLine {
   token: string;
@@ -35,11 +30,8 @@ export interface NextInLine {
   queueForMs: number;
 }
 
-export type HandOverResult =
-  | { kind: 'local'; fence: number; validUntil: number }
-  /** A waiter of another process got the lock; ours is queued behind it. */
-  | { kind: 'remote' }
-  | { kind: 'notHeld' };
+/** `remote`: a waiter of another process got the lock, and ours is queued behind it. */
+export type HandOverResult = { kind: 'local'; fence: number; validUntil: number } | { kind: 'remote' } | { kind: 'notHeld' };
 
 /** `count` fences from `first` on, reserved for holders that inherit the token. */
 export type ReserveResult = { kind: 'fences'; first: number; count: number; validUntil: number } | { kind: 'remote' } | { kind: 'notHeld' };
@@ -49,33 +41,34 @@ export type ExtendResult = { ok: true; validUntil: number } | { ok: false } | { 
 /**
  * Where locks live: one Redis (or a Cluster), or a Redlock quorum of independent nodes.
  * Methods reject with the driver's error when Redis cannot be reached; callers classify it.
+ * The optional methods are absent under Redlock, whose waiters do not queue (a handoff cannot
+ * be atomic across nodes).
  */
 export interface LockBackend {
-  /** Whether a release hands the lock to a queued waiter (announced as `g <token> <fence>`). */
-  readonly handsOff: boolean;
   attempt(request: AttemptRequest): Promise<AttemptResult>;
-  /** Leaves the queue; acquired if a release handed the lock over in the meantime. */
-  cancelWait(request: AttemptRequest): Promise<AttemptResult>;
+  /**
+   * Leaves the handoff queue; acquired if a release handed the lock over in the meantime. Present
+   * where a release hands the lock to a queued waiter (announced as `g <token> <fence>`).
+   */
+  cancelWait?(request: AttemptRequest): Promise<AttemptResult>;
   release(lease: LeaseRef): Promise<boolean>;
   /**
    * Releases a single-key lease by passing it to `next` in one step (see the hand-over script);
-   * with `keepLocal` false a queued waiter of another process goes first. Absent under Redlock.
+   * with `keepLocal` false a queued waiter of another process goes first.
    */
   handOver?(lease: LeaseRef, next: NextInLine, keepLocal: boolean): Promise<HandOverResult>;
   /**
    * While `lease` is held, reserves `count` fences for next holders that will inherit its token
    * and keeps the lease alive for `ttlMs` from now (never shorter); with `checkQueue`, declines
-   * when a waiter of another process is queued. Absent under Redlock.
+   * when a waiter of another process is queued.
    */
   reserveFences?(lease: LeaseRef, ttlMs: number, checkQueue: boolean, count: number): Promise<ReserveResult>;
   /** Extends several leases, batched (one pipeline per node). */
-  extend(leases: FencedLeaseRef[], ttlMs: number[]): Promise<ExtendResult[]>;
-  /** After a handoff or acquire, wait for replicas when configured; false when too few acked. */
-  confirmReplicated(lease: LeaseRef, ttlMs: number, handedOver: boolean): Promise<boolean>;
+  extend(leases: Array<LeaseRef & { fence: number }>, ttlMs: number[]): Promise<ExtendResult[]>;
+  /** With `waitForReplicas`, WAITs after a handoff or acquire; false when too few acked. */
+  confirmReplicated?(lease: LeaseRef, ttlMs: number, handedOver: boolean): Promise<boolean>;
   /** Lifts the key's fence counter to at least `fence` (never lowers it). */
   advanceFence(key: string, fence: number): Promise<void>;
-  /** Pub/sub channel announcing releases of a key. */
-  channelOf(key: string): string;
   /** The client whose `duplicate()` becomes the shared subscriber. */
   readonly primary: RedisClient;
 }

@@ -8,7 +8,9 @@ import { raiseFenceScript } from '../scripts/raise-fence';
 import { renewRedlockScript, STILL_HELD } from '../scripts/renew-redlock';
 import { releaseScript } from '../scripts/release';
 import { driftMs, now } from '../timing';
-import type { AttemptRequest, AttemptResult, ExtendResult, FencedLeaseRef, LeaseRef, LockBackend } from './lock-backend';
+import type { AttemptRequest, AttemptResult, ExtendResult, LeaseRef, LockBackend } from './lock-backend';
+
+type FencedLease = LeaseRef & { fence: number };
 
 type NodeReply<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
@@ -21,7 +23,6 @@ const grantedFence = (reply: NodeReply<AcquireManyReply>): number | undefined =>
  * handoff could not be made atomic across nodes); they are woken by "free" messages and poll.
  */
 export class RedlockBackend implements LockBackend {
-  readonly handsOff = false;
   readonly quorum: number;
 
   constructor(
@@ -34,10 +35,6 @@ export class RedlockBackend implements LockBackend {
 
   get primary(): Redis {
     return this.nodes[0];
-  }
-
-  channelOf(key: string): string {
-    return this.naming.namesOf(key).channel;
   }
 
   async attempt({ keys, token, ttlMs }: AttemptRequest): Promise<AttemptResult> {
@@ -64,14 +61,8 @@ export class RedlockBackend implements LockBackend {
     return { acquired: false, holderTtlMs: holderTtls.length > 0 ? Math.min(...holderTtls) : 0 };
   }
 
-  async cancelWait(): Promise<AttemptResult> {
-    return { acquired: false, holderTtlMs: 0 };
-  }
-
   async release({ keys, token }: LeaseRef): Promise<boolean> {
-    const names = keys.map((k) => this.naming.namesOf(k));
-    const keyList = names.flatMap((n) => [n.lock, n.fence, n.queue, n.waiters]);
-    const replies = await this.onEveryNode(releaseScript, keyList, [token], 1000);
+    const replies = await this.onEveryNode(releaseScript, keys.flatMap((k) => this.naming.namesOf(k).scriptKeys), [token], 1000);
     return replies.filter((r) => r.ok && r.value === keys.length).length >= this.quorum;
   }
 
@@ -80,7 +71,7 @@ export class RedlockBackend implements LockBackend {
    * the key stayed free get it back (see the renew-redlock script), so a restarted node does
    * not leave the lease one more failure away from being lost.
    */
-  async extend(leases: FencedLeaseRef[], ttlMs: number[]): Promise<ExtendResult[]> {
+  async extend(leases: FencedLease[], ttlMs: number[]): Promise<ExtendResult[]> {
     const startedAt = now();
     const perNode = await Promise.all(this.nodes.map((node) => this.extendOnNode(node, leases, ttlMs)));
     return leases.map((_, i) => {
@@ -93,25 +84,13 @@ export class RedlockBackend implements LockBackend {
     });
   }
 
-  async confirmReplicated(): Promise<boolean> {
-    return true; // Redlock nodes are independent masters; replicas would not add to the quorum
-  }
-
-  private async extendOnNode(node: Redis, leases: FencedLeaseRef[], ttlMs: number[]): Promise<Array<number | Error>> {
-    const pipeline = node.pipeline();
+  private extendOnNode(node: Redis, leases: FencedLease[], ttlMs: number[]): Promise<Array<number | Error>> {
     const calls = leases.map((lease, i) => ({
-      keys: lease.keys.flatMap((k) => [this.naming.namesOf(k).lock, this.naming.namesOf(k).fence]),
+      keys: lease.keys.flatMap((k) => this.naming.namesOf(k).lockAndFence),
       args: [lease.token, ttlMs[i], String(lease.fence)],
     }));
-    calls.forEach((call) => renewRedlockScript.queue(pipeline, call.keys, call.args));
-    try {
-      const replies = (await withReplyTimeout(pipeline.exec(), this.replyTimeout(Math.min(...ttlMs)), 'Redlock node')) ?? [];
-      return await Promise.all(
-        calls.map((call, i) => renewRedlockScript.rerunIfMissing(node, replies[i] ?? [new Error('no reply'), null], call.keys, call.args).catch((e: Error) => e)),
-      );
-    } catch (error) {
-      return calls.map(() => error as Error);
-    }
+    const replies = renewRedlockScript.runBatch(node, calls, this.replyTimeout(Math.min(...ttlMs)), 'Redlock node');
+    return replies.catch((error: Error) => calls.map(() => error));
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { LockNaming } from '../lock-names';
-import type { RedisClient } from '../lua-script';
+import { isClusterClient, type RedisClient } from '../lua-script';
 import { acquireManyScript } from '../scripts/acquire-many';
 import { acquireScript, type AcquireReply } from '../scripts/acquire';
 import { cancelWaitScript } from '../scripts/cancel-wait';
@@ -10,34 +10,23 @@ import { raiseFenceScript } from '../scripts/raise-fence';
 import { reserveFenceScript } from '../scripts/reserve-fence';
 import { releaseScript } from '../scripts/release';
 import { driftMs, now } from '../timing';
-import { clusterSlot, isClusterClient } from './cluster-slot';
-import { waitOnShards } from './cluster-wait';
+import { clusterSlot } from './cluster-slot';
 import type { AttemptRequest, AttemptResult, ExtendResult, HandOverResult, LeaseRef, LockBackend, NextInLine, ReserveResult } from './lock-backend';
-
-export interface SingleRedisSettings {
-  driftFactor: number;
-  waitForReplicas?: { replicas: number; timeoutMs: number };
-}
 
 /** Locks on one Redis server or one Cluster: queue-based handoff, fences, multi-key scripts. */
 export class SingleRedisBackend implements LockBackend {
-  readonly handsOff = true;
   private readonly isCluster: boolean;
 
   constructor(
     private readonly client: RedisClient,
     private readonly naming: LockNaming,
-    private readonly settings: SingleRedisSettings,
+    private readonly settings: { driftFactor: number; waitForReplicas?: { replicas: number; timeoutMs: number } },
   ) {
     this.isCluster = isClusterClient(client);
   }
 
   get primary(): RedisClient {
     return this.client;
-  }
-
-  channelOf(key: string): string {
-    return this.naming.namesOf(key).channel;
   }
 
   attempt(request: AttemptRequest): Promise<AttemptResult> {
@@ -60,15 +49,10 @@ export class SingleRedisBackend implements LockBackend {
     return this.toResult(reply, startedAt, request.ttlMs);
   }
 
+  /** True when every key was still held by the token; keys of several Cluster slots go one by one. */
   release({ keys, token }: LeaseRef): Promise<boolean> {
-    if (keys.length > 1) return this.releaseSeveral(keys, token);
-    return releaseScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, [token]).then((owned) => owned === 1);
-  }
-
-  private async releaseSeveral(keys: string[], token: string): Promise<boolean> {
-    if (this.inOneScript(keys)) return (await this.releaseTogether(keys, token)) === keys.length;
-    const owned = await Promise.all(keys.map((key) => this.releaseTogether([key], token)));
-    return owned.every((n) => n === 1);
+    if (this.inOneScript(keys)) return this.releaseTogether(keys, token).then((owned) => owned === keys.length);
+    return Promise.all(keys.map((key) => this.releaseTogether([key], token))).then((owned) => owned.every((n) => n === 1));
   }
 
   async handOver({ keys, token }: LeaseRef, next: NextInLine, keepLocal: boolean): Promise<HandOverResult> {
@@ -135,16 +119,9 @@ export class SingleRedisBackend implements LockBackend {
     return releaseScript.run(this.client, keys.flatMap((k) => this.naming.namesOf(k).scriptKeys), [token]);
   }
 
-  private async extendPipelined(leases: LeaseRef[], ttlMs: number[]): Promise<Array<number | Error>> {
-    const pipeline = this.client.pipeline();
+  private extendPipelined(leases: LeaseRef[], ttlMs: number[]): Promise<Array<number | Error>> {
     const calls = leases.map((lease, i) => ({ keys: lease.keys.map((k) => this.naming.namesOf(k).lock), args: [lease.token, ttlMs[i]] }));
-    calls.forEach((call) => extendScript.queue(pipeline, call.keys, call.args));
-    const replies = (await pipeline.exec()) ?? [];
-    return Promise.all(
-      calls.map((call, i) =>
-        extendScript.rerunIfMissing(this.client, replies[i] ?? [new Error('no reply'), null], call.keys, call.args).catch((e: Error) => e),
-      ),
-    );
+    return extendScript.runBatch(this.client, calls);
   }
 
   private extendEach(leases: LeaseRef[], ttlMs: number[]): Promise<Array<number | Error>> {
@@ -177,4 +154,28 @@ export class SingleRedisBackend implements LockBackend {
     const slot = clusterSlot(this.naming.namesOf(keys[0]).lock);
     return keys.every((k) => clusterSlot(this.naming.namesOf(k).lock) === slot);
   }
+}
+
+/**
+ * WAIT on a Cluster. WAIT counts the replicas that have every earlier write *of this connection*,
+ * and has no key, so sent alone it would land on an arbitrary node. Pipelined right behind a
+ * compare-and-extend of the lock (a write of ours, on the key's own node), it waits on the shard
+ * that holds the lock. Keys in several slots are confirmed per slot; returns the fewest acks.
+ */
+async function waitOnShards(client: Cluster, lockKeys: string[], token: string, ttlMs: number, replicas: number, timeoutMs: number): Promise<number> {
+  const bySlot = new Map<number, string[]>();
+  for (const key of lockKeys) bySlot.set(clusterSlot(key), [...(bySlot.get(clusterSlot(key)) ?? []), key]);
+  const acks = await Promise.all(
+    [...bySlot.values()].map(async (keys) => {
+      const pipeline = client.pipeline();
+      pipeline.eval(extendScript.source, keys.length, ...keys, token, ttlMs);
+      pipeline.wait(replicas, timeoutMs);
+      const replies = (await pipeline.exec()) ?? [];
+      const [extendError, extended] = replies[0] ?? [new Error('no reply'), null];
+      const [waitError, acked] = replies[1] ?? [new Error('no reply'), null];
+      if (extendError ?? waitError) throw extendError ?? waitError;
+      return extended === 1 ? Number(acked) : 0;
+    }),
+  );
+  return Math.min(...acks);
 }

@@ -1,6 +1,5 @@
 import { LuaScript } from '../lua-script';
 import { NEXT_FENCE_LUA } from './next-fence';
-import { QUEUE_ENTRY_LUA } from './queue-entry';
 
 // Takes a free lock (fair: only when no live waiter is ahead of us) and takes the next fence in
 // the same step (next-fence); a lock a release already handed to our token counts as ours. On
@@ -8,7 +7,8 @@ import { QUEUE_ENTRY_LUA } from './queue-entry';
 // oldest one. The uncontended case costs two inner calls (SET NX, INCR; two more to start a
 // counter that does not exist): a first try cannot be queued yet, and outside fair mode the
 // queue does not matter to a free lock. Taken and refused answer one integer: a table reply
-// cost Redis ~0.7 µs more per acquire, and the driver an array to parse.
+// cost Redis ~0.7 µs more per acquire, and the driver an array to parse. A waiter already
+// queued only has its deadline moved: it keeps its place in the list.
 const SOURCE = `
 -- KEYS: lock, fence counter, waiter queue (list), waiter deadlines (zset)
 -- ARGV: token, ttl ms, fair (1/0), stay queued for ms (0: do not queue on failure),
@@ -48,7 +48,10 @@ if not holder then
   end
 end
 local queueFor = tonumber(ARGV[4])
-if queueFor > 0 then${QUEUE_ENTRY_LUA}
+if queueFor > 0 then
+  if redis.call('ZADD', KEYS[4], nowMs + queueFor, entry) == 1 then redis.call('RPUSH', KEYS[3], entry) end
+  redis.call('PEXPIRE', KEYS[3], 60000)
+  redis.call('PEXPIRE', KEYS[4], 60000)
 end
 return -1 - math.max(redis.call('PTTL', KEYS[1]), -1)
 `;

@@ -29,6 +29,5 @@ return 1
 `;
 
 export const STILL_HELD = 1;
-export const RESET = 2;
 
 export const renewRedlockScript = new LuaScript<0 | 1 | 2>('renew-redlock', SOURCE);
