@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { freePort } from '../../test/support/free-port';
 import { hasCommand, installPackages } from '../../scripts/infra/system-packages';
+import { stopChild } from './child-stop';
 
 const CONFIG_DIR = resolve(__dirname, '../../deploy/haproxy');
 
@@ -52,11 +53,6 @@ export async function startBalancer(apiPort: number, options: BalancerOptions, {
   return {
     url,
     pid: child.pid!,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    stop: () => stopChild(child),
   };
 }

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { API_NODE_FLAGS } from '../../scripts/infra/api-process';
+import { stopChild } from './child-stop';
 
 /**
  * The HTTP floor in Node on this machine: plain Fastify answering one route, nothing else, with the
@@ -33,11 +34,6 @@ export async function startBareFastify(): Promise<BareFastify> {
   return {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid!,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    stop: () => stopChild(child),
   };
 }

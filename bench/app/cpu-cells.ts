@@ -213,33 +213,25 @@ export const soldOutCell = (env: CpuBenchEnv) =>
 export const hotCell = (env: CpuBenchEnv) =>
   appCell(env, { name: `hot purchase (201), ${env.users} distinct users`, product: { stock: 100_000_000, perUserLimit: 1_000_000 }, spec: purchase, users: true, answered: created });
 
-/** (e) The spike: thousands of connections on one hot product; goodput is the 201s. */
-export const spikeCell = (env: CpuBenchEnv) =>
-  appCell(env, {
-    name: `spike: ${env.spikeConnections} connections on one hot product`,
-    product: { stock: 100_000_000, perUserLimit: 1_000_000 },
-    spec: purchase,
-    connections: env.spikeConnections,
-    seconds: env.spikeSeconds,
-    users: true,
-    answered: created,
-    spike: true,
-  });
+/** Thousands of connections on one hot product, from distinct users; goodput is the 201s. */
+const spikePlan = (env: CpuBenchEnv, name: string, viaBalancer?: BalancerOptions): CellPlan => ({
+  name: `${name}: ${env.spikeConnections} connections on one hot product`,
+  product: { stock: 100_000_000, perUserLimit: 1_000_000 },
+  spec: purchase,
+  connections: env.spikeConnections,
+  seconds: env.spikeSeconds,
+  users: true,
+  answered: created,
+  spike: true,
+  viaBalancer,
+});
+
+/** (e) The spike, straight at the instance. */
+export const spikeCell = (env: CpuBenchEnv) => appCell(env, spikePlan(env, 'spike'));
 
 /**
  * The same spike through deploy/haproxy/haproxy.cfg, as a sale is deployed: the crowd connects to
  * HAProxy, which keeps a bounded pool of connections to the instance and queues the rest for a
  * bounded time.
  */
-export const balancedSpikeCell = (env: CpuBenchEnv) =>
-  appCell(env, {
-    name: `spike through HAProxy: ${env.spikeConnections} connections on one hot product`,
-    product: { stock: 100_000_000, perUserLimit: 1_000_000 },
-    spec: purchase,
-    connections: env.spikeConnections,
-    seconds: env.spikeSeconds,
-    users: true,
-    answered: created,
-    spike: true,
-    viaBalancer: BALANCER,
-  });
+export const balancedSpikeCell = (env: CpuBenchEnv) => appCell(env, spikePlan(env, 'spike through HAProxy', BALANCER));
