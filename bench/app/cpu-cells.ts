@@ -95,31 +95,29 @@ async function measure(env: CpuBenchEnv, name: string, serverPid: number, spec: 
   }
 }
 
-/** (a) `fastify().get('/live')` in its own process: the HTTP floor in Node here. */
-export async function floorCell(env: CpuBenchEnv): Promise<CpuCell> {
+/**
+ * Bare Fastify in its own process under one load, warmed at the usual connections first. A spike
+ * also watches the floor's accept queue and its peak RSS.
+ */
+async function bareFastifyCell(env: CpuBenchEnv, name: string, load: { connections: number; seconds: number }, spike: boolean): Promise<CpuCell> {
   const bare = await startBareFastify();
   try {
-    const spec: WrkSpec = { url: `${bare.url}/live`, method: 'GET', connections: env.connections, seconds: env.seconds };
-    await runWrk({ ...spec, seconds: WARM_UP_S });
-    const cell = await measure(env, 'bare Fastify `GET /live` (own process)', bare.pid, spec, (l) => l.ok2xx);
-    return { ...cell, violations: [] };
+    const spec: WrkSpec = { url: `${bare.url}/live`, method: 'GET', ...load };
+    await runWrk({ ...spec, connections: env.connections, seconds: WARM_UP_S });
+    const cell = await measure(env, name, bare.pid, spec, (l) => l.ok2xx, { probePort: spike ? Number(new URL(bare.url).port) : undefined });
+    return { ...cell, peakRssMb: spike ? peakRssMb(bare.pid) : undefined, violations: [] };
   } finally {
     await bare.stop();
   }
 }
 
+/** (a) `fastify().get('/live')` in its own process: the HTTP floor in Node here. */
+export const floorCell = (env: CpuBenchEnv) =>
+  bareFastifyCell(env, 'bare Fastify `GET /live` (own process)', { connections: env.connections, seconds: env.seconds }, false);
+
 /** The floor under the spike: the same crowd of connections on bare Fastify (its latency, accept queue and memory). */
-export async function floorSpikeCell(env: CpuBenchEnv): Promise<CpuCell> {
-  const bare = await startBareFastify();
-  try {
-    const spec: WrkSpec = { url: `${bare.url}/live`, method: 'GET', connections: env.spikeConnections, seconds: env.spikeSeconds };
-    await runWrk({ ...spec, connections: env.connections, seconds: WARM_UP_S });
-    const cell = await measure(env, `bare Fastify \`GET /live\`, ${env.spikeConnections} connections`, bare.pid, spec, (l) => l.ok2xx, { probePort: Number(new URL(bare.url).port) });
-    return { ...cell, peakRssMb: peakRssMb(bare.pid), violations: [] };
-  } finally {
-    await bare.stop();
-  }
-}
+export const floorSpikeCell = (env: CpuBenchEnv) =>
+  bareFastifyCell(env, `bare Fastify \`GET /live\`, ${env.spikeConnections} connections`, { connections: env.spikeConnections, seconds: env.spikeSeconds }, true);
 
 /** The app's own count of purchases answered past their deadline, from its /metrics. */
 async function deadlineMisses(url: string): Promise<number | undefined> {
