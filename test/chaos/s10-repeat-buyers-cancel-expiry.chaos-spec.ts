@@ -3,7 +3,7 @@ import { Api, eventually, httpSender } from '../support/api-client';
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { deadlocks, overdueOrders, pendingOrders, runRepeatBuyers, watchExits } from './support/background';
-import { apiAgrees, check, contractAnswers, durability, idempotency, sqlInvariants, Verdict } from './support/checks';
+import { apiAgrees, check, contractAnswers, saleInvariants, Verdict } from './support/checks';
 import { baseEnv, startApis, stopAll } from './support/cluster';
 import { saveResult } from './support/results';
 import { AttemptResult, Recorder, users } from './support/traffic';
@@ -77,9 +77,7 @@ describe.each([
       check('no instance exited', exits.exits().length === 0, exits.exits().join(', ') || 'both instances up throughout'),
       check('no answer was a 500 (deadlocks retried, then 503 LOCK_TIMEOUT)', rec.count('500') === 0, `outcomes: ${JSON.stringify(rec.outcomes)}; deadlocks Postgres broke: ${deadlocksSeen}`),
       check('every unpaid order expired and gave its units back', settled === true, `pending left: ${await pendingOrders(db.url)}`),
-      ...(await sqlInvariants(db.url)),
-      await durability(db.url, attempts),
-      await idempotency(db.url, attempts),
+      ...(await saleInvariants(db.url, attempts)),
       ...(redisDown ? [] : [await apiAgrees(urls[1], db.url, product.id)]),
       contractAnswers(rec.violations),
     ];

@@ -2,7 +2,7 @@ import { ApiProcess } from '../../scripts/infra/api-process';
 import { Api, httpSender, sleep } from '../support/api-client';
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { apiAgrees, check, contractAnswers, durability, idempotency, sqlInvariants, Verdict } from './support/checks';
+import { apiAgrees, check, contractAnswers, saleInvariants, Verdict } from './support/checks';
 import { baseEnv, msUntilHealthy, startApi, stopAll } from './support/cluster';
 import { saveResult } from './support/results';
 import { ProxyMode, TcpProxy } from './support/tcp-proxy';
@@ -107,9 +107,7 @@ describe('chaos 6: latency, resets and black holes between the API and Redis / P
       check('503 DEPENDENCY_UNAVAILABLE while Postgres is unreachable', pgDown.every((n) => n > 0), `reset: ${pgDown[0]}, black hole: ${pgDown[1]}`),
       check('recovers once the network heals', Object.values(recovery).every((v) => v !== undefined && v < 10_000), JSON.stringify(recovery)),
       contractAnswers(rec.violations),
-      ...(await sqlInvariants(db.url)),
-      await durability(db.url, attempts),
-      await idempotency(db.url, attempts),
+      ...(await saleInvariants(db.url, attempts)),
       await apiAgrees(api.url, db.url, product.id),
     ];
     saveResult({

@@ -3,7 +3,7 @@ import { Api, ApiResponse, eventually, httpSender, sleep, withPg } from '../supp
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { adminAuth, auth } from '../support/tokens';
-import { apiAgrees, check, contractAnswers, durability, idempotency, sqlInvariants, Verdict } from './support/checks';
+import { apiAgrees, check, contractAnswers, saleInvariants, Verdict } from './support/checks';
 import { baseEnv, rssMb, startApis, stopAll } from './support/cluster';
 import { saveResult } from './support/results';
 import { AttemptResult, buyOnce, Recorder } from './support/traffic';
@@ -100,9 +100,7 @@ describe(`chaos 8: soak, ${SOAK_S} s of mixed traffic over 3 instances with one 
     const byStatus = await withPg(db.url, async (pg) => Object.fromEntries((await pg.query('SELECT status, count(*)::int AS n FROM orders GROUP BY status')).rows.map((r) => [r.status, r.n])));
     const flat = Object.entries(rss).every(([, r]) => r.start !== undefined && r.end !== undefined && r.end <= r.start * 1.5 + 20);
     const verdicts: Verdict[] = [
-      ...(await sqlInvariants(db.url)),
-      await durability(db.url, attempts),
-      await idempotency(db.url, attempts),
+      ...(await saleInvariants(db.url, attempts)),
       ...(await Promise.all(products.map((p, i) => apiAgrees(urls[i], db.url, p.id)))),
       check('the expiry job returned every unpaid order', overdue === 0 && (byStatus.EXPIRED ?? 0) > 0, `${byStatus.EXPIRED ?? 0} expired, ${overdue} overdue still pending`),
       check('RSS flat (end <= 1.5 x start + 20 MB)', flat, Object.entries(rss).map(([n, r]) => `${n}: ${r.start} -> ${r.end} MB`).join('; ')),

@@ -37,6 +37,11 @@ export async function durability(databaseUrl: string, attempts: AttemptResult[])
   return verdict('every 201 durable', found === ids.length ? [] : [`${ids.length - found} of ${ids.length} answered orders missing`], `${ids.length} answered order(s) all in Postgres`);
 }
 
+/** What every sale is checked for afterwards: the SQL invariants, then durability and idempotency of the clients' attempts. */
+export async function saleInvariants(databaseUrl: string, attempts: AttemptResult[]): Promise<Verdict[]> {
+  return [...(await sqlInvariants(databaseUrl)), await durability(databaseUrl, attempts), await idempotency(databaseUrl, attempts)];
+}
+
 /**
  * Idempotency (invariant 4): one order per (user, key) at most; every 201 of a key names that
  * order; and an order exists for a key only if the client was told so (or gave up retrying).
