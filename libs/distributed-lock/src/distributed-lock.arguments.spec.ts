@@ -44,6 +44,7 @@ describe('DistributedLock: bad arguments get a clear error', () => {
     await expect(locks.acquire('args', { waitMs: Number.NaN })).rejects.toThrow(/waitMs must be a number of ms, 0 or more/);
     await expect(locks.acquire('args', { fair: 'yes' as never })).rejects.toThrow(/fair must be a boolean/);
     await expect(locks.acquire('args', { signal: {} as never })).rejects.toThrow(/signal must be an AbortSignal/);
+    await expect(locks.acquire('args', { reentrant: 'no' as never })).rejects.toThrow(/reentrant must be a boolean/);
     await expect(locks.using('args', { ttlMs: -5 }, async () => 'ran')).rejects.toThrow(/ttlMs/);
     expect(await client.exists('lock:{args}')).toBe(0);
   });

@@ -1,5 +1,7 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { RedisFixture, sleep } from '../test/redis-fixture';
 import { DistributedLock } from './distributed-lock';
+import { LockTimeoutError } from './errors';
 import type { Lock } from './lock';
 
 describe('DistributedLock: re-entry within one async call chain', () => {
@@ -70,5 +72,28 @@ describe('DistributedLock: re-entry within one async call chain', () => {
     });
     expect(result).toBe(42);
     expect(seen?.key).toBe('args');
+  });
+
+  it('with reentrant: false records nothing in the chain: no re-entry, no current(), no AsyncLocalStorage scope', async () => {
+    const enterScope = jest.spyOn(AsyncLocalStorage.prototype, 'run');
+    try {
+      await locks.using('plain', { reentrant: false }, async (_s, lock) => {
+        expect(locks.current('plain')).toBeUndefined();
+        await expect(locks.acquire('plain', { waitMs: 50 })).rejects.toBeInstanceOf(LockTimeoutError);
+        expect(await redis.client().get('lock:{plain}')).toBe(lock.token);
+      });
+      expect(enterScope).not.toHaveBeenCalled();
+    } finally {
+      enterScope.mockRestore();
+    }
+    expect(await redis.client().exists('lock:{plain}')).toBe(0);
+  });
+
+  it('with reentrant: false does not re-enter a lock the chain holds', async () => {
+    await locks.using('held', {}, async (_s, outer) => {
+      await expect(locks.acquire('held', { waitMs: 50, reentrant: false })).rejects.toBeInstanceOf(LockTimeoutError);
+      expect(await redis.client().get('lock:{held}')).toBe(outer.token);
+    });
+    expect(await redis.client().exists('lock:{held}')).toBe(0);
   });
 });

@@ -76,13 +76,14 @@ export class DistributedLock extends EventEmitter {
   /**
    * Runs `fn` under the lock, renewed by the watchdog, and releases it afterwards (once any
    * extension in flight has settled). `fn`'s error is rethrown; if `fn` returned but the
-   * lease was lost meanwhile, LockLostError is thrown.
+   * lease was lost meanwhile, LockLostError is thrown. `fn` runs in a scope that records the
+   * lock for re-entry and `current()`, unless `reentrant: false`.
    */
   async using<T>(key: string | string[], opts: AcquireOptions, fn: (signal: AbortSignal, lock: Lock) => Promise<T>): Promise<T> {
     const lock = (await this.acquire(key, opts)) as LockHandle;
     this.keeper.setRenewing(lock.lease, true);
     try {
-      const value = await this.context.runWith(lock, () => fn(lock.signal, lock));
+      const value = await (opts.reentrant === false ? fn(lock.signal, lock) : this.context.runWith(lock, () => fn(lock.signal, lock)));
       if (lock.lease.lost) throw new LockLostError(lock.key);
       return value;
     } finally {
@@ -147,7 +148,7 @@ export class DistributedLock extends EventEmitter {
     const startedAt = now();
 
     // 1. Re-entry.
-    const reentered = this.context.leaseFor(name);
+    const reentered = opts.reentrant === false ? undefined : this.context.leaseFor(name);
     if (reentered) {
       reentered.holders += 1;
       this.emit('acquired', { key: name, waitMs: 0, fence: reentered.fence, reentrant: true });

@@ -77,6 +77,13 @@ export interface AcquireOptions {
    * lock that arrives anyway is released at once.
    */
   signal?: AbortSignal;
+  /**
+   * `false`: the call neither re-enters a lock its async chain holds nor records its own lock in
+   * the chain, so `current()` and `CurrentLock` do not see it (`using` hands the lock to its
+   * callback). Recording needs AsyncLocalStorage, and on Node 20 its promise hooks, once any scope
+   * has been entered, tax every promise of the process for good. Default `true`.
+   */
+  reentrant?: boolean;
 }
 
 /** One key, or several taken together as one multi-key lock. */

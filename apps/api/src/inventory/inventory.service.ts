@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { WithLock } from '@app/distributed-lock';
+import { DistributedLockService, encodeKeySegment } from '@app/distributed-lock';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppException, productNotFound } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
@@ -29,11 +29,15 @@ export class InventoryService {
     private readonly flags: SoldOutFlags,
     private readonly cache: ProductCache,
     private readonly catalog: ProductCatalog,
+    private readonly locks: DistributedLockService,
   ) {}
 
   /** Creation is serialised per SKU, so two admins racing on one SKU get one product and one 409. */
-  @WithLock('product-sku:<sku>')
-  async create(dto: CreateProductDto): Promise<ProductView> {
+  create(dto: CreateProductDto): Promise<ProductView> {
+    return this.locks.using(`product-sku:${encodeKeySegment(dto.sku)}`, { reentrant: false }, () => this.insert(dto));
+  }
+
+  private async insert(dto: CreateProductDto): Promise<ProductView> {
     if (dto.saleStartsAt && dto.saleEndsAt && Date.parse(dto.saleEndsAt) <= Date.parse(dto.saleStartsAt)) {
       throw new AppException(ErrorCode.ValidationFailed, 'saleEndsAt must be after saleStartsAt');
     }
@@ -82,9 +86,9 @@ export class InventoryService {
             await this.afterStockChange(productId, stock);
             return 'ok' as const;
           })
-        : await this.productLock.run(productId, async (fence) => {
+        : await this.productLock.run(productId, async (fence, lock) => {
             const result = await withConflictRetry(() => this.db.transaction((tx) => this.ledger.setAbsolute(tx, productId, stock, fence)));
-            if (result === 'stale-fence' && fence !== null) await this.productLock.repairFenceIfReset({ productId, segment: null });
+            if (result === 'stale-fence' && fence !== null) await this.productLock.repairFenceIfReset({ productId, segment: null }, lock);
             if (result === 'ok') await this.afterStockChange(productId, stock);
             return result;
           });

@@ -69,7 +69,7 @@ export class OrderExpiryService implements OnApplicationBootstrap, OnApplication
   private async runExclusively(): Promise<number> {
     let holdsJobLock = false;
     try {
-      return await this.locks.using(`job:${JOB}`, { ttlMs: 30_000, waitMs: 0 }, () => {
+      return await this.locks.using(`job:${JOB}`, { ttlMs: 30_000, waitMs: 0, reentrant: false }, () => {
         holdsJobLock = true;
         return this.expireDue();
       });

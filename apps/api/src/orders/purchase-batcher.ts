@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Histogram, register } from 'prom-client';
+import type { Lock } from '@app/distributed-lock';
 import { HotStatements } from '../database/hot-statements';
 import { Fence, ProductLock, StockUnit, stockLockKey } from '../common/locking/product-lock';
 import { TypedConfigService } from '../config/app-config.module';
@@ -99,7 +100,7 @@ export class PurchaseBatcher {
     const lockWaitMs = Math.max(0, Math.min(this.lockWaitMs, Math.floor(endsBy - startedAt)));
     line.inFlight = { size: batch.length, startedAt, endsBy };
     try {
-      const outcomes = await this.productLock.runUnitWithin(unit, lockWaitMs, (fence) => this.execute(unit, batch, fence, endsBy));
+      const outcomes = await this.productLock.runUnitWithin(unit, lockWaitMs, (fence, lock) => this.execute(unit, batch, fence, endsBy, lock));
       line.model.observe(batch.length, monotonicNow() - startedAt);
       batch.forEach((pending, i) => pending.resolve(outcomes[i]));
     } catch (error) {
@@ -117,7 +118,7 @@ export class PurchaseBatcher {
    * sold-out flag and cache follow the stock. That bookkeeping is best effort and never throws:
    * once the statement has committed, its buyers are answered with their orders.
    */
-  private async execute(unit: StockUnit, batch: BatchItem[], fence: Fence, endsBy: number): Promise<BatchOutcome[]> {
+  private async execute(unit: StockUnit, batch: BatchItem[], fence: Fence, endsBy: number, lock?: Lock): Promise<BatchOutcome[]> {
     this.batchSizes.observe(batch.length);
     const rows = await withConflictRetry(() => this.statements.run<{ outcome: BatchOutcomeKind; order_id: string | null; created_at: Date | null; expires_at: Date | null; stock_left: number | null }>(
       'purchase_batch',
@@ -133,7 +134,7 @@ export class PurchaseBatcher {
         this.paymentTtlS,
         `${timeLeftMs(endsBy)}ms`, // taken again by a retry: the deadline does not move
       ]));
-    if (fence !== null && rows[0]?.outcome === 'STALE_FENCE') await this.productLock.repairFenceIfReset(unit);
+    if (fence !== null && rows[0]?.outcome === 'STALE_FENCE') await this.productLock.repairFenceIfReset(unit, lock);
     const last = rows[rows.length - 1];
     if (last && last.stock_left !== null && last.outcome !== 'STALE_FENCE') {
       const changed = rows.some((r) => r.outcome === 'CREATED');

@@ -24,4 +24,17 @@ describe('InMemoryDistributedLock', () => {
     await expect(locks.acquire('stock:2', { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(LockAbortedError);
     await held.release();
   });
+
+  it('re-enters within a using scope unless the inner call says reentrant: false', async () => {
+    const locks = new InMemoryDistributedLock({ defaultWaitMs: 50 });
+    await locks.using('stock:3', {}, async (_s, outer) => {
+      await locks.using('stock:3', {}, async (_s2, inner) => expect(inner.fence).toBe(outer.fence));
+      await expect(locks.using('stock:3', { reentrant: false }, async () => 'ran')).rejects.toBeInstanceOf(LockTimeoutError);
+    });
+    await locks.using('stock:3', { reentrant: false }, async (_s, lock) => {
+      expect(locks.current('stock:3')).toBeUndefined();
+      expect(locks.isHeld('stock:3')).toBe(true);
+      expect(lock.key).toBe('stock:3');
+    });
+  });
 });

@@ -45,14 +45,14 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
 
   async using<T>(key: string | string[], opts: AcquireOptions, fn: (signal: AbortSignal, lock: Lock) => Promise<T>): Promise<T> {
     const outer = this.context.getStore() ?? [];
-    const reentered = outer.find((lock) => lock.key === displayKey(key));
+    const reentered = opts.reentrant === false ? undefined : outer.find((lock) => lock.key === displayKey(key));
     if (reentered) {
       this.emit('acquired', { key: reentered.key, waitMs: 0, fence: reentered.fence, reentrant: true });
       return fn(reentered.signal, reentered);
     }
     const lock = await this.acquire(key, opts);
     try {
-      return await this.context.run([...outer, lock], () => fn(lock.signal, lock));
+      return await (opts.reentrant === false ? fn(lock.signal, lock) : this.context.run([...outer, lock], () => fn(lock.signal, lock)));
     } finally {
       await lock.release();
     }

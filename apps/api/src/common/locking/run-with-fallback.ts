@@ -1,9 +1,13 @@
+import type { Lock } from '@app/distributed-lock';
 import { LockFallback } from '../../config/app-config';
 import { dependencyUnavailable } from '../errors/app.exception';
 import { isRedisUnavailable } from '../errors/dependency-errors';
 
 /** The fence of the lock the work runs under; null in DB-only mode (Redis unreachable). */
 export type Fence = number | null;
+
+/** Work under a lock: its fence, and the lock itself (undefined in DB-only mode). */
+export type LockedWork<T> = (fence: Fence, lock?: Lock) => Promise<T>;
 
 /**
  * Runs `work` through `underLock`; when the lock cannot be had because Redis is unreachable,
@@ -18,14 +22,14 @@ export type Fence = number | null;
 export async function runWithFallback<T>(
   fallback: LockFallback,
   what: string,
-  underLock: (work: (fence: Fence) => Promise<T>) => Promise<T>,
-  work: (fence: Fence) => Promise<T>,
+  underLock: (work: LockedWork<T>) => Promise<T>,
+  work: LockedWork<T>,
 ): Promise<T> {
   let started = false;
   let finished: { value: T } | undefined;
-  const tracked = async (fence: Fence) => {
+  const tracked = async (fence: Fence, lock?: Lock) => {
     started = true;
-    const value = await work(fence);
+    const value = await work(fence, lock);
     finished = { value };
     return value;
   };
