@@ -1,9 +1,11 @@
 /**
  * The fence paths and the pay/expiry race, driven deterministically: purchase_batch called with a
- * stale fence, a fence counter that restarted below a row's fence and its repair, and payments
- * racing the expiry job on orders that fall due.
+ * stale fence, a fence counter that restarted below a row's fence and its repair, an idempotency
+ * key committed by another transaction in the middle of a batch, and payments racing the expiry
+ * job on orders that fall due.
  */
 import Redis from 'ioredis';
+import { Client } from 'pg';
 import { OrderExpiryService } from '../../apps/api/src/orders/order-expiry.service';
 import { AppHarness, startApp } from '../support/app-harness';
 import { Api, expectInvariants, injectSender, Order, withPg } from '../support/api-client';
@@ -69,6 +71,55 @@ describe('fencing tokens in Postgres', () => {
     const after = await expectInvariants(db, product.id);
     expect(after.live).toBe(1);
     expect(after.stock).toBe(4);
+  });
+});
+
+describe('an idempotency key committed by another transaction during a batch', () => {
+  let harness: AppHarness;
+  let api: Api;
+
+  beforeAll(async () => {
+    harness = await startApp();
+    api = new Api(injectSender(harness.app));
+  });
+  afterAll(() => harness?.close());
+
+  // Keys are unique per user across products, and another product's batch shares no row lock
+  // with this one: the key lookup cannot see the other order until it commits.
+  it('leaves nothing of the batch and fails 40001; run again, the key answers DUPLICATE_KEY and the rest sells', async () => {
+    const db = harness.env.DATABASE_URL;
+    const [first, second] = [await api.createProduct({ stock: 5 }), await api.createProduct({ stock: 5 })];
+    const batch = (productId: string, users: string[], keys: (string | null)[]) => ({
+      text: 'SELECT idx, outcome FROM purchase_batch($1, NULL, NULL, $2::varchar[], $3::int[], $4::varchar[], $4::varchar[], 60) ORDER BY idx',
+      values: [productId, users, users.map(() => 1), keys],
+    });
+    const holder = new Client({ connectionString: db });
+    const racer = new Client({ connectionString: db });
+    await Promise.all([holder.connect(), racer.connect()]);
+    try {
+      await holder.query('BEGIN');
+      await holder.query(batch(first.id, ['race-a'], ['race-key']));
+      const racing = racer.query(batch(second.id, ['race-a', 'race-b'], ['race-key', null])).then(
+        () => 'answered',
+        (error: { code?: string }) => error.code,
+      );
+      // The racer's insert waits on the holder's uncommitted order with the same key.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await holder.query('COMMIT');
+      expect(await racing).toBe('40001');
+      const untouched = await expectInvariants(db, second.id);
+      expect([untouched.stock, untouched.live]).toEqual([5, 0]);
+
+      const again = await racer.query(batch(second.id, ['race-a', 'race-b'], ['race-key', null]));
+      expect(again.rows).toEqual([
+        { idx: 1, outcome: 'DUPLICATE_KEY' },
+        { idx: 2, outcome: 'CREATED' },
+      ]);
+      const after = await expectInvariants(db, second.id);
+      expect([after.stock, after.live]).toEqual([4, 1]);
+    } finally {
+      await Promise.all([holder.end(), racer.end()]);
+    }
   });
 });
 

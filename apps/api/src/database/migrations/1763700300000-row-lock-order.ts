@@ -8,7 +8,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * Also the index behind GET /orders' order, newest first by createdAt, then id.
  */
-const CREATE_FUNCTION = `
+export const CREATE_FUNCTION = `
 CREATE OR REPLACE FUNCTION purchase_batch(
   p_product_id bigint, p_segment int, p_fence bigint,
   p_users varchar[], p_quantities int[], p_keys varchar[], p_hashes varchar[], p_payment_ttl_s int)

@@ -2,6 +2,7 @@ import { InitialSchema1763700000000 } from './1763700000000-initial-schema';
 import { PurchaseBatchFunction1763700100000 } from './1763700100000-purchase-batch-function';
 import { SegmentedStock1763700200000 } from './1763700200000-segmented-stock';
 import { RowLockOrder1763700300000 } from './1763700300000-row-lock-order';
+import { SetBasedPurchaseBatch1763700400000 } from './1763700400000-set-based-purchase-batch';
 
 /** Listed explicitly (not globbed) so the bundled app and the CLI run the same migrations. */
-export const MIGRATIONS = [InitialSchema1763700000000, PurchaseBatchFunction1763700100000, SegmentedStock1763700200000, RowLockOrder1763700300000];
+export const MIGRATIONS = [InitialSchema1763700000000, PurchaseBatchFunction1763700100000, SegmentedStock1763700200000, RowLockOrder1763700300000, SetBasedPurchaseBatch1763700400000];
