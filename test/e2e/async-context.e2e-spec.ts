@@ -1,8 +1,8 @@
 /**
  * On Node 20 the first AsyncLocalStorage scope a process enters switches on promise hooks that
- * tax every promise for the rest of its life (about a tenth of a hot purchase's CPU in
- * docs/BENCHMARKS.md). The app takes all its locks without re-entry for that reason; this checks
- * that a sale, from start-up through every kind of lock the app takes, enters no scope at all.
+ * tax every promise for the rest of its life (7 to 8% of a hot purchase's CPU profile). The app
+ * takes all its locks without re-entry for that reason; this checks that a sale, from start-up
+ * through every kind of lock the app takes, enters no scope at all.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppHarness, startApp } from '../support/app-harness';
