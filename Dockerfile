@@ -13,5 +13,5 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 USER node
 EXPOSE 3000
-# --max-semi-space-size: see API_NODE_FLAGS in scripts/infra/api-process.ts
-CMD ["node", "--max-semi-space-size=32", "dist/apps/api/main.js"]
+# V8 flags: see API_NODE_FLAGS in scripts/infra/api-process.ts
+CMD ["node", "--max-semi-space-size=32", "--heap-growing-percent=100", "dist/apps/api/main.js"]

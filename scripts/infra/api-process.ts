@@ -12,13 +12,22 @@ export interface ApiProcessOptions {
 }
 
 /**
- * V8 flags the API runs with everywhere (`npm start`, the Dockerfile, here). Under a hot sale a
- * purchase waits tens of ms for its batch, long enough to outlive two scavenges of the default
- * 16 MB young generation and be promoted; the old generation then fills with dead requests between
- * major GCs. With 32 MB semispaces they die young: peak RSS under `npm run bench`'s hot load went
- * from 201-279 MB (default) to 216-219 MB, at the same purchases/s (docs/BENCHMARKS.md).
+ * V8 flags the API runs with everywhere (`npm start`, the Dockerfile, here).
+ *
+ * `--max-semi-space-size=32`: under a hot sale a purchase waits tens of ms for its batch, long
+ * enough to outlive two scavenges of the default 16 MB young generation and be promoted; with 32 MB
+ * semispaces they die young.
+ *
+ * `--heap-growing-percent=100`: V8 otherwise lets the old generation grow to up to four times what
+ * survived the last major GC before it marks again. Under the spike it grew from 34 to 149 MB of
+ * which 64 MB were live, and the process never gives those pages back. Capping the growth at twice
+ * the live size bounds the peak: in the bench's spike through HAProxy, peak RSS 235-238 MB in three
+ * runs against 258-291 MB in four without the flag, straight at the instance 346 against 538 MB,
+ * at the same goodput; hot purchases per CPU-second in four alternating pairs were 0.82-1.12x
+ * without it (mean 0.99x, the machine's noise). A factor of 1.3 bounded it further (211 MB) but
+ * cost 11-15% of purchases per CPU-second in three of three pairs.
  */
-export const API_NODE_FLAGS = ['--max-semi-space-size=32'];
+export const API_NODE_FLAGS = ['--max-semi-space-size=32', '--heap-growing-percent=100'];
 
 /** One built API instance (`dist/apps/api/main.js`) as a child process. */
 export class ApiProcess {
