@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { invariants, withPg } from '../../test/support/api-client';
 import { createProduct, startInstances } from './app-stack';
-import { startBareFastify } from './bare-fastify';
+import { ReferenceServer, startBareFastify, startBareNest } from './reference-servers';
 import { ProfileSummary, ProfileWindow, summarizeProfiles } from './cpu-profile';
 import { AcceptQueueProbe, AcceptQueueSummary } from './accept-queue';
 import { Balancer, BalancerOptions, startBalancer } from './balancer';
@@ -96,13 +96,19 @@ async function measure(env: CpuBenchEnv, name: string, serverPid: number, spec: 
 }
 
 /**
- * Bare Fastify in its own process under one load, warmed at the usual connections first. A spike
- * also watches the floor's accept queue and its peak RSS.
+ * A reference server (bare Fastify, or bare Nest) in its own process under one load, warmed at the
+ * usual connections first. A spike also watches its accept queue and its peak RSS.
  */
-async function bareFastifyCell(env: CpuBenchEnv, name: string, load: { connections: number; seconds: number }, spike: boolean): Promise<CpuCell> {
-  const bare = await startBareFastify();
+async function referenceCell(
+  env: CpuBenchEnv,
+  name: string,
+  server: { start: () => Promise<ReferenceServer>; path: string },
+  load: { connections: number; seconds: number },
+  spike: boolean,
+): Promise<CpuCell> {
+  const bare = await server.start();
   try {
-    const spec: WrkSpec = { url: `${bare.url}/live`, method: 'GET', ...load };
+    const spec: WrkSpec = { url: `${bare.url}${server.path}`, method: 'GET', ...load };
     await runWrk({ ...spec, connections: env.connections, seconds: WARM_UP_S });
     const cell = await measure(env, name, bare.pid, spec, (l) => l.ok2xx, { probePort: spike ? Number(new URL(bare.url).port) : undefined });
     return { ...cell, peakRssMb: spike ? peakRssMb(bare.pid) : undefined, violations: [] };
@@ -111,13 +117,19 @@ async function bareFastifyCell(env: CpuBenchEnv, name: string, load: { connectio
   }
 }
 
+const BARE_FASTIFY = { start: startBareFastify, path: '/live' };
+
 /** (a) `fastify().get('/live')` in its own process: the HTTP floor in Node here. */
 export const floorCell = (env: CpuBenchEnv) =>
-  bareFastifyCell(env, 'bare Fastify `GET /live` (own process)', { connections: env.connections, seconds: env.seconds }, false);
+  referenceCell(env, 'bare Fastify `GET /live` (own process)', BARE_FASTIFY, { connections: env.connections, seconds: env.seconds }, false);
+
+/** NestJS's own cost: one controller's `GET /health/live` on Nest's Fastify adapter, nothing of the app. */
+export const nestFloorCell = (env: CpuBenchEnv) =>
+  referenceCell(env, 'bare NestJS on Fastify, one controller `GET /health/live` (own process)', { start: startBareNest, path: '/health/live' }, { connections: env.connections, seconds: env.seconds }, false);
 
 /** The floor under the spike: the same crowd of connections on bare Fastify (its latency, accept queue and memory). */
 export const floorSpikeCell = (env: CpuBenchEnv) =>
-  bareFastifyCell(env, `bare Fastify \`GET /live\`, ${env.spikeConnections} connections`, { connections: env.spikeConnections, seconds: env.spikeSeconds }, true);
+  referenceCell(env, `bare Fastify \`GET /live\`, ${env.spikeConnections} connections`, BARE_FASTIFY, { connections: env.spikeConnections, seconds: env.spikeSeconds }, true);
 
 /** The app's own count of purchases answered past their deadline, from its /metrics. */
 async function deadlineMisses(url: string): Promise<number | undefined> {

@@ -4,7 +4,7 @@ import { cpus, loadavg } from 'node:os';
 import { createDatabase } from '../../scripts/infra/databases';
 import { ensurePostgres } from '../../scripts/infra/postgres';
 import { RedisServerProcess } from '../../test/support/redis-server';
-import { balancedSpikeCell, CpuBenchEnv, CpuCell, floorCell, floorSpikeCell, hotCell, liveCell, productReadCell, soldOutCell, spikeCell } from './cpu-cells';
+import { balancedSpikeCell, CpuBenchEnv, CpuCell, floorCell, floorSpikeCell, hotCell, liveCell, nestFloorCell, productReadCell, soldOutCell, spikeCell } from './cpu-cells';
 import { LimitProbe } from './limit';
 import { AppBenchResult, renderTables, writeAppSection } from './report';
 import { hot, HotResult, ROUNDS } from './scenarios';
@@ -12,7 +12,7 @@ import { ensureWrk, raiseOpenFileLimit } from './wrk';
 import { ensureHaproxy } from './balancer';
 import { ensureSs } from './accept-queue';
 
-const ALL_CELLS = ['floor', 'live', 'product', 'soldout', 'hot', 'floorspike', 'spike', 'balanced', 'limit'] as const;
+const ALL_CELLS = ['floor', 'nest', 'live', 'product', 'soldout', 'hot', 'floorspike', 'spike', 'balanced', 'limit'] as const;
 type CellName = (typeof ALL_CELLS)[number];
 
 /**
@@ -71,6 +71,7 @@ async function main(): Promise<void> {
   try {
     const plan: Array<[CellName, keyof typeof cpu, (e: CpuBenchEnv) => Promise<CpuCell>]> = [
       ['floor', 'floor', floorCell],
+      ['nest', 'nest', nestFloorCell],
       ['live', 'live', liveCell],
       ['product', 'product', productReadCell],
       ['soldout', 'soldOut', soldOutCell],
@@ -88,7 +89,7 @@ async function main(): Promise<void> {
     }
     if (!values['skip-profile']) {
       for (const [name, , run] of plan) {
-        if (!cells.has(name) || name === 'floor' || name === 'floorspike' || name === 'spike' || name === 'balanced' || name === 'product') continue;
+        if (!cells.has(name) || name === 'floor' || name === 'nest' || name === 'floorspike' || name === 'spike' || name === 'balanced' || name === 'product') continue;
         log(`${name} under --cpu-prof (where the time goes; not a measured cell)…`);
         profiled.push(await run({ ...env, seconds: Math.min(env.seconds, 6), profile: true }));
       }
