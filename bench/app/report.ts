@@ -2,13 +2,18 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { LimitResult } from './limit';
 import { BALANCER, type CpuCell } from './cpu-cells';
 import type { HotResult } from './scenarios';
+import { median, type RoundFigures } from './rounds';
+
+type CpuKey = 'floor' | 'nest' | 'live' | 'product' | 'soldOut' | 'hot' | 'floorSpike' | 'spike' | 'balancedSpike';
 
 export interface AppBenchResult {
   command: string;
   date: string;
   machine: { cpu?: string; cores: number; node: string; loadStart: number; loadEnd: number };
-  env: { seconds: number; connections: number; users: number; spikeConnections: number; spikeSeconds: number };
-  cpu: Partial<Record<'floor' | 'nest' | 'live' | 'product' | 'soldOut' | 'hot' | 'floorSpike' | 'spike' | 'balancedSpike', CpuCell>>;
+  env: { seconds: number; connections: number; users: number; spikeConnections: number; spikeSeconds: number; rounds?: number };
+  cpu: Partial<Record<CpuKey, CpuCell>>;
+  /** The 100-connection cells over their rounds (absent in results recorded before rounds). */
+  rounds?: Partial<Record<CpuKey, RoundFigures>>;
   profiled: CpuCell[];
   limit?: LimitResult;
   hot: HotResult[];
@@ -29,23 +34,46 @@ const answers = (c: CpuCell) => c.load.requests;
 const perAnswerUs = (cpuS: number, count: number) => (count > 0 ? (cpuS / count) * 1e6 : undefined);
 const created = (c: CpuCell) => c.load.byStatus['201'] ?? 0;
 
+/**
+ * A cell's answers per CPU-second against the floor's: the median over rounds of each round's
+ * ratio when the cells ran in rounds, else the one run's.
+ */
+function vsFloor(r: AppBenchResult, key: CpuKey): number | undefined {
+  const perRound = r.rounds?.[key]?.vsFloor;
+  if (perRound?.length) return median(perRound);
+  const cell = r.cpu[key];
+  const floor = r.cpu.floor?.perCpuSecond;
+  return cell && floor ? cell.perCpuSecond / floor : undefined;
+}
+
+/** `50%`, or `50% (42–55%)` with the range over rounds. */
+function vsFloorText(r: AppBenchResult, key: CpuKey): string {
+  const perRound = r.rounds?.[key]?.vsFloor;
+  const range = perRound && perRound.length > 1 ? ` (${pct(Math.min(...perRound))}–${pct(Math.max(...perRound))})` : '';
+  return `${pct(vsFloor(r, key))}${range}`;
+}
+
 /** How bare NestJS compares with bare Fastify, and the app's liveness with bare NestJS, in this run. */
 function nestShare(r: AppBenchResult): string {
-  const { floor, nest, live } = r.cpu;
-  if (!floor || !nest) return 'not measured in this run';
-  const ofNest = live ? `, and the app's liveness ${pct(live.perCpuSecond / nest.perCpuSecond)} of bare NestJS's` : '';
-  return `it answers ${pct(nest.perCpuSecond / floor.perCpuSecond)} of the floor's answers per CPU-second${ofNest}, so NestJS alone takes ${n(1e6 / nest.perCpuSecond - 1e6 / floor.perCpuSecond)} µs of each answer before any app code runs`;
+  const nest = vsFloor(r, 'nest');
+  const live = vsFloor(r, 'live');
+  const floor = r.cpu.floor;
+  if (nest === undefined || !floor) return 'not measured in this run';
+  const ofNest = live === undefined ? '' : `, and the app's liveness ${pct(live / nest)} of bare NestJS's`;
+  return `it answers ${pct(nest)} of the floor's answers per CPU-second${ofNest}, so NestJS alone takes about ${n((1e6 / floor.perCpuSecond) * (1 / nest - 1))} µs of each answer before any app code runs`;
 }
 
 function cpuTable(r: AppBenchResult): string {
-  const floor = r.cpu.floor?.perCpuSecond;
-  const row = (c: CpuCell | undefined, goodput: (c: CpuCell) => number) =>
-    c
-      ? `| ${c.name} | ${n(goodput(c) / c.load.seconds)} | ${n(c.perCpuSecond)} | ${floor ? pct(c.perCpuSecond / floor) : '–'} | ${n(perAnswerUs(c.serverCpuS, goodput(c)))} | ${n(perAnswerUs(c.redisCpuS, goodput(c)), 1)} | ${n(perAnswerUs(c.postgresCpuS, goodput(c)), 1)} | ${n(c.load.p50, 1)} / ${n(c.load.p99, 1)} / ${n(c.load.max)} ms | ${answerMix(c)} |`
-      : '';
+  const row = (key: CpuKey, goodput: (c: CpuCell) => number) => {
+    const c = r.cpu[key];
+    if (!c) return '';
+    const share = key === 'floor' ? '100%' : vsFloorText(r, key);
+    return `| ${c.name} | ${n(goodput(c) / c.load.seconds)} | ${n(c.perCpuSecond)} | ${share} | ${n(perAnswerUs(c.serverCpuS, goodput(c)))} | ${n(perAnswerUs(c.redisCpuS, goodput(c)), 1)} | ${n(perAnswerUs(c.postgresCpuS, goodput(c)), 1)} | ${n(c.load.p50, 1)} / ${n(c.load.p99, 1)} / ${n(c.load.max)} ms | ${answerMix(c)} |`;
+  };
+  const ok = (c: CpuCell) => c.load.ok2xx;
   return `| load (${r.env.connections} connections, ${r.env.seconds} s) | answers/s | answers per server CPU-second | vs bare Fastify | server µs per answer | Redis µs | Postgres µs | p50 / p99 / max | answers |
 |---|---:|---:|---:|---:|---:|---:|---|---|
-${[row(r.cpu.floor, (c) => c.load.ok2xx), row(r.cpu.nest, (c) => c.load.ok2xx), row(r.cpu.live, (c) => c.load.ok2xx), row(r.cpu.product, (c) => c.load.ok2xx), row(r.cpu.soldOut, (c) => c.load.byStatus['409'] ?? 0), row(r.cpu.hot, created)].filter(Boolean).join('\n')}`;
+${[row('floor', ok), row('nest', ok), row('live', ok), row('product', ok), row('soldOut', (c) => c.load.byStatus['409'] ?? 0), row('hot', created)].filter(Boolean).join('\n')}`;
 }
 
 function answerMix(c: CpuCell): string {
@@ -97,9 +125,12 @@ function spikeGoals(how: string, spike: CpuCell | undefined, base: number | unde
   ];
 }
 
+function ratioGoal(r: AppBenchResult, goal: string, key: CpuKey, target: number): GoalRow {
+  const ratio = vsFloor(r, key);
+  return [goal, `≥ ${pct(target)}`, vsFloorText(r, key), ratio === undefined ? undefined : ratio >= target];
+}
+
 function goalsTable(r: AppBenchResult): string {
-  const floor = r.cpu.floor?.perCpuSecond;
-  const ratio = (c: CpuCell | undefined) => (c && floor ? c.perCpuSecond / floor : undefined);
   const hot = r.cpu.hot;
   const spike = r.cpu.spike;
   const redisUs = hot ? perAnswerUs(hot.redisCpuS, created(hot)) : undefined;
@@ -107,9 +138,9 @@ function goalsTable(r: AppBenchResult): string {
   const base = hot ? created(hot) / hot.load.seconds : undefined;
   const violations = Object.values(r.cpu).reduce((sum, c) => sum + (c?.violations.length ?? 0), 0) + r.hot.reduce((sum, h) => sum + h.violations.length, 0);
   const rows: GoalRow[] = [
-    ['hot purchase per API CPU-second vs bare Fastify', '≥ 35%', pct(ratio(hot)), ratio(hot) === undefined ? undefined : ratio(hot)! >= 0.35],
-    ['sold-out refusal vs bare Fastify', '≥ 60%', pct(ratio(r.cpu.soldOut)), ratio(r.cpu.soldOut) === undefined ? undefined : ratio(r.cpu.soldOut)! >= 0.6],
-    ['liveness vs bare Fastify', '≥ 75%', pct(ratio(r.cpu.live)), ratio(r.cpu.live) === undefined ? undefined : ratio(r.cpu.live)! >= 0.75],
+    ratioGoal(r, 'hot purchase per API CPU-second vs bare Fastify', 'hot', 0.35),
+    ratioGoal(r, 'sold-out refusal vs bare Fastify', 'soldOut', 0.6),
+    ratioGoal(r, 'liveness vs bare Fastify', 'live', 0.75),
     ['Redis CPU per purchase', '≤ 35 µs', `${n(redisUs)} µs`, redisUs === undefined ? undefined : redisUs <= 35],
     ['Postgres CPU per purchase', '≤ 80 µs', `${n(pgUs)} µs`, pgUs === undefined ? undefined : pgUs <= 80],
     ...spikeGoals('direct', spike, base),
@@ -163,7 +194,7 @@ Command: \`${r.command}\` · date: ${r.date}
 
 Machine: ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}; the load generator, the API, Postgres and a private Redis all share these cores (1-min load ${n(r.machine.loadStart, 2)} at start, ${n(r.machine.loadEnd, 2)} at end).
 
-Method: each cell starts a fresh process (the bare Fastify floor, bare NestJS, or one built API instance with the production flags), warms it for 2 s with other users' tokens, then drives it with \`wrk\` (a C load generator; the script installs it, \`ss\` and HAProxy when missing) for ${r.env.seconds} s at ${r.env.connections} connections, every request with the next of ${r.env.users} distinct users' JWTs. The CPU of the server under test, of the private redis-server and of the bench database's Postgres backends is read from \`/proc/<pid>/stat\` before and after the run, so the load generator's share of the cores stays out of the figures; "vs bare Fastify" divides answers per server CPU-second by the floor's, measured in the same run. The machine is a VM on a shared host: the same build's ratios have moved by up to a third between back-to-back runs (bare NestJS alone from 59% to 95% of the floor), so compare a change over several runs taking turns, not one run with an older one. Invariants are checked in Postgres after every cell that sells.
+Method: each cell starts a fresh process (the bare Fastify floor, bare NestJS, or one built API instance with the production flags), warms it for 2 s with other users' tokens, then drives it with \`wrk\` (a C load generator; the script installs it, \`ss\` and HAProxy when missing) for ${r.env.seconds} s at ${r.env.connections} connections, every request with the next of ${r.env.users} distinct users' JWTs. The CPU of the server under test, of the private redis-server and of the bench database's Postgres backends is read from \`/proc/<pid>/stat\` before and after the run, so the load generator's share of the cores stays out of the figures; "vs bare Fastify" divides answers per server CPU-second by the floor's, measured in the same run. The machine is a VM on a shared host: the same build's ratios have moved by up to a third between back-to-back runs (bare NestJS alone from 59% to 95% of the floor). So the ${r.env.connections}-connection cells take turns over ${r.env.rounds ?? 1} round(s), each round in another order; a row shows its median round, and "vs bare Fastify" is the median of each round's ratio to that round's floor, with the range over the rounds in brackets. Invariants are checked in Postgres after every cell that sells.
 
 ${renderTables(r)}
 
