@@ -2,7 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { LimitResult } from './limit';
 import { BALANCER, type CpuCell } from './cpu-cells';
 import type { HotResult } from './scenarios';
-import { median, type RoundFigures } from './rounds';
+import { median } from '../lock/stats';
+import type { RoundFigures } from './rounds';
 
 type CpuKey = 'floor' | 'nest' | 'live' | 'product' | 'soldOut' | 'hot' | 'floorSpike' | 'spike' | 'balancedSpike';
 

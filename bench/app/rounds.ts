@@ -1,4 +1,5 @@
 import type { CpuCell } from './cpu-cells';
+import { median } from '../lock/stats';
 
 /** A cell's figures over the rounds of one run. */
 export interface RoundFigures {
@@ -7,12 +8,6 @@ export interface RoundFigures {
   /** Each round's answers per CPU-second divided by the floor's of the same round. */
   vsFloor?: number[];
 }
-
-export const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 /** The list started at its `round`-th item, so that no item always runs right after the same one. */
 export function rotate<T>(items: readonly T[], round: number): T[] {
@@ -34,8 +29,9 @@ export function summariseRounds<K extends string>(byRound: Array<Partial<Record<
   for (const key of keys) {
     const runs = byRound.map((round) => round[key]).filter((cell): cell is CpuCell => cell !== undefined);
     const perCpuSecond = runs.map((cell) => cell.perCpuSecond);
+    // The nearest-rank median is one of the rounds (the lower middle one of an even count).
     const middle = median(perCpuSecond);
-    const representative = runs.reduce((best, cell) => (Math.abs(cell.perCpuSecond - middle) < Math.abs(best.perCpuSecond - middle) ? cell : best));
+    const representative = runs.find((cell) => cell.perCpuSecond === middle)!;
     cells[key] = { ...representative, violations: runs.flatMap((cell) => cell.violations) };
     const vsFloor = byRound.flatMap((round) => {
       const cell = round[key];
