@@ -22,10 +22,11 @@ export interface ApiProcessOptions {
  * survived the last major GC before it marks again. Under the spike it grew from 34 to 149 MB of
  * which 64 MB were live, and the process never gives those pages back. Capping the growth at twice
  * the live size bounds the peak: in the bench's spike through HAProxy, peak RSS 235-238 MB in three
- * runs against 258-291 MB in four without the flag, straight at the instance 346 against 538 MB,
- * at the same goodput; hot purchases per CPU-second in four alternating pairs were 0.82-1.12x
- * without it (mean 0.99x, the machine's noise). A factor of 1.3 bounded it further (211 MB) but
- * cost 11-15% of purchases per CPU-second in three of three pairs.
+ * runs against 258-291 MB in four without the flag, at the same goodput; straight at the instance
+ * 346 MB against 538 MB at the recording before it. Hot purchases per CPU-second with the flag, over
+ * four alternating pairs, were 0.82-1.12x those without it (mean 0.99x, the machine's noise). A
+ * factor of 1.3 bounded it further (211 MB) but cost 11-15% of purchases per CPU-second in three of
+ * three pairs.
  */
 export const API_NODE_FLAGS = ['--max-semi-space-size=32', '--heap-growing-percent=100'];
 
