@@ -28,6 +28,8 @@ export interface CpuCell {
   load: WrkResult;
   /** CPU seconds of the server under test (the API, or the bare Fastify process). */
   serverCpuS: number;
+  /** The share of the server's CPU that the kernel spent on its behalf (system time in /proc). */
+  serverSystemShare: number;
   redisCpuS: number;
   postgresCpuS: number;
   /** Answers per CPU-second of the server under test. */
@@ -89,7 +91,7 @@ async function measure(env: CpuBenchEnv, name: string, serverPid: number, spec: 
       .filter(([command]) => !command.startsWith('config') && !command.startsWith('info'))
       .map(([command, s]) => ({ command, callsPerAnswer: s.calls / answers, usecPerCall: s.usec / Math.max(1, s.calls) }))
       .sort((a, b) => b.callsPerAnswer * b.usecPerCall - a.callsPerAnswer * a.usecPerCall);
-    return { name, load, serverCpuS, redisCpuS, postgresCpuS, perCpuSecond: serverCpuS > 0 ? answered(load) / serverCpuS : 0, redisCommands, acceptQueue: acceptQueueSummary, balancerCpuS };
+    return { name, load, serverCpuS, redisCpuS, postgresCpuS, serverSystemShare: server.systemShare(), perCpuSecond: serverCpuS > 0 ? answered(load) / serverCpuS : 0, redisCommands, acceptQueue: acceptQueueSummary, balancerCpuS };
   } finally {
     redis.disconnect();
   }

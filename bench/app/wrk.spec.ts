@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { processCpuSeconds, CpuMeter } from './proc-cpu';
 import { parseWrkOutput } from './wrk';
 
@@ -28,6 +29,15 @@ describe('CpuMeter', () => {
     let x = 0;
     while (processCpuSeconds(process.pid) - before < 0.05) x += Math.sqrt(x + 1);
     expect(await meter.stop()).toBeGreaterThanOrEqual(0.05);
+  });
+
+  it('splits the CPU into user and kernel time: reading files is mostly the kernel', async () => {
+    const meter = new CpuMeter(() => [process.pid]);
+    await meter.start();
+    const before = processCpuSeconds(process.pid);
+    while (processCpuSeconds(process.pid) - before < 0.1) readFileSync('/proc/self/stat');
+    await meter.stop();
+    expect(meter.systemShare()).toBeGreaterThan(0.3);
   });
 
   it('reads a process that is gone as zero', () => {
