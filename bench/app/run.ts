@@ -18,6 +18,8 @@ type CellName = (typeof ALL_CELLS)[number];
 /** The cells at the usual connections, whose ratios to the floor are the goals: run in rounds. */
 const ROUND_CELLS: readonly CellName[] = ['floor', 'nest', 'live', 'product', 'soldout', 'hot'];
 type RoundKey = 'floor' | 'nest' | 'live' | 'product' | 'soldOut' | 'hot';
+/** The app's cells that the last pass runs under `node --cpu-prof`. */
+const PROFILED_CELLS: readonly CellName[] = ['live', 'soldout', 'hot'];
 
 /**
  * `npm run bench` (app part), one run on a private Redis and a fresh database:
@@ -116,7 +118,7 @@ async function main(): Promise<void> {
     }
     if (!values['skip-profile']) {
       for (const [name, , run] of plan) {
-        if (!cells.has(name) || name === 'floor' || name === 'nest' || name === 'floorspike' || name === 'spike' || name === 'balanced' || name === 'product') continue;
+        if (!cells.has(name) || !PROFILED_CELLS.includes(name)) continue;
         log(`${name} under --cpu-prof (where the time goes; not a measured cell)…`);
         profiled.push(await run({ ...env, seconds: Math.min(env.seconds, 6), profile: true }));
       }
