@@ -1,5 +1,6 @@
 import { AppException } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
+import { isPositiveId } from '../common/positive-id';
 
 /** Where a page ended, in the listing's order: createdAt (in microseconds since the epoch), then id. */
 export interface OrderPosition {
@@ -16,9 +17,10 @@ export const encodeCursor = (last: OrderPosition): string => Buffer.from(`t:${la
 
 export function decodeCursor(cursor: string): OrderPosition | { id: string; createdUs?: undefined } {
   const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
-  const positioned = /^t:(0|[1-9][0-9]{0,17}):([1-9][0-9]{0,18})$/.exec(decoded);
-  if (positioned) return { createdUs: positioned[1], id: positioned[2] };
-  const idOnly = /^o:([1-9][0-9]{0,18})$/.exec(decoded);
-  if (idOnly) return { id: idOnly[1] };
+  // The id is checked against bigint's range too: the query would fail (a 500) on a larger one.
+  const positioned = /^t:(0|[1-9][0-9]{0,17}):([0-9]+)$/.exec(decoded);
+  if (positioned && isPositiveId(positioned[2])) return { createdUs: positioned[1], id: positioned[2] };
+  const idOnly = /^o:([0-9]+)$/.exec(decoded);
+  if (idOnly && isPositiveId(idOnly[1])) return { id: idOnly[1] };
   throw new AppException(ErrorCode.ValidationFailed, 'cursor is not a cursor this API issued');
 }

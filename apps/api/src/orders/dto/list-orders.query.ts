@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsPositiveId } from '../../common/positive-id';
 import { ORDER_STATUSES, OrderStatus } from '../order.entity';
 
 // Query strings arrive as text; only plain digit strings become numbers, anything else fails IsInt.
@@ -10,7 +11,7 @@ export class ListOrdersQuery {
   @ApiPropertyOptional({ example: '42' })
   @IsOptional()
   @IsString()
-  @Matches(/^[1-9][0-9]{0,18}$/, { message: 'productId must be a positive integer' })
+  @IsPositiveId()
   productId?: string;
 
   @ApiPropertyOptional({ enum: ORDER_STATUSES })
