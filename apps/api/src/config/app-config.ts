@@ -1,4 +1,5 @@
 import { EdgeConfig, loadEdgeConfig } from './edge-config';
+import { loadPaymentsConfig, PaymentsConfig } from './payments-config';
 import { bool, ConfigError, Env, HostPort, hostPortList, integer, oneOf, replicasAndTimeout, url, urlList } from './env.schema';
 
 export type LockFallback = 'db' | 'reject';
@@ -24,6 +25,7 @@ export interface AppConfig {
   orders: { paymentTtlS: number; expiryBatchSize: number; expiryIntervalMs: number; purchaseDeadlineMs: number; purchaseQueueMax: number };
   http: { bodyLimitBytes: number; rateLimitPerSecond: number };
   edge: EdgeConfig;
+  payments: PaymentsConfig;
 }
 
 const DEV_JWT_SECRET = 'dev-only-secret-change-me';
@@ -72,6 +74,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       rateLimitPerSecond: integer(20, 1, 1_000_000)(env.RATE_LIMIT_PER_SECOND, 'RATE_LIMIT_PER_SECOND'),
     },
     edge: loadEdgeConfig(env, nodeEnv),
+    payments: loadPaymentsConfig(env, nodeEnv),
   };
 }
 

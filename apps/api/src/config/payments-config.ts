@@ -1,0 +1,18 @@
+import { bool, ConfigError, Env } from './env.schema';
+
+export interface PaymentsConfig {
+  /** HMAC secret of the provider's webhook; without it POST /payments/webhook answers 404. */
+  webhookSecret: string | undefined;
+  /** POST /orders/:id/pay marks an order PAID with no provider (demo and tests); 404 when off. */
+  direct: boolean;
+}
+
+/** PAYMENT_WEBHOOK_SECRET and PAYMENTS_DIRECT; the direct path is on by default outside production. */
+export function loadPaymentsConfig(env: Env, nodeEnv: 'development' | 'production' | 'test'): PaymentsConfig {
+  const webhookSecret = env.PAYMENT_WEBHOOK_SECRET === '' ? undefined : env.PAYMENT_WEBHOOK_SECRET;
+  // A short secret is guessable offline from one signed event; ask for what HMAC-SHA256 deserves.
+  if (webhookSecret !== undefined && Buffer.byteLength(webhookSecret) < 32 && nodeEnv === 'production') {
+    throw new ConfigError('Invalid configuration: PAYMENT_WEBHOOK_SECRET must be at least 32 bytes when NODE_ENV=production');
+  }
+  return { webhookSecret, direct: bool(nodeEnv !== 'production')(env.PAYMENTS_DIRECT, 'PAYMENTS_DIRECT') };
+}
