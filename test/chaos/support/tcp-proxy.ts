@@ -31,8 +31,13 @@ export class TcpProxy {
   private readonly pairs = new Set<Pair>();
   private nextId = 1;
   tap?: ClientTap;
-  /** Connections accepted, and connections reset, since start. */
-  readonly stats = { accepted: 0, reset: 0, chunksDropped: 0 };
+  /**
+   * Extra delay of what the server sends back, in every mode but blackhole: the server has done
+   * the work, the client hears of it late (a slow network, a stalled host).
+   */
+  replyDelayMs = 0;
+  /** Connections accepted, connections reset, chunks dropped and server chunks delayed, since start. */
+  readonly stats = { accepted: 0, reset: 0, chunksDropped: 0, repliesDelayed: 0 };
 
   private constructor(
     private readonly server: Server,
@@ -131,6 +136,10 @@ export class TcpProxy {
       pair.onAnswer = undefined;
     }
     let delay = this.mode.kind === 'latency' ? this.mode.ms : 0;
+    if (direction === 'down' && this.replyDelayMs > 0) {
+      delay += this.replyDelayMs;
+      this.stats.repliesDelayed++;
+    }
     const tapped = direction === 'up' && this.tap ? this.tap(chunk, pair.id) : undefined;
     if (tapped === 'hold') {
       pair.held = [chunk];
