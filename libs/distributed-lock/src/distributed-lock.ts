@@ -15,6 +15,7 @@ import { LockContext } from './core/lock-context';
 import { canonicalKeys, displayKey, LockNaming } from './core/lock-names';
 import { isClusterClient } from './core/lua-script';
 import { isUnreachableError } from './core/redis-errors';
+import { emitSafely } from './core/safe-emit';
 import { now } from './core/timing';
 import { takeOrWait, type Acquired, type WaitSettings } from './core/wait-for-lock';
 import { WakeupHub } from './core/wakeup-hub';
@@ -122,8 +123,9 @@ export class DistributedLock extends EventEmitter {
     await this.hub.close();
   }
 
+  /** Delivers to every listener even if one throws; a listener's error never reaches the lock's own work. */
   override emit<E extends keyof LockEventMap>(event: E, payload: LockEventMap[E]): boolean {
-    return super.emit(event, payload);
+    return emitSafely(this, event, payload);
   }
 
   /**

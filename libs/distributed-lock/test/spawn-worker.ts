@@ -1,12 +1,14 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-const WORKER = join(__dirname, 'workers', 'lock-worker.ts');
 const ROOT = join(__dirname, '..', '..', '..');
 
-/** Starts the lock worker in its own Node process (TypeScript through ts-node, no type check). */
-export function spawnWorker(args: Array<string | number>): ChildProcess & { lines: string[]; nextLine(): Promise<string>; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', WORKER, ...args.map(String)], {
+/** Starts a worker of test/workers in its own Node process (TypeScript through ts-node, no type check). */
+export function spawnWorker(
+  args: Array<string | number>,
+  worker = 'lock-worker.ts',
+): ChildProcess & { lines: string[]; nextLine(): Promise<string>; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, 'workers', worker), ...args.map(String)], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

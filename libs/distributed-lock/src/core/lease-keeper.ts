@@ -66,8 +66,11 @@ export class LeaseKeeper {
     if (!lease.active) return;
     lease.lost = true;
     lease.abort.abort(new LockLostError(lease.key, reason));
-    lease.onLost?.();
-    this.emit('lost', { key: lease.key, holdMs: now() - lease.acquiredAt });
+    try {
+      lease.onLost?.();
+    } finally {
+      this.emit('lost', { key: lease.key, holdMs: now() - lease.acquiredAt });
+    }
   }
 
   /** Releases every lease still held (shutdown); errors are left to the leases' expiry. */
@@ -96,7 +99,14 @@ export class LeaseKeeper {
 
   /** Extends the leases in one batch; a release waits for it (`track`). */
   private sendExtension(leases: Lease[], ttls: number[]): Promise<ExtendResult[]> {
-    const batch = this.backend.extend(leases, ttls).catch((error: unknown) => leases.map(() => ({ ok: false as const, error })));
+    const failed = (error: unknown): ExtendResult[] => leases.map(() => ({ ok: false as const, error }));
+    let sent: Promise<ExtendResult[]>;
+    try {
+      sent = this.backend.extend(leases, ttls);
+    } catch (error) {
+      sent = Promise.reject(error); // a backend that throws before its round trip: a failed one
+    }
+    const batch = sent.catch(failed);
     leases.forEach((lease) => lease.track(batch));
     return batch;
   }
@@ -123,25 +133,32 @@ export class LeaseKeeper {
     this.timer.unref();
   }
 
+  /**
+   * The watchdog's timer. Nothing a lease's handling throws may end it: a throw here would be an
+   * uncaught exception (the process exits) and would leave the other leases unrenewed.
+   */
   private tick(): void {
     this.timer = undefined;
     const at = now();
     const due: Lease[] = [];
-    for (const lease of [...this.held]) {
-      if (!lease.active) continue;
-      if (lease.validUntil <= at) this.markLost(lease, 'its validity ran out before it was renewed');
-      else if (this.wantsRenewal(lease) && lease.renewAt <= at + lease.ttlMs / 12) due.push(lease);
+    try {
+      for (const lease of [...this.held]) {
+        if (!lease.active) continue;
+        if (lease.validUntil <= at) this.markLostQuietly(lease, 'its validity ran out before it was renewed');
+        else if (this.wantsRenewal(lease) && lease.renewAt <= at + lease.ttlMs / 12) due.push(lease);
+      }
+      due.forEach((lease) => (lease.renewAt = at + lease.ttlMs / 3));
+      if (due.length > 0) this.renew(due).catch((error: unknown) => warnWatchdogFault(error));
+    } finally {
+      this.reschedule();
     }
-    due.forEach((lease) => (lease.renewAt = at + lease.ttlMs / 3));
-    if (due.length > 0) void this.renew(due);
-    this.reschedule();
   }
 
   private async renew(leases: Lease[]): Promise<void> {
     const ttls = leases.map((lease) => lease.ttlMs);
     leases.forEach((lease) => this.renewing.add(lease));
-    const results = await this.sendExtension(leases, ttls);
     try {
+      const results = await this.sendExtension(leases, ttls);
       results.forEach((result, i) => {
         const lease = leases[i];
         if (!lease.active) return;
@@ -151,15 +168,28 @@ export class LeaseKeeper {
           // A failed round trip is retried soon, while the lease still has validity left.
           if (lease.validUntil > now()) return void (lease.renewAt = now() + Math.min(lease.ttlMs / 6, 250));
         }
-        this.markLost(lease, 'a renewal found it no longer ours');
+        this.markLostQuietly(lease, 'a renewal found it no longer ours');
       });
     } finally {
       leases.forEach((lease) => this.renewing.delete(lease));
+      this.reschedule();
     }
-    this.reschedule();
+  }
+
+  /** markLost for the watchdog: the lease is lost whatever its loss hook throws. */
+  private markLostQuietly(lease: Lease, reason: string): void {
+    try {
+      this.markLost(lease, reason);
+    } catch (error) {
+      warnWatchdogFault(error);
+    }
   }
 
   private wantsRenewal(lease: Lease): boolean {
     return lease.renewers > 0 && !this.renewing.has(lease);
   }
+}
+
+function warnWatchdogFault(error: unknown): void {
+  process.emitWarning(`the DistributedLock watchdog met an error and goes on: ${String(error)}`, { type: 'DistributedLockWarning' });
 }
