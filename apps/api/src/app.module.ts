@@ -13,6 +13,7 @@ import { InventoryModule } from './inventory/inventory.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OrdersModule } from './orders/orders.module';
+import { PaymentsModule } from './payments/payments.module';
 
 @Module({
   imports: [
@@ -27,6 +28,7 @@ import { OrdersModule } from './orders/orders.module';
     MetricsModule,
     InventoryModule,
     OrdersModule,
+    PaymentsModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }, ShutdownState],
 })

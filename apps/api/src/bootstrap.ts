@@ -19,6 +19,7 @@ import { contractErrorOptions } from './common/errors/fastify-error-handlers';
 import { edgeServerOptions, installHttpEdge } from './http/http-edge';
 import { withEdgeHeaders } from './http/edge-headers';
 import { describeEdgeHeaders, EDGE_HEADERS_DESCRIPTION, REQUEST_ID_PARAMETER } from './http/edge-swagger';
+import { installPaymentRoutes } from './payments/payment-routes';
 
 /** Builds the configured app without listening; main.ts and the e2e tests share it. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
@@ -35,6 +36,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { bufferLogs: true, abortOnError: false });
   app.useLogger(app.get(AppLogger));
   const fastify = app.getHttpAdapter().getInstance();
+  // Before init(): its route hooks are added as Nest registers the routes.
+  installPaymentRoutes(fastify, config.payments);
   await installHttpEdge(app, config.edge);
   installShutdownGate(fastify, app.get(ShutdownState));
   instrumentHttp(fastify);

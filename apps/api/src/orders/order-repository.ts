@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { StockUnit } from '../common/locking/product-lock';
 import { ORDER_COLUMNS, OrderRow } from './order.view';
 
 /** SQL on the orders table. */
@@ -16,5 +17,17 @@ export class OrderRepository {
   async findById(id: string, tx: EntityManager | DataSource = this.db): Promise<OrderRow | undefined> {
     const rows: OrderRow[] = await tx.query(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, [id]);
     return rows[0];
+  }
+
+  /**
+   * The stock row's figure, for the sold-out flag and the cached view after a cancel whose commit
+   * reply was lost (the cancel's own UPDATE ... RETURNING never arrived).
+   */
+  async unitStock(unit: StockUnit): Promise<number | undefined> {
+    const rows: { stock: number }[] =
+      unit.segment === null
+        ? await this.db.query('SELECT stock FROM products WHERE id = $1', [unit.productId])
+        : await this.db.query('SELECT stock FROM product_segments WHERE product_id = $1 AND segment = $2', [unit.productId, unit.segment]);
+    return rows[0]?.stock;
   }
 }

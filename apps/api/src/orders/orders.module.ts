@@ -3,8 +3,10 @@ import { InventoryModule } from '../inventory/inventory.module';
 import { ThrottlingModule } from '../common/throttling/throttling.module';
 import { OrderLock } from '../common/locking/order-lock';
 import { HotStatements } from '../database/hot-statements';
+import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { OrderExpiryService } from './order-expiry.service';
 import { OrderRepository } from './order-repository';
+import { OrderRouteLimit } from './order-route-limit';
 import { OrdersController } from './orders.controller';
 import { OrdersService } from './orders.service';
 import { PurchaseAdmission } from './admission/purchase-admission';
@@ -18,6 +20,6 @@ import { QuotaLedger } from './quota-ledger';
 @Module({
   imports: [InventoryModule, ThrottlingModule],
   controllers: [PurchaseController, OrdersController],
-  providers: [HotStatements, PurchaseService, PurchaseAdmission, PurchaseBatcher, SegmentRouter, PurchaseMetrics, OrderRepository, QuotaLedger, OrdersService, OrderLock, OrderExpiryService],
+  providers: [HotStatements, PurchaseService, PurchaseAdmission, PurchaseBatcher, SegmentRouter, PurchaseMetrics, OrderRepository, QuotaLedger, OrdersService, OrderLock, OrderExpiryService, OrderRouteLimit, RedisKeyPrefix],
 })
 export class OrdersModule {}

@@ -15,6 +15,12 @@ import { OrderRow, OrderView, ORDER_COLUMNS, toOrderView } from './order.view';
 import { QuotaLedger } from './quota-ledger';
 import { queryRows } from '../database/query-rows';
 import { withConflictRetry } from '../database/conflict-retry';
+import { StockUnit } from '../common/locking/product-lock';
+import { orderAfterFailure } from './lost-answer';
+import { OrderStatus } from './order.entity';
+
+const BUYER_CANCELLABLE: readonly OrderStatus[] = ['PENDING_PAYMENT'];
+const ADMIN_CANCELLABLE: readonly OrderStatus[] = ['PENDING_PAYMENT', 'PAID'];
 
 /** Reading, paying and cancelling orders; each state change is one conditional UPDATE. */
 @Injectable()
@@ -64,46 +70,73 @@ export class OrdersService {
     return toOrderView(await this.visibleOrder(user, orderId));
   }
 
-  /** Only the order's own customer pays, and only before it expires. */
+  /**
+   * Only the order's own customer pays, and only before it expires. Ownership is checked with a
+   * plain read before the order's lock is taken: a caller who may not act on the order never
+   * holds (or queues for) its lock.
+   */
   async pay(user: AuthUser, orderId: string): Promise<OrderView> {
+    const order = await this.visibleOrder(user, orderId);
+    if (order.user_id !== user.id) throw notYourOrder();
     return this.orderLock.run(orderId, async () => {
-      const order = await this.visibleOrder(user, orderId);
-      if (order.user_id !== user.id) throw notYourOrder();
-      const rows = await queryRows<OrderRow>(
-        this.db,
-        `UPDATE orders SET status = 'PAID', paid_at = now()
-          WHERE id = $1 AND status = 'PENDING_PAYMENT' AND expires_at > now() RETURNING ${ORDER_COLUMNS}`,
-        [orderId],
-      );
-      if (!rows.length) throw invalidState('pay', order.status === 'PENDING_PAYMENT' ? 'EXPIRED' : order.status);
-      return toOrderView(rows[0]);
+      let rows: OrderRow[];
+      try {
+        rows = await queryRows<OrderRow>(
+          this.db,
+          `UPDATE orders SET status = 'PAID', paid_at = now()
+            WHERE id = $1 AND status = 'PENDING_PAYMENT' AND expires_at > now() RETURNING ${ORDER_COLUMNS}`,
+          [orderId],
+        );
+      } catch (error) {
+        return toOrderView(await orderAfterFailure(this.db, orderId, error, (now) => now.status === 'PAID'));
+      }
+      if (rows.length) return toOrderView(rows[0]);
+      const status = (await this.orders.findById(orderId))?.status ?? order.status;
+      throw invalidState('pay', status === 'PENDING_PAYMENT' ? 'EXPIRED' : status);
     });
   }
 
-  /** The customer or an admin cancels a live order; its units go back on sale at once. */
+  /**
+   * The customer cancels a pending order; an admin cancels a pending or a PAID one (a refund).
+   * Either way its units go back on sale and the customer's quota is freed at once. Ownership
+   * and state are checked with a plain read before any lock (both refusals are final: the
+   * states a caller may not cancel never turn back into ones they may).
+   */
   async cancel(user: AuthUser, orderId: string): Promise<OrderView> {
-    return this.orderLock.run(orderId, async () => {
-      const order = await this.visibleOrder(user, orderId);
-      const unit = { productId: String(order.product_id), segment: order.segment };
-      return this.productLock.runUnit(unit, async () => {
-        // Rows in the one lock order: the order, the stock row, the quota row.
-        const result = await withConflictRetry(() => this.db.transaction(async (tx) => {
-          const rows = await queryRows<OrderRow>(
-            tx,
-            `UPDATE orders SET status = 'CANCELLED', closed_at = now()
-              WHERE id = $1 AND status IN ('PENDING_PAYMENT', 'PAID') RETURNING ${ORDER_COLUMNS}`,
-            [orderId],
-          );
-          if (!rows.length) return undefined;
-          const row = rows[0];
-          const stock = await this.inventory.giveBack(tx, unit, row.quantity);
-          await this.quota.release(tx, row.user_id, String(row.product_id), row.quantity);
-          return { row, stock };
-        }));
+    const order = await this.visibleOrder(user, orderId);
+    const cancellable = user.role === 'admin' ? ADMIN_CANCELLABLE : BUYER_CANCELLABLE;
+    if (!cancellable.includes(order.status)) throw invalidState('cancel', order.status);
+    const unit = { productId: String(order.product_id), segment: order.segment };
+    return this.orderLock.run(orderId, () =>
+      this.productLock.runUnit(unit, async () => {
+        let result: { row: OrderRow; stock: number | undefined } | undefined;
+        try {
+          result = await withConflictRetry(() => this.cancelIn(orderId, cancellable, unit));
+        } catch (error) {
+          const row = await orderAfterFailure(this.db, orderId, error, (now) => now.status === 'CANCELLED');
+          result = { row, stock: await this.orders.unitStock(unit).catch(() => undefined) };
+        }
         if (!result) throw invalidState('cancel', (await this.orders.findById(orderId))?.status ?? order.status);
-        await this.inventory.afterUnitChange(unit, result.stock);
+        if (result.stock !== undefined) await this.inventory.afterUnitChange(unit, result.stock);
         return toOrderView(result.row);
-      });
+      }),
+    );
+  }
+
+  /** One transaction, rows in the one lock order: the order, the stock row, the quota row. */
+  private cancelIn(orderId: string, cancellable: readonly OrderStatus[], unit: StockUnit): Promise<{ row: OrderRow; stock: number } | undefined> {
+    return this.db.transaction(async (tx) => {
+      const rows = await queryRows<OrderRow>(
+        tx,
+        `UPDATE orders SET status = 'CANCELLED', closed_at = now()
+          WHERE id = $1 AND status = ANY($2::varchar[]) RETURNING ${ORDER_COLUMNS}`,
+        [orderId, cancellable],
+      );
+      if (!rows.length) return undefined;
+      const row = rows[0];
+      const stock = await this.inventory.giveBack(tx, unit, row.quantity);
+      await this.quota.release(tx, row.user_id, String(row.product_id), row.quantity);
+      return { row, stock };
     });
   }
 

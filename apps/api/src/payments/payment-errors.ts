@@ -1,0 +1,6 @@
+import { AppException } from '../common/errors/app.exception';
+import { ErrorCode } from '../common/errors/error-code';
+
+export const signatureInvalid = (reason: string) => new AppException(ErrorCode.SignatureInvalid, reason);
+export const amountMismatch = (orderId: string, sent: number, total: string) =>
+  new AppException(ErrorCode.AmountMismatch, `order ${orderId} totals ${total} cents, the event says ${sent}`);
