@@ -13,6 +13,7 @@ import { InventoryModule } from './inventory/inventory.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OrdersModule } from './orders/orders.module';
+import { WaitingRoomModule } from './waiting-room/waiting-room.module';
 import { PaymentsModule } from './payments/payments.module';
 
 @Module({
@@ -28,6 +29,7 @@ import { PaymentsModule } from './payments/payments.module';
     MetricsModule,
     InventoryModule,
     OrdersModule,
+    WaitingRoomModule,
     PaymentsModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }, ShutdownState],

@@ -26,6 +26,8 @@ export interface AppConfig {
   http: { bodyLimitBytes: number; rateLimitPerSecond: number };
   edge: EdgeConfig;
   payments: PaymentsConfig;
+  /** secret: WAITING_ROOM_SECRET (unset: derived from JWT_SECRET); tickMs: how often the admission step runs. */
+  waitingRoom: { secret: string | undefined; tickMs: number };
 }
 
 const DEV_JWT_SECRET = 'dev-only-secret-change-me';
@@ -75,6 +77,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     },
     edge: loadEdgeConfig(env, nodeEnv),
     payments: loadPaymentsConfig(env, nodeEnv),
+    waitingRoom: {
+      secret: env.WAITING_ROOM_SECRET ? secretOfAtLeast(32)(env.WAITING_ROOM_SECRET, 'WAITING_ROOM_SECRET') : undefined,
+      tickMs: integer(200, 20, 10_000)(env.WAITING_ROOM_TICK_MS, 'WAITING_ROOM_TICK_MS'),
+    },
   };
 }
 
@@ -87,3 +93,10 @@ function redisTopology(env: Env): Pick<AppConfig['redis'], 'mode' | 'sentinels' 
   if (mode === 'cluster' && clusterNodes.length === 0) throw new ConfigError('Invalid configuration: REDIS_CLUSTER_NODES is required when REDIS_MODE=cluster');
   return { mode, sentinels, sentinelName: env.REDIS_SENTINEL_NAME || 'mymaster', clusterNodes };
 }
+
+const secretOfAtLeast =
+  (bytes: number) =>
+  (raw: string, name: string): string => {
+    if (Buffer.byteLength(raw, 'utf8') < bytes) throw new ConfigError(`Invalid configuration: ${name} must be at least ${bytes} bytes`);
+    return raw;
+  };

@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DistributedLockService, encodeKeySegment } from '@app/distributed-lock';
+import { DistributedLockService, encodeKeySegment, Lock } from '@app/distributed-lock';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppException, productNotFound } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
 import { StaleFenceException } from '../common/errors/stale-fence.error';
-import { ProductLock, StockUnit } from '../common/locking/product-lock';
+import { Fence, ProductLock, StockUnit } from '../common/locking/product-lock';
 import { CreateProductDto } from './dto/create-product.dto';
 import { ProductCache } from './product-cache';
 import { ProductCatalog } from './product-catalog.service';
@@ -14,8 +14,11 @@ import { SoldOutFlags } from './sold-out-flags';
 import { StaleSegmentsError, StockLedger } from './stock-ledger';
 import { reportBackgroundFailure } from '../metrics/background-failures';
 import { withConflictRetry } from '../database/conflict-retry';
+import { toWaitingRoomSettings } from '../waiting-room/waiting-room-settings';
 
 const UNIQUE_VIOLATION = '23505';
+
+const waitingRoomColumn = (dto: CreateProductDto): string | null => (dto.waitingRoom ? JSON.stringify(toWaitingRoomSettings(dto.waitingRoom)) : null);
 
 /** Admin seeding and the stock changes other modules make through it. */
 @Injectable()
@@ -46,9 +49,9 @@ export class InventoryService {
     try {
       row = await this.db.transaction(async (tx) => {
         const rows: ProductRow[] = await tx.query(
-          `INSERT INTO products (sku, name, price_cents, stock, supplied, per_user_limit, sale_starts_at, sale_ends_at, segments)
-           VALUES ($1, $2, $3, $4::int, $5::bigint, $6, $7, $8, $9) RETURNING ${PRODUCT_COLUMNS}`,
-          [dto.sku, dto.name, dto.priceCents, segments > 1 ? 0 : dto.stock, dto.stock, dto.perUserLimit ?? 1, dto.saleStartsAt ?? null, dto.saleEndsAt ?? null, segments],
+          `INSERT INTO products (sku, name, price_cents, stock, supplied, per_user_limit, sale_starts_at, sale_ends_at, segments, waiting_room)
+           VALUES ($1, $2, $3, $4::int, $5::bigint, $6, $7, $8, $9, $10::jsonb) RETURNING ${PRODUCT_COLUMNS}`,
+          [dto.sku, dto.name, dto.priceCents, segments > 1 ? 0 : dto.stock, dto.stock, dto.perUserLimit ?? 1, dto.saleStartsAt ?? null, dto.saleEndsAt ?? null, segments, waitingRoomColumn(dto)],
         );
         if (segments > 1) {
           await tx.query(
@@ -99,9 +102,23 @@ export class InventoryService {
     return view;
   }
 
-  /** Returns units inside the caller's transaction; call afterUnitChange once it commits. */
-  giveBack(tx: EntityManager, unit: StockUnit, quantity: number): Promise<number> {
-    return this.ledger.giveBack(tx, unit, quantity);
+  /**
+   * Returns units inside the caller's transaction, fenced like every stock write (a newer fence on
+   * the row: StaleFenceException, and the transaction fails whole); call afterUnitChange once it
+   * commits, or repairAfterStaleFence once it failed.
+   */
+  giveBack(tx: EntityManager, unit: StockUnit, quantity: number, fence: Fence): Promise<number> {
+    return this.ledger.giveBack(tx, unit, quantity, fence);
+  }
+
+  /**
+   * After a give-back refused for its fence while our lease still holds: the fence counter
+   * restarted below the row's (Redis lost it), so lift it past the row's and the caller's retry is
+   * accepted. A truly stale holder changes nothing. Never throws: the refusal is what the caller answers.
+   */
+  async repairAfterStaleFence(unit: StockUnit, lock: Lock | undefined, error: unknown): Promise<void> {
+    if (!(error instanceof StaleFenceException)) return;
+    await this.productLock.repairFenceIfReset(unit, lock).catch((failure: unknown) => reportBackgroundFailure(this.log, 'fence-repair', `product ${unit.productId}`, failure));
   }
 
   /**

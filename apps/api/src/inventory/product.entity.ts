@@ -30,6 +30,10 @@ export class ProductEntity {
   @Column({ name: 'sale_ends_at', type: 'timestamptz', nullable: true })
   saleEndsAt!: Date | null;
 
+  /** `{ admitPerSecond, admissionTtlS, preQueueS }` for a product sold through a waiting room; null otherwise. */
+  @Column({ name: 'waiting_room', type: 'jsonb', nullable: true })
+  waitingRoom!: { admitPerSecond: number | null; admissionTtlS: number; preQueueS: number } | null;
+
   @Column({ name: 'lock_fence', type: 'bigint' })
   lockFence!: string;
 

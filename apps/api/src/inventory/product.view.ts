@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { WaitingRoomSettings, WaitingRoomView } from '../waiting-room/waiting-room-settings';
 
 /** The contract's Product. */
 export class ProductView {
@@ -12,6 +13,8 @@ export class ProductView {
   @ApiProperty({ example: null, nullable: true, type: String }) saleEndsAt!: string | null;
   @ApiPropertyOptional({ example: 8, description: 'present for segmented products: how many segment rows share the stock' })
   segments?: number;
+  @ApiPropertyOptional({ type: WaitingRoomView, description: 'present for products sold through a waiting room' })
+  waitingRoom?: WaitingRoomView;
 }
 
 export interface ProductRow {
@@ -24,12 +27,13 @@ export interface ProductRow {
   sale_starts_at: Date | null;
   sale_ends_at: Date | null;
   segments: number;
+  waiting_room: WaitingRoomSettings | null;
 }
 
-export const PRODUCT_COLUMNS = 'id, sku, name, price_cents, stock, per_user_limit, sale_starts_at, sale_ends_at, segments';
+export const PRODUCT_COLUMNS = 'id, sku, name, price_cents, stock, per_user_limit, sale_starts_at, sale_ends_at, segments, waiting_room';
 
 /** The product as the API shows it: a segmented product's stock is the sum of its segments. */
-export const PRODUCT_SELECT = `SELECT p.id, p.sku, p.name, p.price_cents, p.per_user_limit, p.sale_starts_at, p.sale_ends_at, p.segments,
+export const PRODUCT_SELECT = `SELECT p.id, p.sku, p.name, p.price_cents, p.per_user_limit, p.sale_starts_at, p.sale_ends_at, p.segments, p.waiting_room,
        CASE WHEN p.segments > 1 THEN (SELECT COALESCE(SUM(s.stock), 0)::int FROM product_segments s WHERE s.product_id = p.id) ELSE p.stock END AS stock
   FROM products p`;
 
@@ -44,6 +48,7 @@ export function toProductView(row: ProductRow): ProductView {
     saleStartsAt: row.sale_starts_at ? new Date(row.sale_starts_at).toISOString() : null,
     saleEndsAt: row.sale_ends_at ? new Date(row.sale_ends_at).toISOString() : null,
     ...(row.segments > 1 ? { segments: row.segments } : {}),
+    ...(row.waiting_room ? { waitingRoom: row.waiting_room } : {}),
   };
 }
 
@@ -54,6 +59,8 @@ export interface SaleTerms {
   saleStartsAtMs: number | null;
   saleEndsAtMs: number | null;
   segments: number;
+  /** Null for a product sold without a waiting room (its purchase path never touches the queue). */
+  waitingRoom: WaitingRoomSettings | null;
 }
 
 export const toSaleTerms = (view: ProductView): SaleTerms => ({
@@ -62,6 +69,7 @@ export const toSaleTerms = (view: ProductView): SaleTerms => ({
   saleStartsAtMs: view.saleStartsAt ? Date.parse(view.saleStartsAt) : null,
   saleEndsAtMs: view.saleEndsAt ? Date.parse(view.saleEndsAt) : null,
   segments: view.segments ?? 1,
+  waitingRoom: view.waitingRoom ?? null,
 });
 
 export const isSaleOpen = (terms: SaleTerms, nowMs: number): boolean =>

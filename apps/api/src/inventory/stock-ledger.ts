@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Fence, StockUnit } from '../common/locking/product-lock';
 import { queryRows } from '../database/query-rows';
+import { StaleFenceException } from '../common/errors/stale-fence.error';
 
 export type SetOutcome = 'ok' | 'stale-fence' | 'not-found';
 
@@ -12,16 +13,30 @@ export type SetOutcome = 'ok' | 'stale-fence' | 'not-found';
  */
 @Injectable()
 export class StockLedger {
-  /** Returns units to the row they came from; answers that row's stock. */
-  async giveBack(tx: EntityManager, unit: StockUnit, quantity: number): Promise<number> {
+  /**
+   * Returns units to the row they came from; answers that row's stock. Fenced like every stock
+   * write: the row takes the units only if its lock_fence <= our fence, and keeps the greater of
+   * the two. A newer holder's fence on the row throws StaleFenceException, which fails the
+   * caller's transaction, so the order's state change is undone with it. A null fence (DB-only
+   * mode, Redis unreachable) writes unchecked; Postgres' row lock orders the writers then.
+   */
+  async giveBack(tx: EntityManager, unit: StockUnit, quantity: number, fence: Fence): Promise<number> {
     const rows =
       unit.segment === null
-        ? await queryRows<{ stock: number }>(tx, 'UPDATE products SET stock = stock + $2, updated_at = now() WHERE id = $1 RETURNING stock', [unit.productId, quantity])
-        : await queryRows<{ stock: number }>(tx, 'UPDATE product_segments SET stock = stock + $3 WHERE product_id = $1 AND segment = $2 RETURNING stock', [
-            unit.productId,
-            unit.segment,
-            quantity,
-          ]);
+        ? await queryRows<{ stock: number }>(
+            tx,
+            `UPDATE products SET stock = stock + $2, lock_fence = GREATEST(lock_fence, COALESCE($3::bigint, lock_fence)), updated_at = now()
+              WHERE id = $1 AND ($3::bigint IS NULL OR lock_fence <= $3::bigint) RETURNING stock`,
+            [unit.productId, quantity, fence],
+          )
+        : await queryRows<{ stock: number }>(
+            tx,
+            `UPDATE product_segments SET stock = stock + $3, lock_fence = GREATEST(lock_fence, COALESCE($4::bigint, lock_fence))
+              WHERE product_id = $1 AND segment = $2 AND ($4::bigint IS NULL OR lock_fence <= $4::bigint) RETURNING stock`,
+            [unit.productId, unit.segment, quantity, fence],
+          );
+    // The row exists (an order points at it): no row updated means its fence is newer than ours.
+    if (!rows.length) throw new StaleFenceException(unit.productId);
     return rows[0].stock;
   }
 

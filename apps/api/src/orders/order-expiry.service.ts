@@ -118,9 +118,9 @@ export class OrderExpiryService implements OnApplicationBootstrap, OnApplication
 
   private expireForUnit(unit: StockUnit, orderIds: string[]): Promise<number> {
     const { productId } = unit;
-    return this.productLock.runUnit(unit, async () => {
+    return this.productLock.runUnit(unit, async (fence, lock) => {
       // Rows in the one lock order (see the row-lock-order migration): the orders by id, the
-      // stock row, then the quota rows by user id.
+      // stock row, then the quota rows by user id. A stale fence fails the whole transaction.
       const result = await withConflictRetry(() =>
         this.db.transaction(async (tx) => {
           const rows = await queryRows<{ user_id: string; quantity: number }>(
@@ -132,13 +132,16 @@ export class OrderExpiryService implements OnApplicationBootstrap, OnApplication
           );
           if (!rows.length) return { count: 0, stock: undefined };
           const total = rows.reduce((sum, row) => sum + row.quantity, 0);
-          const stock = await this.inventory.giveBack(tx, unit, total);
+          const stock = await this.inventory.giveBack(tx, unit, total, fence);
           const perUser = new Map<string, number>();
           for (const row of rows) perUser.set(row.user_id, (perUser.get(row.user_id) ?? 0) + row.quantity);
           await this.quota.releaseMany(tx, productId, perUser);
           return { count: rows.length, stock };
         }),
-      );
+      ).catch(async (error: unknown) => {
+        await this.inventory.repairAfterStaleFence(unit, lock, error);
+        throw error;
+      });
       if (result.stock !== undefined) await this.inventory.afterUnitChange(unit, result.stock);
       return result.count;
     });

@@ -15,7 +15,7 @@ import { OrderRow, OrderView, ORDER_COLUMNS, toOrderView } from './order.view';
 import { QuotaLedger } from './quota-ledger';
 import { queryRows } from '../database/query-rows';
 import { withConflictRetry } from '../database/conflict-retry';
-import { StockUnit } from '../common/locking/product-lock';
+import { Fence, StockUnit } from '../common/locking/product-lock';
 import { orderAfterFailure } from './lost-answer';
 import { OrderStatus } from './order.entity';
 
@@ -108,11 +108,12 @@ export class OrdersService {
     if (!cancellable.includes(order.status)) throw invalidState('cancel', order.status);
     const unit = { productId: String(order.product_id), segment: order.segment };
     return this.orderLock.run(orderId, () =>
-      this.productLock.runUnit(unit, async () => {
+      this.productLock.runUnit(unit, async (fence, lock) => {
         let result: { row: OrderRow; stock: number | undefined } | undefined;
         try {
-          result = await withConflictRetry(() => this.cancelIn(orderId, cancellable, unit));
+          result = await withConflictRetry(() => this.cancelIn(orderId, cancellable, unit, fence));
         } catch (error) {
+          await this.inventory.repairAfterStaleFence(unit, lock, error);
           const row = await orderAfterFailure(this.db, orderId, error, (now) => now.status === 'CANCELLED');
           result = { row, stock: await this.orders.unitStock(unit).catch(() => undefined) };
         }
@@ -124,7 +125,7 @@ export class OrdersService {
   }
 
   /** One transaction, rows in the one lock order: the order, the stock row, the quota row. */
-  private cancelIn(orderId: string, cancellable: readonly OrderStatus[], unit: StockUnit): Promise<{ row: OrderRow; stock: number } | undefined> {
+  private cancelIn(orderId: string, cancellable: readonly OrderStatus[], unit: StockUnit, fence: Fence): Promise<{ row: OrderRow; stock: number } | undefined> {
     return this.db.transaction(async (tx) => {
       const rows = await queryRows<OrderRow>(
         tx,
@@ -134,7 +135,7 @@ export class OrdersService {
       );
       if (!rows.length) return undefined;
       const row = rows[0];
-      const stock = await this.inventory.giveBack(tx, unit, row.quantity);
+      const stock = await this.inventory.giveBack(tx, unit, row.quantity, fence);
       await this.quota.release(tx, row.user_id, String(row.product_id), row.quantity);
       return { row, stock };
     });

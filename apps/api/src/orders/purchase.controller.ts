@@ -4,6 +4,7 @@ import { CurrentUser } from '../auth/auth.decorators';
 import { AuthUser } from '../auth/auth.types';
 import { ParseIdPipe } from '../common/parse-id.pipe';
 import { UserThrottlerGuard } from '../common/throttling/user-throttler.guard';
+import { WaitingRoomAdmissionGuard } from '../waiting-room/admission.guard';
 import { PurchaseDto } from './dto/purchase.dto';
 import { PurchaseBody, PurchaseBodyPipe } from './dto/purchase-body.pipe';
 import { parseIdempotencyKey } from './idempotency-key';
@@ -23,7 +24,7 @@ export class PurchaseController {
 
   @Post(':id/purchase')
   @HttpCode(201)
-  @UseGuards(UserThrottlerGuard)
+  @UseGuards(UserThrottlerGuard, WaitingRoomAdmissionGuard)
   @ApiOperation({ summary: 'Buy units of a product; 201 only once the order is committed' })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'retries with the same key return the first answer and deduct once' })
   @ApiBody({ type: PurchaseDto, required: false })

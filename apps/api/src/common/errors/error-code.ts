@@ -24,6 +24,8 @@ export enum ErrorCode {
   LockTimeout = 'LOCK_TIMEOUT',
   Overloaded = 'OVERLOADED',
   DependencyUnavailable = 'DEPENDENCY_UNAVAILABLE',
+  NotAdmitted = 'NOT_ADMITTED',
+  TicketInvalid = 'TICKET_INVALID',
   Internal = 'INTERNAL_ERROR',
 }
 
@@ -53,6 +55,8 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   [ErrorCode.LockTimeout]: 503,
   [ErrorCode.Overloaded]: 503,
   [ErrorCode.DependencyUnavailable]: 503,
+  [ErrorCode.NotAdmitted]: 403,
+  [ErrorCode.TicketInvalid]: 400,
   [ErrorCode.Internal]: 500,
 };
 

@@ -4,6 +4,7 @@ import { SegmentedStock1763700200000 } from './1763700200000-segmented-stock';
 import { RowLockOrder1763700300000 } from './1763700300000-row-lock-order';
 import { SetBasedPurchaseBatch1763700400000 } from './1763700400000-set-based-purchase-batch';
 import { PaymentEvents1763700600000 } from './1763700600000-payment-events';
+import { WaitingRoom1763700700000 } from './1763700700000-waiting-room';
 
 /** Listed explicitly (not globbed) so the bundled app and the CLI run the same migrations. */
-export const MIGRATIONS = [InitialSchema1763700000000, PurchaseBatchFunction1763700100000, SegmentedStock1763700200000, RowLockOrder1763700300000, SetBasedPurchaseBatch1763700400000, PaymentEvents1763700600000];
+export const MIGRATIONS = [InitialSchema1763700000000, PurchaseBatchFunction1763700100000, SegmentedStock1763700200000, RowLockOrder1763700300000, SetBasedPurchaseBatch1763700400000, PaymentEvents1763700600000, WaitingRoom1763700700000];

@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDateString, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsDateString, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { WaitingRoomSettingsDto } from '../../waiting-room/waiting-room-settings';
 
 const MAX_UNITS = 100_000_000;
 
@@ -50,4 +52,11 @@ export class CreateProductDto {
   @IsOptional()
   @IsDateString({ strict: true })
   saleEndsAt?: string;
+
+  @ApiPropertyOptional({ type: WaitingRoomSettingsDto, description: 'sell through a fair, inventory-aware waiting room: buyers join a queue and purchase with an Admission' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => WaitingRoomSettingsDto)
+  waitingRoom?: WaitingRoomSettingsDto;
 }

@@ -1,0 +1,124 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { ModuleRef } from '@nestjs/core';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DistributedLockService } from '@app/distributed-lock';
+import { DataSource } from 'typeorm';
+import { TypedConfigService } from '../config/app-config.module';
+import { PRODUCT_SELECT, ProductRow } from '../inventory/product.view';
+import { reportBackgroundFailure } from '../metrics/background-failures';
+import { PurchaseAdmission } from '../orders/admission/purchase-admission';
+import { automaticRate } from './admission-rate';
+import { rankPreQueue, saleSeed } from './fair-order';
+import { QueueStore } from './queue-store';
+import { WAITING_ROOM_KEY } from './waiting-room.constants';
+import { WaitingRoomMetrics } from './waiting-room.metrics';
+import { WaitingRoomSettings } from './waiting-room-settings';
+
+const JOB = 'waiting-room-admission';
+const OPEN_SALES = `${PRODUCT_SELECT} WHERE p.waiting_room IS NOT NULL AND (p.sale_starts_at IS NULL OR p.sale_starts_at <= now()) AND (p.sale_ends_at IS NULL OR p.sale_ends_at > now())`;
+const STOCK_OF = `${PRODUCT_SELECT} WHERE p.id = ANY($1::bigint[])`;
+
+type Sale = Pick<ProductRow, 'id' | 'segments'> & { waiting_room: WaitingRoomSettings };
+
+/**
+ * Admits buyers. Every instance schedules the step; a job lock lets one run it at a time (the
+ * order-expiry job's pattern), and the step itself is one script per product that advances the
+ * serving counter, so admission follows queue order exactly whichever instance runs it.
+ *
+ * Per open sale: close the pre-queue and shuffle it (once), read `bought` then the stock still
+ * for sale from Postgres, then admit up to the pace, the stock not covered by outstanding
+ * admissions, and the queue. Without Redis nothing is admitted (nor bought): the step waits.
+ */
+@Injectable()
+export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly log = new Logger(AdmissionLeader.name);
+  private readonly tickMs: number;
+  /** Admissions stay counted this long past expiry: a purchase let in just before expiry commits within it. */
+  private readonly graceMs: number;
+  private running?: Promise<unknown>;
+  /** The purchase path's admission control, for its service-time models (OrdersModule keeps it to itself). */
+  private admission?: PurchaseAdmission;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly locks: DistributedLockService,
+    private readonly store: QueueStore,
+    private readonly modules: ModuleRef,
+    private readonly metrics: WaitingRoomMetrics,
+    private readonly scheduler: SchedulerRegistry,
+    @Inject(WAITING_ROOM_KEY) private readonly key: Buffer,
+    @Inject(ConfigService) config: TypedConfigService,
+  ) {
+    this.tickMs = config.get('waitingRoom', { infer: true }).tickMs;
+    this.graceMs = config.get('orders', { infer: true }).purchaseDeadlineMs + 1000;
+  }
+
+  onApplicationBootstrap(): void {
+    this.admission = this.modules.get(PurchaseAdmission, { strict: false });
+    const timer = setInterval(() => void this.tick(), this.tickMs);
+    timer.unref();
+    this.scheduler.addInterval(JOB, timer);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.scheduler.doesExist('interval', JOB)) this.scheduler.deleteInterval(JOB);
+    await this.running;
+  }
+
+  /** One step, unless one is still running here; never rejects. */
+  async tick(): Promise<void> {
+    if (this.running) return;
+    this.running = this.runExclusively();
+    try {
+      await this.running;
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  private async runExclusively(): Promise<void> {
+    try {
+      await this.locks.using(`job:${JOB}`, { ttlMs: 10_000, waitMs: 0, reentrant: false }, () => this.step());
+    } catch (error) {
+      if ((error as Error).name === 'LockTimeoutError') return; // another instance is on it
+      reportBackgroundFailure(this.log, JOB, 'step', error);
+    }
+  }
+
+  async step(): Promise<void> {
+    const sales: Sale[] = await this.db.query(OPEN_SALES);
+    if (!sales.length) return;
+    const boughtBefore = new Map<string, number>();
+    for (const sale of sales) boughtBefore.set(String(sale.id), await this.openQueue(sale));
+    // Stock is read after `bought`: see the admit script.
+    const stocks: ProductRow[] = await this.db.query(STOCK_OF, [[...boughtBefore.keys()]]);
+    for (const row of stocks) {
+      const sale = sales.find((s) => String(s.id) === String(row.id))!;
+      await this.admit(sale, row.stock, boughtBefore.get(String(row.id))!);
+    }
+  }
+
+  /** Closes the pre-queue and stores its shuffle the first time; returns the `bought` count read. */
+  private async openQueue(sale: Sale): Promise<number> {
+    const id = String(sale.id);
+    const queue = await this.store.freeze(id);
+    if (queue.pre > 0 && !queue.ranked) {
+      await this.store.writeRanks(id, rankPreQueue(saleSeed(this.key, id), queue.pre));
+      this.log.log(`product ${id}: shuffled ${queue.pre} pre-queue ticket(s)`);
+    }
+    return queue.bought;
+  }
+
+  private async admit(sale: Sale, stock: number, boughtBefore: number): Promise<void> {
+    const id = String(sale.id);
+    const settings = sale.waiting_room;
+    const rate = settings.admitPerSecond ?? automaticRate(this.admission, id, sale.segments);
+    const result = await this.store.admit(id, { nowMs: Date.now(), stock, rate, ttlMs: settings.admissionTtlS * 1000, boughtBefore, graceMs: this.graceMs });
+    this.metrics.admissions.inc(result.admitted);
+    this.metrics.expired.inc(result.expired);
+    this.metrics.waiting.set({ product_id: id }, result.waiting);
+    this.metrics.outstanding.set({ product_id: id }, result.outstanding);
+  }
+}

@@ -1,0 +1,51 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { dependencyUnavailable } from '../common/errors/app.exception';
+import { isPositiveId } from '../common/positive-id';
+import { AuthUser } from '../auth/auth.types';
+import { ProductCatalog } from '../inventory/product-catalog.service';
+import { QueueStore } from './queue-store';
+import { TicketSigner } from './ticket-signer';
+import { notAdmitted } from './waiting-room-errors';
+
+/** Set on a purchase request that passed with an admission; PurchaseReceipts reads it. */
+export interface AdmittedRequest {
+  waitingRoomAdmission?: { productId: string; place: number };
+}
+
+/**
+ * Purchases of a product sold through a waiting room need a valid `Admission` header: signed
+ * by us, for this user and product, unexpired, and still outstanding in Redis (or already used
+ * for an order: it then covers the rest of the per-user limit until it expires). Other products
+ * pass at once: their terms are in process memory after the first purchase, so this adds no
+ * Redis or SQL to their path.
+ */
+@Injectable()
+export class WaitingRoomAdmissionGuard implements CanActivate {
+  constructor(
+    private readonly catalog: ProductCatalog,
+    private readonly store: QueueStore,
+    private readonly signer: TicketSigner,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<{ params: { id?: string }; headers: Record<string, unknown>; user: AuthUser } & AdmittedRequest>();
+    const productId = request.params.id;
+    if (!isPositiveId(productId)) return true; // the route's pipe answers 400
+    const terms = this.catalog.knownTerms(productId) ?? (await this.catalog.saleTerms(productId));
+    if (!terms?.waitingRoom) return true;
+    const claims = this.signer.readAdmission(request.headers.admission);
+    if (!claims) throw notAdmitted('send the Admission your admitted ticket carries');
+    if (claims.productId !== productId || claims.userId !== request.user.id) throw notAdmitted('this Admission is for another user or product');
+    const now = Date.now();
+    if (claims.expiresAtMs <= now) throw notAdmitted('this Admission has expired');
+    let holds: boolean;
+    try {
+      holds = await this.store.admissionHolds(productId, claims.place, now);
+    } catch (error) {
+      throw Object.assign(dependencyUnavailable('redis'), { cause: error });
+    }
+    if (!holds) throw notAdmitted('this Admission is no longer outstanding');
+    request.waitingRoomAdmission = { productId, place: claims.place };
+    return true;
+  }
+}

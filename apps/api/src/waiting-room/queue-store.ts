@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { RedisConnection } from '../common/redis/redis-client.factory';
+import { REDIS_CLIENT } from '../common/redis/redis.constants';
+import { RedisKeyPrefix } from '../common/redis/redis-keys';
+import { ADMIT, AdmitReply, parseAdmit } from './scripts/admit';
+import { FREEZE, parseFreeze } from './scripts/freeze';
+import { JOIN, JoinReply, parseJoin } from './scripts/join';
+import { parsePoll, POLL, PollReply } from './scripts/poll';
+import { CHECK_ADMISSION, RECEIPT } from './scripts/receipt';
+import { runScript } from './scripts/script';
+import { parseSummary, SUMMARY, SummaryReply } from './scripts/summary';
+import { waitingRoomKeys, WaitingRoomKeys } from './waiting-room-keys';
+
+/** The queues in Redis: each operation is one script on one product's slot. Redis errors propagate. */
+@Injectable()
+export class QueueStore {
+  constructor(
+    @Inject(REDIS_CLIENT) private readonly redis: RedisConnection,
+    private readonly prefix: RedisKeyPrefix,
+  ) {}
+
+  keys(productId: string): WaitingRoomKeys {
+    return waitingRoomKeys(this.prefix.value, productId);
+  }
+
+  async join(productId: string, userId: string, nowMs: number, saleStartsAtMs: number | null): Promise<JoinReply> {
+    const k = this.keys(productId);
+    return parseJoin(await runScript(this.redis, JOIN, [k.meta, k.users, k.soldOutFlag], [userId, nowMs, saleStartsAtMs ?? -1]));
+  }
+
+  async poll(productId: string, ticketNumber: number): Promise<PollReply> {
+    const k = this.keys(productId);
+    return parsePoll(await runScript(this.redis, POLL, [k.meta, k.ranks, k.admitted, k.bought, k.soldOutFlag], [ticketNumber]));
+  }
+
+  async summary(productId: string, nowMs: number): Promise<SummaryReply> {
+    const k = this.keys(productId);
+    return parseSummary(await runScript(this.redis, SUMMARY, [k.meta, k.admitted, k.soldOutFlag], [nowMs]));
+  }
+
+  async freeze(productId: string): Promise<{ pre: number; ranked: boolean; bought: number }> {
+    return parseFreeze(await runScript(this.redis, FREEZE, [this.keys(productId).meta], []));
+  }
+
+  /** Stores the pre-queue's places, then marks the queue ranked (in that order: a poll trusts ranks once ranked). */
+  async writeRanks(productId: string, places: Buffer): Promise<void> {
+    const k = this.keys(productId);
+    await this.redis.set(k.ranks, places);
+    await this.redis.hset(k.meta, 'ranked', '1');
+  }
+
+  async admit(productId: string, step: { nowMs: number; stock: number; rate: number; ttlMs: number; boughtBefore: number; graceMs: number }): Promise<AdmitReply> {
+    const k = this.keys(productId);
+    const args = [step.nowMs, step.stock, step.rate, step.ttlMs, step.boughtBefore, step.graceMs];
+    return parseAdmit(await runScript(this.redis, ADMIT, [k.meta, k.admitted], args));
+  }
+
+  async receipt(productId: string, place: number): Promise<boolean> {
+    const k = this.keys(productId);
+    return Number(await runScript(this.redis, RECEIPT, [k.meta, k.admitted, k.bought], [place])) === 1;
+  }
+
+  async admissionHolds(productId: string, place: number, nowMs: number): Promise<boolean> {
+    const k = this.keys(productId);
+    return Number(await runScript(this.redis, CHECK_ADMISSION, [k.admitted, k.bought], [place, nowMs])) === 1;
+  }
+}

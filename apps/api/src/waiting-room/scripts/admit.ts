@@ -1,0 +1,55 @@
+import { QueueScript } from './script';
+
+/**
+ * The leader's step: drops admissions expired more than a grace ago, then admits the next places
+ * in queue order, as many as the pace (a token bucket holding at most one second's worth), the
+ * stock still for sale and the queue allow.
+ * KEYS: meta, admitted. ARGV: now (ms), stock still for sale, rate (per s), admission TTL (ms),
+ * the meta's `bought` count read before the stock was, grace (ms).
+ * Receipts written between that read and this script have left `admitted` while the stock
+ * read may predate their orders; subtracting them keeps outstanding admissions <= stock.
+ * Nothing is admitted until the queue is open (`pre` set) and its pre-queue shuffled.
+ * Returns {admitted now, expired now, outstanding, still waiting}.
+ */
+export const ADMIT: QueueScript = {
+  name: 'waitingRoomAdmit',
+  keys: 2,
+  lua: `
+local now = tonumber(ARGV[1])
+local stock = tonumber(ARGV[2])
+local rate = tonumber(ARGV[3])
+local expired = redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[6]))
+if expired > 0 then redis.call('HINCRBY', KEYS[1], 'expired', expired) end
+local m = redis.call('HMGET', KEYS[1], 'served', 'seq', 'pre', 'ranked', 'credit', 'tickAt', 'bought')
+local served = tonumber(m[1]) or 0
+local seq = tonumber(m[2]) or 0
+local pre = tonumber(m[3])
+local last = tonumber(m[6]) or now
+local credit = math.min((tonumber(m[5]) or 0) + rate * math.max(now - last, 0) / 1000, math.max(rate, 1))
+local boughtSince = math.max((tonumber(m[7]) or 0) - tonumber(ARGV[5]), 0)
+local outstanding = redis.call('ZCARD', KEYS[2])
+local admitted = 0
+if pre ~= nil and (pre == 0 or m[4] == '1') then
+  admitted = math.max(math.min(math.floor(credit), stock - outstanding - boughtSince, seq - served), 0)
+  for place = served + 1, served + admitted do
+    redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), place)
+  end
+  credit = credit - admitted
+end
+local soldOut = '0'
+if stock <= 0 then soldOut = '1' end
+redis.call('HSET', KEYS[1], 'served', served + admitted, 'credit', tostring(credit), 'tickAt', now, 'rate', ARGV[3], 'soldOut', soldOut)
+return {admitted, expired, outstanding + admitted, seq - served - admitted}`,
+};
+
+export interface AdmitReply {
+  admitted: number;
+  expired: number;
+  outstanding: number;
+  waiting: number;
+}
+
+export function parseAdmit(reply: unknown): AdmitReply {
+  const [admitted, expired, outstanding, waiting] = (reply as number[]).map(Number);
+  return { admitted, expired, outstanding, waiting };
+}

@@ -1,0 +1,62 @@
+import { QueueScript } from './script';
+
+/**
+ * Everything a poll needs about one ticket, in one round trip and O(1) of the queue's length.
+ * KEYS: meta, ranks, admitted, bought, the product's sold-out flag. ARGV: the ticket's number.
+ * A pre-queue ticket's place is read from the ranks string (-1 until the start's shuffle).
+ * Returns {place, served, seq, pre (-1: not frozen), bought (0/1), admission expiry (ms, -1: none), soldOut (0/1), rate}.
+ */
+export const POLL: QueueScript = {
+  name: 'waitingRoomPoll',
+  keys: 5,
+  lua: `
+local m = redis.call('HMGET', KEYS[1], 'served', 'pre', 'ranked', 'soldOut', 'seq', 'rate')
+local n = tonumber(ARGV[1])
+local served = tonumber(m[1]) or 0
+local pre = tonumber(m[2])
+local place = n
+if pre == nil or n <= pre then
+  place = -1
+  if m[3] == '1' then
+    local b = redis.call('GETRANGE', KEYS[2], (n - 1) * 4, (n - 1) * 4 + 3)
+    if #b == 4 then place = ((b:byte(1) * 256 + b:byte(2)) * 256 + b:byte(3)) * 256 + b:byte(4) end
+  end
+end
+local bought, expires = 0, -1
+if place > 0 and place <= served then
+  bought = redis.call('SISMEMBER', KEYS[4], place)
+  expires = tonumber(redis.call('ZSCORE', KEYS[3], place)) or -1
+end
+local soldOut = 0
+if m[4] == '1' or redis.call('EXISTS', KEYS[5]) == 1 then soldOut = 1 end
+return {place, served, tonumber(m[5]) or 0, pre or -1, bought, expires, soldOut, m[6] or '0'}`,
+};
+
+export interface PollReply {
+  /** The ticket's place in the queue (1 = first ever admitted); -1 while the pre-queue is unshuffled. */
+  place: number;
+  served: number;
+  seq: number;
+  /** The pre-queue's size, -1 while it is still open. */
+  pre: number;
+  bought: boolean;
+  /** When the ticket's admission expires (ms); -1 when it has none outstanding. */
+  admissionExpiresAt: number;
+  soldOut: boolean;
+  /** Admissions per second the leader is pacing at. */
+  rate: number;
+}
+
+export function parsePoll(reply: unknown): PollReply {
+  const r = reply as Array<number | string>;
+  return {
+    place: Number(r[0]),
+    served: Number(r[1]),
+    seq: Number(r[2]),
+    pre: Number(r[3]),
+    bought: Number(r[4]) === 1,
+    admissionExpiresAt: Number(r[5]),
+    soldOut: Number(r[6]) === 1,
+    rate: Number(r[7]) || 0,
+  };
+}

@@ -1,0 +1,40 @@
+import { TicketSigner } from './ticket-signer';
+import { waitingRoomKey } from './waiting-room-secret';
+
+describe('TicketSigner', () => {
+  const signer = new TicketSigner(waitingRoomKey(undefined, 'a-jwt-secret-of-enough-length-for-tests'));
+
+  it('reads back the ticket it signed, user ids with dots and unicode included', () => {
+    for (const userId of ['u1', 'user.with.dots', 'üser|1']) {
+      expect(signer.readTicket(signer.ticket({ productId: '42', number: 7, userId }))).toEqual({ productId: '42', number: 7, userId });
+    }
+  });
+
+  it('refuses a ticket signed with another key, or any altered field', () => {
+    const other = new TicketSigner(waitingRoomKey('another-secret-that-is-32-bytes-long!!', undefined));
+    expect(signer.readTicket(other.ticket({ productId: '42', number: 7, userId: 'u1' }))).toBeNull();
+    const ticket = signer.ticket({ productId: '42', number: 7, userId: 'u1' });
+    const fields = ticket.split('.');
+    for (let i = 0; i < fields.length; i++) {
+      const altered = [...fields];
+      altered[i] = i === 2 ? '8' : `${altered[i]}x`;
+      expect(signer.readTicket(altered.join('.'))).toBeNull();
+    }
+    expect(signer.readTicket(undefined)).toBeNull();
+    expect(signer.readTicket('x'.repeat(600))).toBeNull();
+  });
+
+  it('never takes an admission for a ticket or a ticket for an admission', () => {
+    const admission = signer.admission({ productId: '42', place: 3, expiresAtMs: 1_800_000_000_000, userId: 'u1' });
+    expect(signer.readAdmission(admission)).toEqual({ productId: '42', place: 3, expiresAtMs: 1_800_000_000_000, userId: 'u1' });
+    expect(signer.readTicket(admission)).toBeNull();
+    expect(signer.readAdmission(signer.ticket({ productId: '42', number: 3, userId: 'u1' }))).toBeNull();
+  });
+
+  it('derives a key from JWT_SECRET that differs from the JWT secret itself, and needs one of the two', () => {
+    const derived = waitingRoomKey(undefined, 'a-jwt-secret-of-enough-length-for-tests');
+    expect(derived.equals(Buffer.from('a-jwt-secret-of-enough-length-for-tests'))).toBe(false);
+    expect(derived).toHaveLength(32);
+    expect(() => waitingRoomKey(undefined, undefined)).toThrow(/WAITING_ROOM_SECRET/);
+  });
+});

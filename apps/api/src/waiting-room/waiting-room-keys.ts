@@ -1,0 +1,25 @@
+import { productKeys, productTag } from '../inventory/product-keys';
+
+/**
+ * Redis keys of one product's queue. They carry the product's hash tag, so the queue, the
+ * product's sold-out flag and its lock live in one Cluster slot and one script may touch them all.
+ */
+export const waitingRoomKeys = (prefix: string, productId: string) => {
+  const base = `${prefix}${productTag(productId)}:wr`;
+  return {
+    /** Hash of counters: seq (tickets taken), pre (pre-queue size), ranked, served, soldOut, rate, credit, tickAt, bought, expired. */
+    meta: base,
+    /** Hash userId -> ticket number: join idempotency, the only per-user entry. */
+    users: `${base}:users`,
+    /** String of 4-byte big-endian places, one per pre-queue ticket (ticket n at offset 4(n-1)). */
+    ranks: `${base}:ranks`,
+    /** Sorted set place -> admission expiry (ms): the outstanding admissions. */
+    admitted: `${base}:admitted`,
+    /** Set of places whose buyer has an order. */
+    bought: `${base}:bought`,
+    /** The purchase path's sold-out flag, read so that pollers see SOLD_OUT at once. */
+    soldOutFlag: productKeys(prefix, productId).soldOut,
+  };
+};
+
+export type WaitingRoomKeys = ReturnType<typeof waitingRoomKeys>;

@@ -1,0 +1,2 @@
+/** The HMAC key of tickets, admissions and the sale seeds (a Buffer). */
+export const WAITING_ROOM_KEY = Symbol('WAITING_ROOM_KEY');

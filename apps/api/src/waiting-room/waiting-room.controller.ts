@@ -1,0 +1,55 @@
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { CurrentUser, Public } from '../auth/auth.decorators';
+import { AuthUser } from '../auth/auth.types';
+import { ParseIdPipe } from '../common/parse-id.pipe';
+import { TicketStatusView } from './ticket-status';
+import { QueueSummary, WaitingRoomService } from './waiting-room.service';
+
+class QueueSummaryView implements QueueSummary {
+  @ApiProperty({ example: 1200, description: 'tickets not yet admitted' }) waiting!: number;
+  @ApiProperty({ example: 40, description: 'outstanding admissions now' }) admitted!: number;
+  @ApiProperty({ example: false }) soldOut!: boolean;
+  @ApiProperty({ nullable: true, type: String, description: "hex SHA-256 of the seed's bytes, from the pre-queue's opening" }) seedCommitment!: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'the seed (hex), from saleStartsAt on' }) seed!: string | null;
+}
+
+const UNAVAILABLE = { status: 503, description: 'DEPENDENCY_UNAVAILABLE: Redis is unreachable (the queue has no database fallback), with Retry-After' };
+
+@ApiTags('waiting room')
+@Controller('products')
+export class WaitingRoomController {
+  constructor(private readonly room: WaitingRoomService) {}
+
+  @Post(':id/queue')
+  @HttpCode(200)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Join the waiting room of a product; joining again returns the same ticket and place' })
+  @ApiOkResponse({ type: TicketStatusView })
+  @ApiResponse({ status: 403, description: 'SALE_NOT_ACTIVE: before the pre-queue opens (preQueueS before saleStartsAt) or after saleEndsAt' })
+  @ApiNotFoundResponse({ description: 'PRODUCT_NOT_FOUND; NOT_FOUND for a product without a waiting room' })
+  @ApiConflictResponse({ description: 'SOLD_OUT' })
+  @ApiResponse(UNAVAILABLE)
+  join(@Param('id', ParseIdPipe) productId: string, @CurrentUser() user: AuthUser): Promise<TicketStatusView> {
+    return this.room.join(productId, user);
+  }
+
+  @Get(':id/queue/:ticket')
+  @Public()
+  @ApiOperation({ summary: "A ticket's state, place, ETA and when to poll next; the ticket is the credential" })
+  @ApiOkResponse({ type: TicketStatusView })
+  @ApiResponse({ status: 400, description: 'TICKET_INVALID: not a ticket this service signed for this product' })
+  @ApiResponse(UNAVAILABLE)
+  poll(@Param('id', ParseIdPipe) productId: string, @Param('ticket') ticket: string): Promise<TicketStatusView> {
+    return this.room.poll(productId, ticket);
+  }
+
+  @Get(':id/queue')
+  @Public()
+  @ApiOperation({ summary: "The queue's public figures and the seed of its start-of-sale shuffle" })
+  @ApiOkResponse({ type: QueueSummaryView })
+  @ApiResponse(UNAVAILABLE)
+  summary(@Param('id', ParseIdPipe) productId: string): Promise<QueueSummary> {
+    return this.room.summary(productId);
+  }
+}

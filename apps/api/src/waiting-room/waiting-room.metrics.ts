@@ -1,0 +1,25 @@
+import { Injectable } from '@nestjs/common';
+import { Counter, Gauge, register } from 'prom-client';
+
+function counter<L extends string>(name: string, help: string, labelNames: L[] = []): Counter<L> {
+  return (register.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter({ name, help, labelNames });
+}
+
+function gauge(name: string, help: string): Gauge<'product_id'> {
+  return (register.getSingleMetric(name) as Gauge<'product_id'> | undefined) ?? new Gauge({ name, help, labelNames: ['product_id'] });
+}
+
+/**
+ * The waiting room's figures. Polls and joins are counted by every instance; the queue's gauges
+ * are set by whichever instance ran the admission step last (read them with max by product_id).
+ */
+@Injectable()
+export class WaitingRoomMetrics {
+  readonly polls = counter('waiting_room_polls_total', 'Waiting-room polls answered, by ticket state', ['state']);
+  readonly joins = counter('waiting_room_joins_total', 'Waiting-room joins, by outcome (new, existing, sold_out, refused)', ['outcome']);
+  readonly admissions = counter('waiting_room_admissions_total', 'Tickets admitted to purchase');
+  readonly expired = counter('waiting_room_expired_admissions_total', 'Admissions that expired unused and gave their place back');
+  readonly receipts = counter('waiting_room_purchases_total', 'Purchases made with an admission (tickets now BOUGHT)');
+  readonly waiting = gauge('waiting_room_queue_length', 'Tickets waiting to be admitted');
+  readonly outstanding = gauge('waiting_room_admitted', 'Outstanding admissions: admitted, neither bought nor expired');
+}

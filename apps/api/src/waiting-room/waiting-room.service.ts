@@ -1,0 +1,115 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { productNotFound } from '../common/errors/app.exception';
+import { dependencyUnavailable } from '../common/errors/app.exception';
+import { AuthUser } from '../auth/auth.types';
+import { ProductCatalog } from '../inventory/product-catalog.service';
+import { SaleTerms } from '../inventory/product.view';
+import { saleSeed, seedCommitment, ticketIdOf } from './fair-order';
+import { QueueStore } from './queue-store';
+import { TicketSigner } from './ticket-signer';
+import { describeTicket, TicketStatusView } from './ticket-status';
+import { WAITING_ROOM_KEY } from './waiting-room.constants';
+import { noWaitingRoom, queueNotOpen, soldOutAtJoin, ticketInvalid } from './waiting-room-errors';
+import { WaitingRoomMetrics } from './waiting-room.metrics';
+import { WaitingRoomSettings } from './waiting-room-settings';
+
+type Terms = SaleTerms & { waitingRoom: WaitingRoomSettings };
+
+export interface QueueSummary {
+  waiting: number;
+  admitted: number;
+  soldOut: boolean;
+  seedCommitment: string | null;
+  seed: string | null;
+}
+
+/** Joining, polling and the public summary. A poll reads Redis once (no Postgres once the product's terms are known). */
+@Injectable()
+export class WaitingRoomService {
+  constructor(
+    private readonly catalog: ProductCatalog,
+    private readonly store: QueueStore,
+    private readonly signer: TicketSigner,
+    private readonly metrics: WaitingRoomMetrics,
+    @Inject(WAITING_ROOM_KEY) private readonly key: Buffer,
+  ) {}
+
+  async join(productId: string, user: AuthUser): Promise<TicketStatusView> {
+    const terms = await this.termsOf(productId);
+    const now = Date.now();
+    if (!isJoinable(terms, now)) {
+      this.metrics.joins.inc({ outcome: 'refused' });
+      throw queueNotOpen();
+    }
+    const joined = await this.redis(() => this.store.join(productId, user.id, now, terms.saleStartsAtMs));
+    if (joined === 'sold-out') {
+      this.metrics.joins.inc({ outcome: 'sold_out' });
+      throw soldOutAtJoin(productId);
+    }
+    this.metrics.joins.inc({ outcome: joined.created ? 'new' : 'existing' });
+    return this.status(terms, { productId, number: joined.number, userId: user.id });
+  }
+
+  async poll(productId: string, rawTicket: string): Promise<TicketStatusView> {
+    const claims = this.signer.readTicket(rawTicket);
+    if (!claims || claims.productId !== productId) throw ticketInvalid();
+    const terms = await this.termsOf(productId);
+    const status = await this.status(terms, claims);
+    this.metrics.polls.inc({ state: status.state });
+    return status;
+  }
+
+  async summary(productId: string): Promise<QueueSummary> {
+    const terms = await this.termsOf(productId);
+    const now = Date.now();
+    const figures = await this.redis(() => this.store.summary(productId, now));
+    const seed = saleSeed(this.key, productId);
+    const opensAt = terms.saleStartsAtMs === null ? null : terms.saleStartsAtMs - terms.waitingRoom.preQueueS * 1000;
+    const started = terms.saleStartsAtMs === null || now >= terms.saleStartsAtMs;
+    return {
+      waiting: Math.max(figures.seq - figures.served, 0),
+      admitted: figures.admitted,
+      soldOut: figures.soldOut,
+      seedCommitment: opensAt === null || now >= opensAt ? seedCommitment(seed) : null,
+      seed: started ? seed.toString('hex') : null,
+    };
+  }
+
+  private async status(terms: Terms, claims: { productId: string; number: number; userId: string }): Promise<TicketStatusView> {
+    const reply = await this.redis(() => this.store.poll(claims.productId, claims.number));
+    const now = Date.now();
+    const { admissionExpiresAtMs, ...described } = describeTicket({
+      reply,
+      nowMs: now,
+      saleStartsAtMs: terms.saleStartsAtMs,
+      fallbackRate: terms.waitingRoom.admitPerSecond ?? 1,
+    });
+    const view: TicketStatusView = { ticket: this.signer.ticket(claims), ticketId: ticketIdOf(claims.number), ...described };
+    if (admissionExpiresAtMs !== undefined) {
+      view.admission = this.signer.admission({ productId: claims.productId, place: reply.place, expiresAtMs: admissionExpiresAtMs, userId: claims.userId });
+    }
+    return view;
+  }
+
+  private async termsOf(productId: string): Promise<Terms> {
+    const terms = this.catalog.knownTerms(productId) ?? (await this.catalog.saleTerms(productId));
+    if (!terms) throw productNotFound(productId);
+    if (!terms.waitingRoom) throw noWaitingRoom(productId);
+    return terms as Terms;
+  }
+
+  /** No database fallback for the queue: fairness needs it, so without Redis the answer is 503. */
+  private async redis<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw Object.assign(dependencyUnavailable('redis'), { cause: error });
+    }
+  }
+}
+
+/** From preQueueS before saleStartsAt (at once without a start) until saleEndsAt. */
+function isJoinable(terms: Terms, now: number): boolean {
+  if (terms.saleEndsAtMs !== null && now >= terms.saleEndsAtMs) return false;
+  return terms.saleStartsAtMs === null || now >= terms.saleStartsAtMs - terms.waitingRoom.preQueueS * 1000;
+}
