@@ -19,7 +19,7 @@ describe('waiting room', () => {
     it('shows the settings with their defaults on the product', async () => {
       const product = await room.createProduct({ stock: 5, waitingRoom: { admitPerSecond: 10 } });
       expect(product.waitingRoom).toEqual({ admitPerSecond: 10, admissionTtlS: 120, preQueueS: 0 });
-      expect((await room.api.getProduct(product.id)).body.waitingRoom).toEqual({ admitPerSecond: 10, admissionTtlS: 120, preQueueS: 0 });
+      expect(((await room.api.getProduct(product.id)).body as { waitingRoom?: unknown }).waitingRoom).toEqual({ admitPerSecond: 10, admissionTtlS: 120, preQueueS: 0 });
     });
 
     it('shows no waiting room on a product created without one', async () => {
