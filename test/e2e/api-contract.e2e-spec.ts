@@ -164,8 +164,12 @@ describe('API contract', () => {
     it('201 with the Order shape; quantity defaults to 1; durable in Postgres', async () => {
       const product = await api.createProduct({ stock: 10, perUserLimit: 3 });
       const before = Date.now();
-      const order = created(await api.purchase(product.id, 'buyer-shape', { noBody: true }));
+      const answer = await api.purchase(product.id, 'buyer-shape', { noBody: true });
+      const order = created(answer);
       expect(order).toMatchObject({ productId: product.id, userId: 'buyer-shape', quantity: 1, status: 'PENDING_PAYMENT', paidAt: null });
+      // Without an Idempotency-Key the API names the purchase itself, in the header and on the order.
+      expect(order.purchaseId).toMatch(/^p-[0-9a-f-]{36}$/);
+      expect(answer.headers['purchase-id']).toBe(order.purchaseId);
       expect(Date.parse(order.expiresAt)).toBeGreaterThan(Date.parse(order.createdAt));
       expect(Date.parse(order.expiresAt)).toBeGreaterThan(before + 800_000); // ORDER_PAYMENT_TTL_S defaults to 900
       const emptyBody = created(await api.send({ method: 'POST', url: `/products/${product.id}/purchase`, headers: { ...auth('buyer-shape-2'), 'content-type': 'application/json' }, payload: '{}' }));

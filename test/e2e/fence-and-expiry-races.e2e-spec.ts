@@ -36,7 +36,7 @@ describe('fencing tokens in Postgres', () => {
     const db = harness.env.DATABASE_URL;
     await withPg(db, (pg) => pg.query('UPDATE products SET lock_fence = 1000 WHERE id = $1', [product.id]));
     const rows = await withPg(db, async (pg) =>
-      (await pg.query(`SELECT idx, outcome, order_id FROM purchase_batch($1, NULL, 999, ARRAY['fa','fb']::varchar[], ARRAY[1,1], ARRAY[NULL,NULL]::varchar[], ARRAY[NULL,NULL]::varchar[], 60) ORDER BY idx`, [product.id])).rows,
+      (await pg.query(`SELECT idx, outcome, order_id FROM purchase_batch($1, NULL, 999, ARRAY['fa','fb']::varchar[], ARRAY[1,1], ARRAY[NULL,NULL]::varchar[], ARRAY[NULL,NULL]::varchar[], 60, ARRAY['p-fa','p-fb']::varchar[], gen_random_uuid()) ORDER BY idx`, [product.id])).rows,
     );
     expect(rows).toEqual([
       { idx: 1, outcome: 'STALE_FENCE', order_id: null },
@@ -47,7 +47,7 @@ describe('fencing tokens in Postgres', () => {
     expect(after.live).toBe(0);
     // The same fence as the row's, or a newer one, is accepted and raises the row's fence.
     const accepted = await withPg(db, async (pg) =>
-      (await pg.query(`SELECT outcome FROM purchase_batch($1, NULL, 1001, ARRAY['fa']::varchar[], ARRAY[1], ARRAY[NULL]::varchar[], ARRAY[NULL]::varchar[], 60)`, [product.id])).rows,
+      (await pg.query(`SELECT outcome FROM purchase_batch($1, NULL, 1001, ARRAY['fa']::varchar[], ARRAY[1], ARRAY[NULL]::varchar[], ARRAY[NULL]::varchar[], 60, ARRAY['p-fa']::varchar[], gen_random_uuid())`, [product.id])).rows,
     );
     expect(accepted).toEqual([{ outcome: 'CREATED' }]);
     const fence = await withPg(db, async (pg) => (await pg.query('SELECT lock_fence FROM products WHERE id = $1', [product.id])).rows[0].lock_fence);
@@ -90,8 +90,8 @@ describe('an idempotency key committed by another transaction during a batch', (
     const db = harness.env.DATABASE_URL;
     const [first, second] = [await api.createProduct({ stock: 5 }), await api.createProduct({ stock: 5 })];
     const batch = (productId: string, users: string[], keys: (string | null)[]) => ({
-      text: 'SELECT idx, outcome FROM purchase_batch($1, NULL, NULL, $2::varchar[], $3::int[], $4::varchar[], $4::varchar[], 60) ORDER BY idx',
-      values: [productId, users, users.map(() => 1), keys],
+      text: 'SELECT idx, outcome FROM purchase_batch($1, NULL, NULL, $2::varchar[], $3::int[], $4::varchar[], $4::varchar[], 60, $5::varchar[], gen_random_uuid()) ORDER BY idx',
+      values: [productId, users, users.map(() => 1), keys, keys.map((key, i) => (key === null ? `p-${productId}-${users[i]}` : null))],
     });
     const holder = new Client({ connectionString: db });
     const racer = new Client({ connectionString: db });

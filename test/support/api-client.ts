@@ -25,6 +25,7 @@ export interface Order {
   createdAt: string;
   expiresAt: string;
   paidAt: string | null;
+  purchaseId: string | null;
 }
 
 export interface ContractError {
@@ -34,7 +35,7 @@ export interface ContractError {
 }
 
 export const PRODUCT_KEYS = ['id', 'name', 'perUserLimit', 'priceCents', 'saleEndsAt', 'saleStartsAt', 'sku', 'stock'];
-export const ORDER_KEYS = ['createdAt', 'expiresAt', 'id', 'paidAt', 'productId', 'quantity', 'status', 'userId'];
+export const ORDER_KEYS = ['createdAt', 'expiresAt', 'id', 'paidAt', 'productId', 'purchaseId', 'quantity', 'status', 'userId'];
 
 export interface ApiRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';

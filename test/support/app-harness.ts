@@ -14,13 +14,16 @@ export interface AppHarness {
   close(): Promise<void>;
 }
 
-/** Boots the real app in this process against its own database and redis-server. */
-export async function startApp(extraEnv: Record<string, string> = {}): Promise<AppHarness> {
+/**
+ * Boots the real app in this process against its own database and redis-server. `databaseUrl`
+ * may route the app's connections elsewhere (through a fault-injecting proxy, say).
+ */
+export async function startApp(extraEnv: Record<string, string> = {}, databaseUrl?: (url: string) => Promise<string>): Promise<AppHarness> {
   const [redis, database] = await Promise.all([RedisServerProcess.start(), createTestDatabase()]);
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
-    DATABASE_URL: database.url,
+    DATABASE_URL: databaseUrl ? await databaseUrl(database.url) : database.url,
     REDIS_URL: redis.url,
     JWT_SECRET: TEST_JWT_SECRET,
     ...extraEnv,

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Pool, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
 import { TypedConfigService } from '../config/app-config.module';
+import { isOutcomeUnknown, OutcomeUnknownError } from './outcome-unknown';
 
 /**
  * Runs the hottest statements straight on TypeORM's pg pool, skipping its per-query runner, and
@@ -23,8 +24,54 @@ export class HotStatements {
   }
 
   async run<T extends QueryResultRow>(name: string, text: string, values: unknown[]): Promise<T[]> {
-    const pool = (this.db.driver as unknown as { master: Pool }).master;
-    const result = await pool.query<T>(this.prepared ? { name, text, values } : { text, values });
+    const result = await this.pool().query<T>(this.prepared ? { name, text, values } : { text, values });
     return result.rows;
+  }
+
+  /**
+   * Runs a statement whose answer must not be guessed: it waits for its reply at most `replyTimeoutMs`,
+   * and a reply lost after the statement went out (that timeout, a reset, the backend ending)
+   * rejects with OutcomeUnknownError, never with an error that reads as "not done". A failure to
+   * get a connection is definite: nothing was sent.
+   */
+  async runAnswerable<T extends QueryResultRow>(name: string, text: string, values: unknown[], replyTimeoutMs: number): Promise<T[]> {
+    const client = await connectWithin(this.pool(), replyTimeoutMs);
+    let broken: Error | undefined;
+    try {
+      // query_timeout per query: node-postgres reads it from the query config over the pool's.
+      const config = { ...(this.prepared ? { name } : {}), text, values, query_timeout: Math.max(1, Math.floor(replyTimeoutMs)) };
+      const result = await client.query<T>(config as QueryConfig);
+      return result.rows;
+    } catch (error) {
+      if (!isOutcomeUnknown(error)) throw error;
+      broken = error as Error;
+      throw new OutcomeUnknownError(error);
+    } finally {
+      // A connection whose answer went missing is not given to anyone else.
+      client.release(broken);
+    }
+  }
+
+  private pool(): Pool {
+    return (this.db.driver as unknown as { master: Pool }).master;
+  }
+}
+
+/** A pooled connection within `ms`, else a definite failure (nothing was sent); a late one goes back to the pool. */
+async function connectWithin(pool: Pool, ms: number): Promise<PoolClient> {
+  let timer: NodeJS.Timeout | undefined;
+  let gaveUp = false;
+  const connecting = pool.connect();
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      gaveUp = true;
+      reject(new Error('timeout exceeded when trying to connect'));
+    }, Math.max(1, Math.floor(ms)));
+  });
+  try {
+    return await Promise.race([connecting, timeout]);
+  } finally {
+    clearTimeout(timer);
+    if (gaveUp) connecting.then((late) => late.release(), () => undefined);
   }
 }

@@ -21,7 +21,7 @@ export function isOutcomeUnknown(error: unknown): boolean {
 export class OutcomeUnknownError extends Error {
   override readonly name = 'OutcomeUnknownError';
 
-  constructor(readonly cause: unknown) {
+  constructor(override readonly cause: unknown) {
     super(`the database's answer was lost: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
 }

@@ -4,6 +4,9 @@ import { ErrorCode } from '../common/errors/error-code';
 
 const KEY_PATTERN = /^[A-Za-z0-9._:~-]{1,128}$/;
 
+/** Whether a header value is a well-formed Idempotency-Key. */
+export const isIdempotencyKey = (raw: string): boolean => KEY_PATTERN.test(raw);
+
 /** Validates the optional Idempotency-Key header; undefined when absent. */
 export function parseIdempotencyKey(raw: string | string[] | undefined): string | undefined {
   if (raw === undefined) return undefined;

@@ -11,6 +11,13 @@ export class OrderView {
   @ApiProperty({ example: '2026-11-21T12:00:00.000Z' }) createdAt!: string;
   @ApiProperty({ example: '2026-11-21T12:15:00.000Z' }) expiresAt!: string;
   @ApiProperty({ example: null, nullable: true, type: String }) paidAt!: string | null;
+  @ApiProperty({
+    example: 'p-3f0c9a52-6a5e-4c43-9d1e-0c7c8e0f6b1a',
+    nullable: true,
+    type: String,
+    description: 'the purchase that made it: its Idempotency-Key, or an id the API generated (null for orders older than purchase ids)',
+  })
+  purchaseId!: string | null;
 }
 
 export interface OrderRow {
@@ -39,6 +46,7 @@ export function toOrderView(row: OrderRow): OrderView {
     createdAt: new Date(row.created_at).toISOString(),
     expiresAt: new Date(row.expires_at).toISOString(),
     paidAt: row.paid_at ? new Date(row.paid_at).toISOString() : null,
+    purchaseId: row.idempotency_key,
   };
 }
 

@@ -16,10 +16,31 @@ import { PurchaseController } from './purchase.controller';
 import { PurchaseMetrics } from './purchase.metrics';
 import { PurchaseService } from './purchase.service';
 import { QuotaLedger } from './quota-ledger';
+import { AttemptSettlement } from './purchase-outcome/attempt-settlement';
+import { PendingPurchases } from './purchase-outcome/pending-purchases';
+import { PurchasesController } from './purchase-outcome/purchases.controller';
+import { PurchaseStatusService } from './purchase-outcome/purchase-status.service';
 
 @Module({
   imports: [InventoryModule, ThrottlingModule],
-  controllers: [PurchaseController, OrdersController],
-  providers: [HotStatements, PurchaseService, PurchaseAdmission, PurchaseBatcher, SegmentRouter, PurchaseMetrics, OrderRepository, QuotaLedger, OrdersService, OrderLock, OrderExpiryService, OrderRouteLimit, RedisKeyPrefix],
+  controllers: [PurchaseController, PurchasesController, OrdersController],
+  providers: [
+    HotStatements,
+    PurchaseService,
+    PurchaseAdmission,
+    PurchaseBatcher,
+    SegmentRouter,
+    PurchaseMetrics,
+    OrderRepository,
+    QuotaLedger,
+    OrdersService,
+    OrderLock,
+    OrderExpiryService,
+    OrderRouteLimit,
+    RedisKeyPrefix,
+    AttemptSettlement,
+    PendingPurchases,
+    PurchaseStatusService,
+  ],
 })
 export class OrdersModule {}

@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Histogram, register } from 'prom-client';
 import type { Lock } from '@app/distributed-lock';
 import { HotStatements } from '../database/hot-statements';
+import { OutcomeUnknownError } from '../database/outcome-unknown';
 import { Fence, ProductLock, StockUnit, stockLockKey } from '../common/locking/product-lock';
 import { TypedConfigService } from '../config/app-config.module';
 import { InventoryService } from '../inventory/inventory.service';
@@ -10,14 +12,34 @@ import { withConflictRetry } from '../database/conflict-retry';
 import { monotonicNow, PurchaseAdmission } from './admission/purchase-admission';
 import { deadlineRefusal, DeadlineSpentError } from './admission/deadline-refusal';
 import { UnitLine, Waiting } from './admission/unit-line';
+import { OrderRow } from './order.view';
+import { AttemptSettlement } from './purchase-outcome/attempt-settlement';
+import { PendingPurchases } from './purchase-outcome/pending-purchases';
 
-export type BatchOutcomeKind = 'CREATED' | 'SOLD_OUT' | 'PER_USER_LIMIT' | 'DUPLICATE_KEY' | 'NOT_FOUND' | 'STALE_FENCE';
+/**
+ * What purchase_batch answered for one purchase; or, when its answer was lost: SETTLED (it had
+ * committed: `order`), NOT_COMMITTED (it had not, and now never will) or PENDING (not learnt in time).
+ * SUPERSEDED: the attempt arrived after its outcome had been settled, and did nothing.
+ */
+export type BatchOutcomeKind =
+  | 'CREATED'
+  | 'SOLD_OUT'
+  | 'PER_USER_LIMIT'
+  | 'DUPLICATE_KEY'
+  | 'NOT_FOUND'
+  | 'STALE_FENCE'
+  | 'SUPERSEDED'
+  | 'SETTLED'
+  | 'NOT_COMMITTED'
+  | 'PENDING';
 
 export interface BatchItem {
   userId: string;
   quantity: number;
   idempotencyKey: string | null;
   requestHash: string | null;
+  /** The Idempotency-Key when given, else an id the API generated; stored with the order. */
+  purchaseId: string;
 }
 
 export interface BatchOutcome {
@@ -26,6 +48,8 @@ export interface BatchOutcome {
   createdAt: Date | null;
   expiresAt: Date | null;
   stockLeft: number | null;
+  /** With SETTLED: the order the lost attempt had committed. */
+  order?: OrderRow;
 }
 
 interface Pending extends BatchItem, Waiting {
@@ -37,14 +61,24 @@ interface Pending extends BatchItem, Waiting {
 // is_local confines it to the statement's own transaction. A cancelled statement commits nothing.
 const SQL =
   'SELECT idx, outcome, order_id, created_at, expires_at, stock_left FROM purchase_batch(' +
-  "CASE WHEN set_config('lock_timeout', $9::text, true) IS NULL THEN NULL ELSE $1::bigint END, $2, $3, $4, $5, $6, $7, $8) ORDER BY idx";
+  "CASE WHEN set_config('lock_timeout', $9::text, true) IS NULL THEN NULL ELSE $1::bigint END, $2, $3, $4, $5, $6, $7, $8, $10, $11) ORDER BY idx";
 
-/** What is left of a batch's time for its statement's lock waits; none left runs nothing. */
-function timeLeftMs(endsBy: number): number {
+// Of a batch's time, what is kept back for learning the outcome when the statement's answer is lost.
+const SETTLE_RESERVE_MS = 300;
+
+/**
+ * How long the statement may take: what is left of the batch's time, less the settling reserve;
+ * its row-lock waits end a little sooner, so that Postgres' own refusal (nothing done) arrives
+ * before the client gives up on the reply. None left runs nothing.
+ */
+function statementBudget(endsBy: number): { replyMs: number; lockMs: number } {
   const left = Math.floor(endsBy - monotonicNow());
   if (left < 1) throw new DeadlineSpentError();
-  return left;
+  const replyMs = Math.max(1, left - Math.min(SETTLE_RESERVE_MS, Math.floor(left / 3)));
+  return { replyMs, lockMs: Math.max(1, replyMs - Math.min(50, Math.floor(replyMs / 4))) };
 }
+
+const emptyOutcome = (outcome: BatchOutcomeKind): BatchOutcome => ({ outcome, orderId: null, createdAt: null, expiresAt: null, stockLeft: null });
 
 /**
  * Request coalescing on hot products: purchases of one product that arrive in this process while
@@ -71,6 +105,8 @@ export class PurchaseBatcher {
     private readonly productLock: ProductLock,
     private readonly inventory: InventoryService,
     private readonly admission: PurchaseAdmission,
+    private readonly settlement: AttemptSettlement,
+    private readonly pending: PendingPurchases,
     @Inject(ConfigService) config: TypedConfigService,
   ) {
     this.paymentTtlS = config.get('orders', { infer: true }).paymentTtlS;
@@ -86,11 +122,21 @@ export class PurchaseBatcher {
     });
   }
 
+  /** Serves the unit's queue until it is empty; a batch that throws is rejected and the loop goes on. */
   private async drain(unit: StockUnit, line: UnitLine<Pending>): Promise<void> {
     line.draining = true;
-    for (let batch = this.admission.take(line); batch.length; batch = this.admission.take(line)) await this.serve(unit, line, batch);
-    line.draining = false;
-    this.admission.settle();
+    try {
+      for (let batch = this.admission.take(line); batch.length; batch = this.admission.take(line)) {
+        try {
+          await this.serve(unit, line, batch);
+        } catch (error) {
+          batch.forEach((pending) => pending.reject(error));
+        }
+      }
+    } finally {
+      line.draining = false;
+      this.admission.settle();
+    }
   }
 
   /** One lock hold for the batch, bounded by its oldest purchase's deadline (the batch is FIFO). */
@@ -120,20 +166,34 @@ export class PurchaseBatcher {
    */
   private async execute(unit: StockUnit, batch: BatchItem[], fence: Fence, endsBy: number, lock?: Lock): Promise<BatchOutcome[]> {
     this.batchSizes.observe(batch.length);
-    const rows = await withConflictRetry(() => this.statements.run<{ outcome: BatchOutcomeKind; order_id: string | null; created_at: Date | null; expires_at: Date | null; stock_left: number | null }>(
-      'purchase_batch',
-      SQL,
-      [
-        unit.productId,
-        unit.segment,
-        fence,
-        batch.map((b) => b.userId),
-        batch.map((b) => b.quantity),
-        batch.map((b) => b.idempotencyKey),
-        batch.map((b) => b.requestHash),
-        this.paymentTtlS,
-        `${timeLeftMs(endsBy)}ms`, // taken again by a retry: the deadline does not move
-      ]));
+    const attemptId = randomUUID();
+    let rows: BatchRow[];
+    try {
+      rows = await withConflictRetry(() => {
+        const budget = statementBudget(endsBy); // taken again by a retry: the deadline does not move
+        return this.statements.runAnswerable<BatchRow>(
+          'purchase_batch',
+          SQL,
+          [
+            unit.productId,
+            unit.segment,
+            fence,
+            batch.map((b) => b.userId),
+            batch.map((b) => b.quantity),
+            batch.map((b) => b.idempotencyKey),
+            batch.map((b) => b.requestHash),
+            this.paymentTtlS,
+            `${budget.lockMs}ms`,
+            batch.map((b) => (b.idempotencyKey === null ? b.purchaseId : null)),
+            attemptId, // a conflict retry reuses it: the failed run left nothing behind
+          ],
+          budget.replyMs,
+        );
+      });
+    } catch (error) {
+      if (error instanceof OutcomeUnknownError) return this.settleLost(unit, batch, attemptId, endsBy);
+      throw error;
+    }
     if (fence !== null && rows[0]?.outcome === 'STALE_FENCE') await this.productLock.repairFenceIfReset(unit, lock);
     const last = rows[rows.length - 1];
     if (last && last.stock_left !== null && last.outcome !== 'STALE_FENCE') {
@@ -142,4 +202,26 @@ export class PurchaseBatcher {
     }
     return rows.map((r) => ({ outcome: r.outcome, orderId: r.order_id === null ? null : String(r.order_id), createdAt: r.created_at, expiresAt: r.expires_at, stockLeft: r.stock_left }));
   }
+
+  /**
+   * The statement's answer was lost: it may have committed. Make its outcome final and read its
+   * orders back within the batch's time; failing that, answer PENDING and settle it later.
+   */
+  private async settleLost(unit: StockUnit, batch: BatchItem[], attemptId: string, endsBy: number): Promise<BatchOutcome[]> {
+    const withinMs = Math.floor(endsBy - monotonicNow());
+    const orders = withinMs >= 1 ? await this.settlement.settle(attemptId, batch, withinMs) : undefined;
+    if (orders) return orders.map((order) => (order ? { ...emptyOutcome('SETTLED'), order } : emptyOutcome('NOT_COMMITTED')));
+    void this.pending.remember(
+      batch.map((b) => ({ userId: b.userId, purchaseId: b.purchaseId, productId: unit.productId, quantity: b.quantity, attemptId, state: 'PENDING' as const })),
+    );
+    return batch.map(() => emptyOutcome('PENDING'));
+  }
+}
+
+interface BatchRow {
+  outcome: BatchOutcomeKind;
+  order_id: string | null;
+  created_at: Date | null;
+  expires_at: Date | null;
+  stock_left: number | null;
 }

@@ -1,4 +1,5 @@
-import { Body, Controller, Headers, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Param, Post, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { ApiBearerAuth, ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentUser } from '../auth/auth.decorators';
 import { AuthUser } from '../auth/auth.types';
@@ -12,6 +13,8 @@ import { OrderView } from './order.view';
 import { PurchaseService } from './purchase.service';
 import { PurchaseMetrics } from './purchase.metrics';
 import { ArrivedAt } from './admission/arrived-at.decorator';
+import { PurchaseId } from './purchase-outcome/purchase-id.decorator';
+import { PENDING_RETRY_AFTER_S, purchasePending, PurchasePendingView } from './purchase-outcome/purchase-pending.view';
 
 @ApiTags('storefront')
 @ApiBearerAuth()
@@ -28,7 +31,12 @@ export class PurchaseController {
   @ApiOperation({ summary: 'Buy units of a product; 201 only once the order is committed' })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'retries with the same key return the first answer and deduct once' })
   @ApiBody({ type: PurchaseDto, required: false })
-  @ApiCreatedResponse({ type: OrderView })
+  @ApiCreatedResponse({ type: OrderView, headers: { 'Purchase-Id': { description: "the purchase's id (every answer carries it)", schema: { type: 'string' } } } })
+  @ApiResponse({
+    status: 202,
+    type: PurchasePendingView,
+    description: "PURCHASE_PENDING: the database's answer was lost and its outcome could not be learnt in time; GET the Location (/purchases/:purchaseId) after Retry-After",
+  })
   @ApiConflictResponse({ description: 'SOLD_OUT or PER_USER_LIMIT' })
   @ApiResponse({ status: 403, description: 'SALE_NOT_ACTIVE' })
   @ApiResponse({ status: 422, description: 'IDEMPOTENCY_KEY_REUSED' })
@@ -40,13 +48,18 @@ export class PurchaseController {
       '(Retry-After: seconds until its present backlog clears); LOCK_TIMEOUT or DEPENDENCY_UNAVAILABLE, with Retry-After',
   })
   async purchase(
+    @PurchaseId() purchaseId: string,
     @Param('id', ParseIdPipe) productId: string,
     @Body(PurchaseBodyPipe) body: PurchaseBody,
     @Headers('idempotency-key') rawKey: string | undefined,
     @CurrentUser() user: AuthUser,
     @ArrivedAt() arrivedAt: number,
-  ): Promise<OrderView> {
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<OrderView | PurchasePendingView> {
     const idempotencyKey = parseIdempotencyKey(rawKey);
-    return this.metrics.track(() => this.purchases.purchase({ user, productId, quantity: body.quantity, idempotencyKey, arrivedAt }));
+    const result = await this.metrics.track(() => this.purchases.purchase({ user, productId, quantity: body.quantity, idempotencyKey, purchaseId, arrivedAt }));
+    if (result.kind === 'order') return result.order;
+    void reply.status(202).header('Location', `/purchases/${encodeURIComponent(result.purchaseId)}`).header('Retry-After', String(PENDING_RETRY_AFTER_S));
+    return purchasePending(result.purchaseId);
   }
 }

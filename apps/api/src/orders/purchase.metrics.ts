@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, register } from 'prom-client';
 import { PurchaseResult } from './purchase.service';
-import { OrderView } from './order.view';
 import { classifyError } from '../common/errors/all-exceptions.filter';
 
 const NAME = 'purchases_total';
@@ -18,11 +17,11 @@ export class PurchaseMetrics {
     this.outcomes.inc({ outcome: code });
   }
 
-  async track(run: () => Promise<PurchaseResult>): Promise<OrderView> {
+  async track(run: () => Promise<PurchaseResult>): Promise<PurchaseResult> {
     try {
       const result = await run();
-      this.outcomes.inc({ outcome: result.replayed ? 'replayed' : 'created' });
-      return result.order;
+      this.outcomes.inc({ outcome: result.kind === 'pending' ? 'pending' : result.replayed ? 'replayed' : 'created' });
+      return result;
     } catch (error) {
       this.outcomes.inc({ outcome: classifyError(error).body.code });
       throw error;

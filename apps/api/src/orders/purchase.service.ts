@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuthUser } from '../auth/auth.types';
-import { productNotFound } from '../common/errors/app.exception';
+import { dependencyUnavailable, productNotFound } from '../common/errors/app.exception';
 import { StaleFenceException } from '../common/errors/stale-fence.error';
 import { ProductCatalog } from '../inventory/product-catalog.service';
 import { isSaleOpen, SaleTerms } from '../inventory/product.view';
@@ -18,14 +18,14 @@ export interface PurchaseRequest {
   productId: string;
   quantity: number;
   idempotencyKey?: string;
+  /** The Idempotency-Key when given, else an id generated for this purchase (see purchaseIdFor). */
+  purchaseId: string;
   /** When the request arrived (monotonicNow's clock); its deadline counts from here. */
   arrivedAt?: number;
 }
 
-export interface PurchaseResult {
-  order: OrderView;
-  replayed: boolean;
-}
+/** An order (new, or replayed for a retried key); or PENDING: the outcome is not known yet (202). */
+export type PurchaseResult = { kind: 'order'; order: OrderView; replayed: boolean } | { kind: 'pending'; purchaseId: string };
 
 /**
  * The purchase path of DESIGN.md: replay check, fast rejects with no lock and no SQL, then the
@@ -54,7 +54,7 @@ export class PurchaseService {
   }
 
   private async decide(request: PurchaseRequest & { arrivedAt: number }): Promise<PurchaseResult> {
-    const { user, productId, quantity, idempotencyKey, arrivedAt } = request;
+    const { user, productId, quantity, idempotencyKey, purchaseId, arrivedAt } = request;
     const fingerprint = idempotencyKey ? purchaseFingerprint(productId, quantity) : null;
     const terms = await this.catalog.saleTerms(productId);
     const refusal = await this.fastRefusal(productId, quantity, terms);
@@ -64,7 +64,7 @@ export class PurchaseService {
       if (prior) return this.replay(prior, fingerprint);
       throw refusal;
     }
-    const item = { userId: user.id, quantity, idempotencyKey: idempotencyKey ?? null, requestHash: fingerprint };
+    const item = { userId: user.id, quantity, idempotencyKey: idempotencyKey ?? null, requestHash: fingerprint, purchaseId };
     const result =
       terms!.segments > 1
         ? await this.segments.submit(productId, terms!.segments, item, arrivedAt)
@@ -85,6 +85,7 @@ export class PurchaseService {
     switch (result.outcome) {
       case 'CREATED':
         return {
+          kind: 'order',
           replayed: false,
           order: {
             id: result.orderId!,
@@ -95,8 +96,17 @@ export class PurchaseService {
             createdAt: result.createdAt!.toISOString(),
             expiresAt: result.expiresAt!.toISOString(),
             paidAt: null,
+            purchaseId: request.purchaseId,
           },
         };
+      case 'SETTLED':
+        // The lost attempt had committed: its order, answered as the purchase would have been.
+        return { ...this.replay(result.order!, fingerprint), replayed: false };
+      case 'NOT_COMMITTED':
+      case 'SUPERSEDED':
+        throw dependencyUnavailable('the database (nothing was done)');
+      case 'PENDING':
+        return { kind: 'pending', purchaseId: request.purchaseId };
       case 'DUPLICATE_KEY': {
         const prior = await this.orders.findByIdempotencyKey(request.user.id, request.idempotencyKey!);
         if (!prior) throw keyReused();
@@ -113,8 +123,8 @@ export class PurchaseService {
     }
   }
 
-  private replay(prior: OrderRow, fingerprint: string | null): PurchaseResult {
+  private replay(prior: OrderRow, fingerprint: string | null): PurchaseResult & { kind: 'order' } {
     if (prior.request_hash !== fingerprint) throw keyReused();
-    return { order: asFirstAnswered(prior), replayed: true };
+    return { kind: 'order', order: asFirstAnswered(prior), replayed: true };
   }
 }

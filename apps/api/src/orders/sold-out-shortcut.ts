@@ -5,6 +5,7 @@ import { ProductCatalog } from '../inventory/product-catalog.service';
 import { isSaleOpen } from '../inventory/product.view';
 import { SoldOutFlags } from '../inventory/sold-out-flags';
 import { PurchaseMetrics } from './purchase.metrics';
+import { generatePurchaseId } from './purchase-outcome/purchase-id.decorator';
 
 const ROUTE = '/products/:id/purchase';
 
@@ -30,7 +31,7 @@ export function installSoldOutShortcut(fastify: FastifyInstance, deps: { tokens:
       return done(); // let the guard answer 401 its usual way
     }
     deps.metrics.countRefusal(ErrorCode.SoldOut);
-    void reply.code(STATUS_OF[ErrorCode.SoldOut]).header('content-type', 'application/json; charset=utf-8').send(body);
+    void reply.code(STATUS_OF[ErrorCode.SoldOut]).header('content-type', 'application/json; charset=utf-8').header('Purchase-Id', generatePurchaseId()).send(body);
   });
 }
 

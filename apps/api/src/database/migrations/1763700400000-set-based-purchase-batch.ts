@@ -12,7 +12,7 @@ import { CREATE_FUNCTION as ROW_BY_ROW_FUNCTION } from './1763700300000-row-lock
  * keys between the lookup and the insert, the statement fails with 40001 and nothing of it
  * stays; the caller runs it again (withConflictRetry) and the key then answers DUPLICATE_KEY.
  */
-const CREATE_FUNCTION = `
+export const CREATE_FUNCTION = `
 CREATE OR REPLACE FUNCTION purchase_batch(
   p_product_id bigint, p_segment int, p_fence bigint,
   p_users varchar[], p_quantities int[], p_keys varchar[], p_hashes varchar[], p_payment_ttl_s int)

@@ -1,0 +1,23 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentUser } from '../../auth/auth.decorators';
+import { AuthUser } from '../../auth/auth.types';
+import { parseIdempotencyKey } from '../idempotency-key';
+import { PurchaseStatusService } from './purchase-status.service';
+import { PurchaseStatusView } from './purchase-status.view';
+
+@ApiTags('storefront')
+@ApiBearerAuth()
+@Controller('purchases')
+export class PurchasesController {
+  constructor(private readonly purchases: PurchaseStatusService) {}
+
+  @Get(':purchaseId')
+  @ApiOperation({ summary: 'What became of a purchase (its buyer, or an admin): PENDING, CREATED with the order, or REFUSED with the code' })
+  @ApiOkResponse({ type: PurchaseStatusView })
+  @ApiNotFoundResponse({ description: 'PURCHASE_NOT_FOUND: no order and no pending purchase with this id for this buyer' })
+  status(@CurrentUser() user: AuthUser, @Param('purchaseId') purchaseId: string): Promise<PurchaseStatusView> {
+    // Purchase ids are Idempotency-Keys or generated ids, which follow the same pattern.
+    return this.purchases.status(user, parseIdempotencyKey(purchaseId)!);
+  }
+}

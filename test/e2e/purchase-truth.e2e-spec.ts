@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { TcpProxy } from '../chaos/support/tcp-proxy';
+import { Api, eventually, expectContractError, injectSender, sleep, withPg, withRetry } from '../support/api-client';
+import { AppHarness, startApp } from '../support/app-harness';
+import { auth } from '../support/tokens';
+
+jest.setTimeout(60_000);
+
+const DEADLINE_MS = 2000;
+const REPLY_DELAY_MS = 2500;
+
+/** Every order of a product, read from Postgres directly (not through the proxy or the API). */
+const ordersOf = (databaseUrl: string, productId: string) =>
+  withPg(databaseUrl, async (pg) => (await pg.query('SELECT id::text, user_id, idempotency_key, status FROM orders WHERE product_id = $1', [productId])).rows as { id: string; user_id: string; idempotency_key: string; status: string }[]);
+
+/**
+ * Invariant 10 at the commit boundary: Postgres commits a purchase and its answer reaches the API
+ * too late (the proxy holds back what Postgres sends). The buyer must hear the truth: the order,
+ * or 202 PURCHASE_PENDING and then the order, never "503, retry" for a purchase that was made.
+ */
+describe('purchase truth when the database answer is lost', () => {
+  let harness: AppHarness;
+  let proxy: TcpProxy;
+  let api: Api;
+  let directUrl: string;
+
+  beforeAll(async () => {
+    harness = await startApp({ PURCHASE_DEADLINE_MS: String(DEADLINE_MS), DB_STATEMENT_TIMEOUT_MS: '1000' }, async (url) => {
+      directUrl = url;
+      const parsed = new URL(url);
+      proxy = await TcpProxy.start(Number(parsed.port || 5432), parsed.hostname);
+      parsed.port = String(proxy.port);
+      return parsed.toString();
+    });
+    api = new Api(injectSender(harness.app));
+  });
+  afterAll(async () => {
+    await harness?.close();
+    await proxy?.close();
+  });
+
+  /** Holds back Postgres' replies for `forMs` from now. */
+  function delayRepliesFor(forMs: number): void {
+    proxy.replyDelayMs = REPLY_DELAY_MS;
+    setTimeout(() => (proxy.replyDelayMs = 0), forMs);
+  }
+
+  it('answers 201 with the order when the statement committed and its reply came too late', async () => {
+    const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
+    const delayedBefore = proxy.stats.repliesDelayed;
+    delayRepliesFor(600);
+    const startedAt = Date.now();
+    const res = await api.purchase(product.id, 'late-reply-buyer', { idempotencyKey: 'late-reply-1' });
+    const tookMs = Date.now() - startedAt;
+
+    // The fault happened: Postgres' replies were held, and the answer waited past a healthy reply.
+    expect(proxy.stats.repliesDelayed).toBeGreaterThan(delayedBefore);
+    expect(tookMs).toBeGreaterThan(1000);
+    expect(tookMs).toBeLessThan(DEADLINE_MS + 300);
+    expect(res.status).toBe(201);
+    expect(res.headers['purchase-id']).toBe('late-reply-1');
+    const orders = await ordersOf(directUrl, product.id);
+    expect(orders).toEqual([{ id: res.body.id, user_id: 'late-reply-buyer', idempotency_key: 'late-reply-1', status: 'PENDING_PAYMENT' }]);
+  });
+
+  it('answers 202 PURCHASE_PENDING when the outcome cannot be learnt in time, then reports the order', async () => {
+    const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
+    delayRepliesFor(2200);
+    const startedAt = Date.now();
+    const res = await api.purchase(product.id, 'pending-buyer');
+    expect(Date.now() - startedAt).toBeLessThan(DEADLINE_MS + 300);
+
+    expect(res.status).toBe(202);
+    const purchaseId = res.headers['purchase-id']!;
+    expect(purchaseId).toMatch(/^p-/);
+    expect(res.body).toEqual({ statusCode: 202, code: 'PURCHASE_PENDING', message: expect.any(String), purchaseId });
+    expect(res.headers.location).toBe(`/purchases/${purchaseId}`);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+
+    // Once Postgres answers again, the purchase is reported as what it was: the committed order.
+    await sleep(REPLY_DELAY_MS);
+    const status = await eventually(async () => {
+      const poll = await api.send({ method: 'GET', url: `/purchases/${purchaseId}`, headers: auth('pending-buyer') });
+      return poll.status === 200 && poll.body.state !== 'PENDING' ? poll.body : undefined;
+    }, 10_000);
+    const orders = await ordersOf(directUrl, product.id);
+    expect(orders).toHaveLength(1);
+    expect(status).toEqual({ purchaseId, state: 'CREATED', order: expect.objectContaining({ id: orders[0].id, purchaseId, userId: 'pending-buyer' }) });
+    // Someone else asking about it learns nothing.
+    expectContractError(await api.send({ method: 'GET', url: `/purchases/${purchaseId}`, headers: auth('someone-else') }), 404, 'PURCHASE_NOT_FOUND');
+  });
+
+  it('answers a retry of a pending purchase with the same order, never a second one', async () => {
+    const product = await api.createProduct({ stock: 5, perUserLimit: 2 });
+    delayRepliesFor(2200);
+    const first = await api.purchase(product.id, 'retrying-buyer', { idempotencyKey: 'retry-while-pending' });
+    expect(first.status).toBe(202);
+    await sleep(REPLY_DELAY_MS);
+    // A client retries as the answers say (an instance that just saw a slow batch may shed load first).
+    const retry = (await withRetry(() => api.purchase(product.id, 'retrying-buyer', { idempotencyKey: 'retry-while-pending' }))).final;
+    expect(retry.status).toBe(201);
+    const orders = await ordersOf(directUrl, product.id);
+    expect(orders.map((o) => o.id)).toEqual([retry.body.id]);
+  });
+
+  it('GET /purchases answers CREATED for an ordinary purchase, 404 for an unknown id, 400 for a malformed one', async () => {
+    const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
+    const res = await api.purchase(product.id, 'plain-buyer');
+    expect(res.status).toBe(201);
+    const mine = await api.send({ method: 'GET', url: `/purchases/${res.body.purchaseId}`, headers: auth('plain-buyer') });
+    expect(mine.body).toEqual({ purchaseId: res.body.purchaseId, state: 'CREATED', order: res.body });
+    const asAdmin = await api.send({ method: 'GET', url: `/purchases/${res.body.purchaseId}`, headers: auth('admin-1', 'admin') });
+    expect(asAdmin.body.order.id).toBe(res.body.id);
+    expectContractError(await api.send({ method: 'GET', url: `/purchases/p-${randomUUID()}`, headers: auth('plain-buyer') }), 404, 'PURCHASE_NOT_FOUND');
+    expectContractError(await api.send({ method: 'GET', url: '/purchases/has%20a%20space', headers: auth('plain-buyer') }), 400, 'VALIDATION_FAILED');
+  });
+});
+
+/** The attempt tombstone itself, in SQL: what makes "learn the outcome" final. */
+describe('purchase attempts', () => {
+  let harness: AppHarness;
+  let api: Api;
+
+  beforeAll(async () => {
+    harness = await startApp();
+    api = new Api(injectSender(harness.app));
+  });
+  afterAll(() => harness?.close());
+
+  const runBatch = (pg: { query: (sql: string, values: unknown[]) => Promise<{ rows: { outcome: string }[] }> }, productId: string, attemptId: string, user: string) =>
+    pg.query("SELECT outcome FROM purchase_batch($1, NULL, NULL, ARRAY[$2]::varchar[], ARRAY[1], ARRAY[NULL]::varchar[], ARRAY[NULL]::varchar[], 60, ARRAY['p-' || $3]::varchar[], $3::uuid)", [
+      productId,
+      user,
+      attemptId,
+    ]);
+
+  it('an attempt that arrives after its id was closed does nothing', async () => {
+    const product = await api.createProduct({ stock: 3 });
+    const attemptId = randomUUID();
+    await withPg(harness.database.url, async (pg) => {
+      await pg.query('INSERT INTO purchase_attempts (id) VALUES ($1)', [attemptId]);
+      const late = await runBatch(pg, product.id, attemptId, 'late-attempt-buyer');
+      expect(late.rows).toEqual([{ outcome: 'SUPERSEDED' }]);
+      const left = await pg.query('SELECT stock, (SELECT count(*)::int FROM orders WHERE product_id = $1) AS orders FROM products WHERE id = $1', [product.id]);
+      expect(left.rows[0]).toEqual({ stock: 3, orders: 0 });
+    });
+  });
+
+  it('closing an attempt that is still running waits for it, and then sees its commit', async () => {
+    const product = await api.createProduct({ stock: 3 });
+    const attemptId = randomUUID();
+    await withPg(harness.database.url, (running) =>
+      withPg(harness.database.url, async (closer) => {
+        await running.query('BEGIN');
+        expect((await runBatch(running, product.id, attemptId, 'running-attempt-buyer')).rows).toEqual([{ outcome: 'CREATED' }]);
+        const closing = closer.query('INSERT INTO purchase_attempts (id) VALUES ($1) ON CONFLICT DO NOTHING', [attemptId]);
+        let closed = false;
+        void closing.then(() => (closed = true));
+        await sleep(300);
+        expect(closed).toBe(false); // still waiting on the running attempt
+        await running.query('COMMIT');
+        expect((await closing).rowCount).toBe(0); // the attempt's own id: it had committed
+        const found = await closer.query("SELECT count(*)::int AS n FROM orders WHERE user_id = 'running-attempt-buyer' AND idempotency_key = $1", [`p-${attemptId}`]);
+        expect(found.rows[0].n).toBe(1);
+      }),
+    );
+  });
+});
