@@ -44,7 +44,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   installRequestLog(fastify, app.get(AppLogger).pino);
   installSoldOutShortcut(fastify, { tokens: app.get(TokenVerifier), flags: app.get(SoldOutFlags), catalog: app.get(ProductCatalog), metrics: app.get(PurchaseMetrics) });
   // After the sold-out shortcut: a sold-out answer is final and cheaper than a retry.
-  installOverloadShortcut(fastify, { tokens: app.get(TokenVerifier), admission: app.get(PurchaseAdmission), metrics: app.get(PurchaseMetrics) });
+  installOverloadShortcut(fastify, { tokens: app.get(TokenVerifier), admission: app.get(PurchaseAdmission), metrics: app.get(PurchaseMetrics), catalog: app.get(ProductCatalog) });
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   const document = SwaggerModule.createDocument(

@@ -87,19 +87,29 @@ export class PurchaseAdmission implements OnModuleDestroy {
   }
 
   /**
-   * The refusal admission would give a purchase of this unit now, counted, or undefined: lets the
-   * HTTP layer refuse before the rest of the pipeline spends anything on it. Creates no line.
+   * The refusal admission would give a purchase now, counted once, or undefined: lets the HTTP
+   * layer refuse before the rest of the pipeline spends anything on it. `names` are the units that
+   * could serve it (one, or each segment of a segmented product); it is refused only if every one
+   * of them would refuse, with the soonest Retry-After among them. Creates no line.
    */
-  precheck(name: string, arrivedAt: number, now = monotonicNow()): OverloadedException | undefined {
+  precheck(names: string | readonly string[], arrivedAt: number, now = monotonicNow()): OverloadedException | undefined {
+    let refusal: Exclude<Verdict, { admit: true }> | undefined;
+    for (const name of typeof names === 'string' ? [names] : names) {
+      const verdict = this.verdictNow(name, arrivedAt, now);
+      if (verdict.admit) return undefined;
+      if (!refusal || verdict.retryAfterS < refusal.retryAfterS) refusal = verdict;
+    }
+    if (!refusal) return undefined;
+    this.metrics.countRefusals(refusal.reason);
+    return new OverloadedException(refusal.reason, refusal.retryAfterS);
+  }
+
+  private verdictNow(name: string, arrivedAt: number, now: number): Verdict {
     const line = this.lines.get(name);
     const remainingMs = arrivedAt + this.deadlineMs - now;
-    let verdict: Verdict;
-    if (this.queued >= this.globalCap) verdict = { admit: false, reason: 'queue_full', retryAfterS: line ? this.retryAfter(line, now) : 1 };
-    else if (line) verdict = decide(line.load(), remainingMs, line.model, this.deadlineMs, this.limits(), now);
-    else verdict = remainingMs > this.answerMarginMs() ? { admit: true } : { admit: false, reason: 'wait_estimate', retryAfterS: 1 };
-    if (verdict.admit) return undefined;
-    this.metrics.countRefusals(verdict.reason);
-    return new OverloadedException(verdict.reason, verdict.retryAfterS);
+    if (this.queued >= this.globalCap) return { admit: false, reason: 'queue_full', retryAfterS: line ? this.retryAfter(line, now) : 1 };
+    if (line) return decide(line.load(), remainingMs, line.model, this.deadlineMs, this.limits(), now);
+    return remainingMs > this.answerMarginMs() ? { admit: true } : { admit: false, reason: 'wait_estimate', retryAfterS: 1 };
   }
 
   /** The unit's next batch, oldest first; its purchases' queue wait is recorded here. */
