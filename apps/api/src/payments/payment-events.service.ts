@@ -5,6 +5,7 @@ import { dependencyUnavailable, orderNotFound } from '../common/errors/app.excep
 import { withConflictRetry } from '../database/conflict-retry';
 import { isOutcomeUnknown } from '../database/outcome-unknown';
 import { queryRows } from '../database/query-rows';
+import { readBack } from '../orders/lost-answer';
 import { PaymentEventAnswer, PaymentEventDto, PaymentResult } from './payment-event.dto';
 import { amountMismatch } from './payment-errors';
 
@@ -67,15 +68,10 @@ export class PaymentEventsService {
    * transaction still running end first; then the event's row says whether it happened.
    */
   private async afterLostAnswer(event: PaymentEventDto, cause: unknown): Promise<PaymentEventAnswer> {
-    let stored: { orderId: string; result: PaymentResult } | undefined;
-    try {
-      stored = await this.db.transaction(async (tx) => {
-        await tx.query('SELECT 1 FROM orders WHERE id = $1 FOR UPDATE', [event.orderId]);
-        return this.recorded(tx, event.eventId);
-      });
-    } catch {
-      stored = undefined;
-    }
+    const stored = await readBack(this.db, async (tx) => {
+      await tx.query('SELECT 1 FROM orders WHERE id = $1 FOR UPDATE', [event.orderId]);
+      return this.recorded(tx, event.eventId);
+    });
     if (!stored) throw Object.assign(dependencyUnavailable('the database'), { cause });
     return { eventId: event.eventId, orderId: stored.orderId, result: stored.result };
   }

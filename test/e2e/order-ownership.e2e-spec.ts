@@ -1,0 +1,195 @@
+/**
+ * Who may act on an order, and at what rate: ownership is checked before the order's lock, so an
+ * attacker flooding a victim's order gets only refusals and never delays the victim; each order
+ * route has its own per-user budget; a PAID order is cancelled only by an admin (a refund).
+ */
+import { AppHarness, startApp } from '../support/app-harness';
+import { Api, ApiResponse, expectContractError, expectInvariants, injectSender, Order, withPg } from '../support/api-client';
+import { adminAuth, auth } from '../support/tokens';
+
+jest.setTimeout(90_000);
+
+describe('order routes: ownership before locks, per-user budgets, refunds', () => {
+  let harness: AppHarness;
+  let api: Api;
+  let db: string;
+
+  beforeAll(async () => {
+    // No expiry job during the tests: its lock would move the fence counter they read.
+    harness = await startApp({ RATE_LIMIT_PER_SECOND: '20', ORDER_EXPIRY_INTERVAL_MS: '3600000' });
+    api = new Api(injectSender(harness.app));
+    db = harness.env.DATABASE_URL;
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  /**
+   * Watches Redis (MONITOR) while `work` runs and collects, per order, the owner tokens of every
+   * attempt on its lock `order:<id>`: each request that tries to take the lock brings its own.
+   */
+  async function lockOwnersDuring<T>(work: () => Promise<T>): Promise<{ result: T; owners: Map<string, Set<string>> }> {
+    const monitor = await harness.redis.client().monitor();
+    const owners = new Map<string, Set<string>>();
+    monitor.on('monitor', (_time: string, args: unknown[]) => {
+      const words = args.map(String);
+      const order = words.map((w) => /\{order:(\d+)\}/.exec(w)?.[1]).find(Boolean);
+      if (!order) return;
+      const set = owners.get(order) ?? new Set<string>();
+      for (const word of words) if (/^[0-9a-f]{32}$/.test(word)) set.add(word);
+      owners.set(order, set);
+    });
+    try {
+      return { result: await work(), owners };
+    } finally {
+      monitor.disconnect();
+    }
+  }
+  const orderStatus = (id: string) => withPg(db, async (pg) => (await pg.query('SELECT status, paid_at FROM orders WHERE id = $1', [id])).rows[0]);
+
+  it("an attacker flooding pay and cancel on the victim's order gets only 403/429; the victim pays at once", async () => {
+    const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
+    const victimOrder: Order = (await api.purchase(product.id, 'victim')).body;
+    const attacker = auth('attacker');
+    const attackerAnswers: ApiResponse[] = [];
+    let flooding = true;
+    const { result: { paid, tookMs }, owners } = await lockOwnersDuring(async () => {
+      // Hundreds of requests in waves of 50, on every route, for as long as the victim is paying.
+      const flood = (async () => {
+        for (let wave = 0; flooding || wave < 6; wave++) {
+          const batch = await Promise.all(
+            Array.from({ length: 50 }, (_, i) => (i % 3 === 0 ? api.pay(victimOrder.id, attacker) : i % 3 === 1 ? api.cancel(victimOrder.id, attacker) : api.getOrder(victimOrder.id, attacker))),
+          );
+          attackerAnswers.push(...batch);
+        }
+      })();
+      await new Promise((r) => setTimeout(r, 50));
+      const started = Date.now();
+      const victimPaid = await api.pay(victimOrder.id, auth('victim'));
+      const took = Date.now() - started;
+      flooding = false;
+      await flood;
+      return { paid: victimPaid, tookMs: took };
+    });
+
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ id: victimOrder.id, status: 'PAID', userId: 'victim' });
+    // Far below the order lock's lease (LOCK_TTL_MS, 5 s): the victim never queued behind the attacker.
+    expect(tookMs).toBeLessThan(1000);
+    expect(attackerAnswers.length).toBeGreaterThanOrEqual(300);
+    const statuses = new Set(attackerAnswers.map((a) => a.status));
+    expect([...statuses].sort()).toEqual([403, 429]);
+    for (const res of attackerAnswers) {
+      if (res.status === 403) expectContractError(res, 403, 'FORBIDDEN');
+      else {
+        expectContractError(res, 429, 'RATE_LIMITED');
+        expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      }
+    }
+    expect((await orderStatus(victimOrder.id)).status).toBe('PAID');
+    // One owner ever tried the victim's order lock, the victim's pay: no attacker request reached it.
+    expect(owners.get(victimOrder.id)?.size).toBe(1);
+    await expectInvariants(db, product.id);
+  });
+
+  it('each order route has its own per-user budget: spending the reads leaves paying untouched', async () => {
+    const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
+    const order: Order = (await api.purchase(product.id, 'reader')).body;
+    const reads = await Promise.all(Array.from({ length: 40 }, () => api.getOrder(order.id, auth('reader'))));
+    const limited = reads.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(reads.filter((r) => r.status === 200).length).toBeLessThanOrEqual(40 - limited.length);
+    expectContractError(limited[0], 429, 'RATE_LIMITED');
+    // Same user, same second: the pay route's budget is untouched, and another user's reads too.
+    expect((await api.pay(order.id, auth('reader'))).status).toBe(200);
+    expect((await api.getOrder(order.id, adminAuth())).status).toBe(200);
+  });
+
+  it('a customer cannot cancel a PAID order (409); an admin can, and the stock and quota return', async () => {
+    const product = await api.createProduct({ stock: 3, perUserLimit: 2 });
+    const order: Order = (await api.purchase(product.id, 'refunded', { quantity: 2 })).body;
+    expect((await api.getProduct(product.id)).body.stock).toBe(1);
+    expect((await api.pay(order.id, auth('refunded'))).status).toBe(200);
+    expectContractError(await api.cancel(order.id, auth('refunded')), 409, 'INVALID_ORDER_STATE');
+    expect((await orderStatus(order.id)).status).toBe('PAID');
+    expect((await expectInvariants(db, product.id)).stock).toBe(1);
+
+    const refund = await api.cancel(order.id, adminAuth());
+    expect(refund.status).toBe(200);
+    expect(refund.body).toMatchObject({ id: order.id, status: 'CANCELLED' });
+    expect((await orderStatus(order.id)).status).toBe('CANCELLED');
+    const report = await expectInvariants(db, product.id);
+    expect(report).toMatchObject({ stock: 3, live: 0 });
+    expect((await api.getProduct(product.id)).body.stock).toBe(3);
+    // The quota came back with the stock: the customer may buy their full limit again.
+    expect((await api.purchase(product.id, 'refunded', { quantity: 2 })).status).toBe(201);
+    expectContractError(await api.cancel(order.id, adminAuth()), 409, 'INVALID_ORDER_STATE');
+  });
+});
+
+describe('a pay whose database reply is lost is answered from what Postgres holds', () => {
+  let harness: AppHarness;
+  let api: Api;
+  let db: string;
+
+  beforeAll(async () => {
+    harness = await startApp({ RATE_LIMIT_PER_SECOND: '1000' });
+    api = new Api(injectSender(harness.app));
+    db = harness.env.DATABASE_URL;
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  /**
+   * Holds the order's row in a transaction of the test's own, starts the pay (whose UPDATE then
+   * waits on the row), terminates the pay's backend (its reply is lost: a terminated connection),
+   * then ends the holding transaction with `finish`. The pay's read-back waits for it too.
+   */
+  async function payWithLostReply(order: Order, buyer: string, finish: string): Promise<ApiResponse> {
+    return withPg(db, async (holder) => {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM orders WHERE id = $1 FOR UPDATE', [order.id]);
+      const pay = api.pay(order.id, auth(buyer));
+      const waitingPid = await waitFor(async () => {
+        // The backend the pay's UPDATE runs on is the one waiting for the holder's row lock.
+        const rows = await holder.query('SELECT pid FROM pg_stat_activity WHERE pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()]');
+        return rows.rows[0]?.pid as number | undefined;
+      });
+      await withPg(db, (admin) => admin.query('SELECT pg_terminate_backend($1)', [waitingPid]));
+      // Give the read-back time to queue behind the row, as a transaction still committing would make it.
+      await new Promise((r) => setTimeout(r, 300));
+      await holder.query(finish, [order.id]);
+      await holder.query('COMMIT');
+      return pay;
+    });
+  }
+
+  async function waitFor<T>(probe: () => Promise<T | undefined>): Promise<T> {
+    for (let i = 0; i < 100; i++) {
+      const value = await probe();
+      if (value !== undefined) return value;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('the pay never waited on the row');
+  }
+
+  it('503 DEPENDENCY_UNAVAILABLE when the change is not there, and the order stays pending', async () => {
+    const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
+    const order: Order = (await api.purchase(product.id, 'lost-1')).body;
+    const res = await payWithLostReply(order, 'lost-1', 'SELECT $1::bigint');
+    expectContractError(res, 503, 'DEPENDENCY_UNAVAILABLE');
+    expect(res.headers['retry-after']).toBeDefined();
+    const row = await withPg(db, async (pg) => (await pg.query('SELECT status FROM orders WHERE id = $1', [order.id])).rows[0]);
+    expect(row.status).toBe('PENDING_PAYMENT');
+    // Nothing was done: paying again works.
+    expect((await api.pay(order.id, auth('lost-1'))).status).toBe(200);
+  });
+
+  it('200 PAID when the row, once free, shows the order paid', async () => {
+    const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
+    const order: Order = (await api.purchase(product.id, 'lost-2')).body;
+    const res = await payWithLostReply(order, 'lost-2', "UPDATE orders SET status = 'PAID', paid_at = now() WHERE id = $1");
+    expect({ status: res.status, body: res.body }).toMatchObject({ status: 200, body: { id: order.id, status: 'PAID' } });
+  });
+});
