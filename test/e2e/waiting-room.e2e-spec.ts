@@ -132,10 +132,21 @@ describe('waiting room', () => {
       expect((await room.purchase(product.id, 'holder', mine.admission)).status).toBe(201);
     });
 
+    it('gives the admission back when the purchase is refused, so it can still buy', async () => {
+      const product = await room.createProduct({ stock: 3, perUserLimit: 1, waitingRoom: { admitPerSecond: 50 } });
+      const joined = await room.joined(product.id, 'refused-once');
+      const admitted = await room.until(product.id, joined.ticket, ['ADMITTED']);
+      expectContractError(await room.purchase(product.id, 'refused-once', admitted.admission, 2), 409, 'PER_USER_LIMIT');
+      expect((await room.status(product.id, joined.ticket)).state).toBe('ADMITTED');
+      expect((await room.summary(product.id)).admitted).toBe(1);
+      expect((await room.purchase(product.id, 'refused-once', admitted.admission)).status).toBe(201);
+      expect((await room.summary(product.id)).admitted).toBe(0);
+    });
+
     it('leaves products without a waiting room as they were: bought without any Admission, the queue untouched', async () => {
       const product = await room.createProduct({ stock: 2 });
       const store = harness.app.get(QueueStore);
-      const calls = [jest.spyOn(store, 'admissionHolds'), jest.spyOn(store, 'receipt')];
+      const calls = [jest.spyOn(store, 'claim'), jest.spyOn(store, 'receipt'), jest.spyOn(store, 'release')];
       try {
         const res = await room.purchase(product.id, 'plain-buyer');
         expect(res.status).toBe(201);

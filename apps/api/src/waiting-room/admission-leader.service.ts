@@ -20,7 +20,7 @@ const JOB = 'waiting-room-admission';
 const OPEN_SALES = `${PRODUCT_SELECT} WHERE p.waiting_room IS NOT NULL AND (p.sale_starts_at IS NULL OR p.sale_starts_at <= now()) AND (p.sale_ends_at IS NULL OR p.sale_ends_at > now())`;
 const STOCK_OF = `${PRODUCT_SELECT} WHERE p.id = ANY($1::bigint[])`;
 
-type Sale = Pick<ProductRow, 'id' | 'segments'> & { waiting_room: WaitingRoomSettings };
+type Sale = Pick<ProductRow, 'id' | 'segments' | 'per_user_limit'> & { waiting_room: WaitingRoomSettings };
 
 /**
  * Admits buyers. Every instance schedules the step; a job lock lets one run it at a time (the
@@ -115,7 +115,7 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
     const id = String(sale.id);
     const settings = sale.waiting_room;
     const rate = settings.admitPerSecond ?? automaticRate(this.admission, id, sale.segments);
-    const result = await this.store.admit(id, { nowMs: Date.now(), stock, rate, ttlMs: settings.admissionTtlS * 1000, boughtBefore, graceMs: this.graceMs });
+    const result = await this.store.admit(id, { nowMs: Date.now(), stock, rate, ttlMs: settings.admissionTtlS * 1000, boughtBefore, graceMs: this.graceMs, perUserLimit: sale.per_user_limit });
     this.metrics.admissions.inc(result.admitted);
     this.metrics.expired.inc(result.expired);
     this.metrics.waiting.set({ product_id: id }, result.waiting);

@@ -14,8 +14,8 @@ export interface AdmittedRequest {
 
 /**
  * Purchases of a product sold through a waiting room need a valid `Admission` header: signed
- * by us, for this user and product, unexpired, and still outstanding in Redis (or already used
- * for an order: it then covers the rest of the per-user limit until it expires). Other products
+ * by us, for this user and product, unexpired, and still good in Redis, where it is taken for
+ * the purchase (PurchaseReceipts settles it when the answer goes out). Other products
  * pass at once: their terms are in process memory after the first purchase, so this adds no
  * Redis or SQL to their path.
  */
@@ -40,7 +40,7 @@ export class WaitingRoomAdmissionGuard implements CanActivate {
     if (claims.expiresAtMs <= now) throw notAdmitted('this Admission has expired');
     let holds: boolean;
     try {
-      holds = await this.store.admissionHolds(productId, claims.place, now);
+      holds = await this.store.claim(productId, claims.place, now);
     } catch (error) {
       throw Object.assign(dependencyUnavailable('redis'), { cause: error });
     }

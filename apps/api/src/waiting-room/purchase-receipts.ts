@@ -7,13 +7,13 @@ import { QueueStore } from './queue-store';
 import { WaitingRoomMetrics } from './waiting-room.metrics';
 
 /**
- * Marks a ticket BOUGHT once its admission bought something: an onSend hook sees the 201 of a
- * purchase that passed WaitingRoomAdmissionGuard and records it before the answer leaves, so a
- * buyer who polls after the 201 sees BOUGHT, and the place stops counting as outstanding
- * (the leader may then admit the next ticket). Every other answer passes untouched.
+ * Settles the admission a purchase took (WaitingRoomAdmissionGuard), before its answer leaves:
+ * a 201 marks the ticket BOUGHT, so a buyer who polls after the 201 sees it; a refusal gives the
+ * admission back (nothing was done); a 202 PURCHASE_PENDING leaves it taken until it expires,
+ * since its order may yet exist. Answers of other requests pass untouched.
  *
- * If the record fails (Redis gone just then) the order stands; the admission then simply
- * expires on its TTL, which only delays the next admission.
+ * If settling fails (Redis gone just then) the answer stands; the admission then lapses on its
+ * TTL, which only delays the next admission.
  */
 @Injectable()
 export class PurchaseReceipts implements OnModuleInit {
@@ -30,14 +30,15 @@ export class PurchaseReceipts implements OnModuleInit {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     fastify?.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
       const admission = (request as AdmittedRequest).waitingRoomAdmission;
-      if (!admission || reply.statusCode !== 201) return done(null, payload);
-      this.record(admission.productId, admission.place).then(() => done(null, payload));
+      if (!admission || reply.statusCode === 202) return done(null, payload);
+      void this.settle(admission.productId, admission.place, reply.statusCode === 201).then(() => done(null, payload));
     });
   }
 
-  private async record(productId: string, place: number): Promise<void> {
+  private async settle(productId: string, place: number, bought: boolean): Promise<void> {
     try {
-      if (await this.store.receipt(productId, place)) this.metrics.receipts.inc();
+      if (!bought) await this.store.release(productId, place);
+      else if (await this.store.receipt(productId, place)) this.metrics.receipts.inc();
     } catch (error) {
       reportBackgroundFailure(this.log, 'waiting-room-receipt', `product ${productId} place ${place}`, error);
     }

@@ -6,10 +6,20 @@ import { ADMIT, AdmitReply, parseAdmit } from './scripts/admit';
 import { FREEZE, parseFreeze } from './scripts/freeze';
 import { JOIN, JoinReply, parseJoin } from './scripts/join';
 import { parsePoll, POLL, PollReply } from './scripts/poll';
-import { CHECK_ADMISSION, RECEIPT } from './scripts/receipt';
+import { CLAIM, RECEIPT, RELEASE } from './scripts/receipt';
 import { runScript } from './scripts/script';
 import { parseSummary, SUMMARY, SummaryReply } from './scripts/summary';
 import { waitingRoomKeys, WaitingRoomKeys } from './waiting-room-keys';
+
+export interface AdmitStep {
+  nowMs: number;
+  stock: number;
+  rate: number;
+  ttlMs: number;
+  boughtBefore: number;
+  graceMs: number;
+  perUserLimit: number;
+}
 
 /** The queues in Redis: each operation is one script on one product's slot. Redis errors propagate. */
 @Injectable()
@@ -30,7 +40,7 @@ export class QueueStore {
 
   async poll(productId: string, ticketNumber: number): Promise<PollReply> {
     const k = this.keys(productId);
-    return parsePoll(await runScript(this.redis, POLL, [k.meta, k.ranks, k.admitted, k.bought, k.soldOutFlag], [ticketNumber]));
+    return parsePoll(await runScript(this.redis, POLL, [k.meta, k.ranks, k.admitted, k.bought, k.soldOutFlag, k.buying], [ticketNumber]));
   }
 
   async summary(productId: string, nowMs: number): Promise<SummaryReply> {
@@ -49,19 +59,25 @@ export class QueueStore {
     await this.redis.hset(k.meta, 'ranked', '1');
   }
 
-  async admit(productId: string, step: { nowMs: number; stock: number; rate: number; ttlMs: number; boughtBefore: number; graceMs: number }): Promise<AdmitReply> {
+  async admit(productId: string, step: AdmitStep): Promise<AdmitReply> {
     const k = this.keys(productId);
-    const args = [step.nowMs, step.stock, step.rate, step.ttlMs, step.boughtBefore, step.graceMs];
-    return parseAdmit(await runScript(this.redis, ADMIT, [k.meta, k.admitted], args));
+    const args = [step.nowMs, step.stock, step.rate, step.ttlMs, step.boughtBefore, step.graceMs, step.perUserLimit];
+    return parseAdmit(await runScript(this.redis, ADMIT, [k.meta, k.admitted, k.buying], args));
+  }
+
+  /** Takes the admission for a purchase; false when it is no longer good. */
+  async claim(productId: string, place: number, nowMs: number): Promise<boolean> {
+    const k = this.keys(productId);
+    return Number(await runScript(this.redis, CLAIM, [k.admitted, k.buying, k.bought], [place, nowMs])) === 1;
   }
 
   async receipt(productId: string, place: number): Promise<boolean> {
     const k = this.keys(productId);
-    return Number(await runScript(this.redis, RECEIPT, [k.meta, k.admitted, k.bought], [place])) === 1;
+    return Number(await runScript(this.redis, RECEIPT, [k.meta, k.admitted, k.buying, k.bought], [place])) === 1;
   }
 
-  async admissionHolds(productId: string, place: number, nowMs: number): Promise<boolean> {
+  async release(productId: string, place: number): Promise<boolean> {
     const k = this.keys(productId);
-    return Number(await runScript(this.redis, CHECK_ADMISSION, [k.admitted, k.bought], [place, nowMs])) === 1;
+    return Number(await runScript(this.redis, RELEASE, [k.admitted, k.buying, k.bought], [place])) === 1;
   }
 }

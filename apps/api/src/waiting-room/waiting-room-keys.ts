@@ -15,6 +15,8 @@ export const waitingRoomKeys = (prefix: string, productId: string) => {
     ranks: `${base}:ranks`,
     /** Sorted set place -> admission expiry (ms): the outstanding admissions. */
     admitted: `${base}:admitted`,
+    /** Sorted set place -> admission expiry (ms): admissions whose purchase is in flight. */
+    buying: `${base}:buying`,
     /** Set of places whose buyer has an order. */
     bought: `${base}:bought`,
     /** The purchase path's sold-out flag, read so that pollers see SOLD_OUT at once. */

@@ -4,21 +4,26 @@ import { QueueScript } from './script';
  * The leader's step: drops admissions expired more than a grace ago, then admits the next places
  * in queue order, as many as the pace (a token bucket holding at most one second's worth), the
  * stock still for sale and the queue allow.
- * KEYS: meta, admitted. ARGV: now (ms), stock still for sale, rate (per s), admission TTL (ms),
- * the meta's `bought` count read before the stock was, grace (ms).
- * Receipts written between that read and this script have left `admitted` while the stock
- * read may predate their orders; subtracting them keeps outstanding admissions <= stock.
+ * KEYS: meta, admitted, buying. ARGV: now (ms), stock still for sale, rate (per s), admission
+ * TTL (ms), the meta's `bought` count read before the stock was, grace (ms), perUserLimit.
+ *
+ * Each admission may buy up to perUserLimit (L) units, so at most ceil(stock / L) are outstanding
+ * (admitted or buying): however the holders buy, those left outstanding then never outnumber the
+ * units left. Receipts written between the `bought` read and this script have left `buying` while
+ * the stock read may predate their orders: their L units each are taken off the stock first.
  * Nothing is admitted until the queue is open (`pre` set) and its pre-queue shuffled.
  * Returns {admitted now, expired now, outstanding, still waiting}.
  */
 export const ADMIT: QueueScript = {
   name: 'waitingRoomAdmit',
-  keys: 2,
+  keys: 3,
   lua: `
 local now = tonumber(ARGV[1])
 local stock = tonumber(ARGV[2])
 local rate = tonumber(ARGV[3])
+local limit = tonumber(ARGV[7])
 local expired = redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[6]))
+  + redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[6]))
 if expired > 0 then redis.call('HINCRBY', KEYS[1], 'expired', expired) end
 local m = redis.call('HMGET', KEYS[1], 'served', 'seq', 'pre', 'ranked', 'credit', 'tickAt', 'bought')
 local served = tonumber(m[1]) or 0
@@ -27,10 +32,11 @@ local pre = tonumber(m[3])
 local last = tonumber(m[6]) or now
 local credit = math.min((tonumber(m[5]) or 0) + rate * math.max(now - last, 0) / 1000, math.max(rate, 1))
 local boughtSince = math.max((tonumber(m[7]) or 0) - tonumber(ARGV[5]), 0)
-local outstanding = redis.call('ZCARD', KEYS[2])
+local outstanding = redis.call('ZCARD', KEYS[2]) + redis.call('ZCARD', KEYS[3])
+local units = math.max(stock - boughtSince * limit, 0)
 local admitted = 0
 if pre ~= nil and (pre == 0 or m[4] == '1') then
-  admitted = math.max(math.min(math.floor(credit), stock - outstanding - boughtSince, seq - served), 0)
+  admitted = math.max(math.min(math.floor(credit), math.ceil(units / limit) - outstanding, seq - served), 0)
   for place = served + 1, served + admitted do
     redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), place)
   end

@@ -2,13 +2,13 @@ import { QueueScript } from './script';
 
 /**
  * Everything a poll needs about one ticket, in one round trip and O(1) of the queue's length.
- * KEYS: meta, ranks, admitted, bought, the product's sold-out flag. ARGV: the ticket's number.
+ * KEYS: meta, ranks, admitted, bought, the product's sold-out flag, buying. ARGV: the ticket's number.
  * A pre-queue ticket's place is read from the ranks string (-1 until the start's shuffle).
  * Returns {place, served, seq, pre (-1: not frozen), bought (0/1), admission expiry (ms, -1: none), soldOut (0/1), rate}.
  */
 export const POLL: QueueScript = {
   name: 'waitingRoomPoll',
-  keys: 5,
+  keys: 6,
   lua: `
 local m = redis.call('HMGET', KEYS[1], 'served', 'pre', 'ranked', 'soldOut', 'seq', 'rate')
 local n = tonumber(ARGV[1])
@@ -25,7 +25,7 @@ end
 local bought, expires = 0, -1
 if place > 0 and place <= served then
   bought = redis.call('SISMEMBER', KEYS[4], place)
-  expires = tonumber(redis.call('ZSCORE', KEYS[3], place)) or -1
+  expires = tonumber(redis.call('ZSCORE', KEYS[3], place) or redis.call('ZSCORE', KEYS[6], place)) or -1
 end
 local soldOut = 0
 if m[4] == '1' or redis.call('EXISTS', KEYS[5]) == 1 then soldOut = 1 end
