@@ -78,6 +78,10 @@ function statementBudget(endsBy: number): { replyMs: number; lockMs: number } {
   return { replyMs, lockMs: Math.max(1, replyMs - Math.min(50, Math.floor(replyMs / 4))) };
 }
 
+// Runs of one batch whose answers were lost and that left nothing behind, before it is refused.
+const MAX_RUNS = 3;
+const NOTHING_DONE = Symbol('nothing done');
+
 const emptyOutcome = (outcome: BatchOutcomeKind): BatchOutcome => ({ outcome, orderId: null, createdAt: null, expiresAt: null, stockLeft: null });
 
 /**
@@ -160,40 +164,57 @@ export class PurchaseBatcher {
   }
 
   /**
-   * Runs under the unit's lock: one statement (atomic, so run again after a deadlock), then the
-   * sold-out flag and cache follow the stock. That bookkeeping is best effort and never throws:
-   * once the statement has committed, its buyers are answered with their orders.
+   * Runs under the unit's lock: one statement (atomic, so run again after a deadlock; settled when
+   * its answer is lost, and run again if that shows it left nothing), then afterCommit.
    */
   private async execute(unit: StockUnit, batch: BatchItem[], fence: Fence, endsBy: number, lock?: Lock): Promise<BatchOutcome[]> {
     this.batchSizes.observe(batch.length);
-    const attemptId = randomUUID();
-    let rows: BatchRow[];
-    try {
-      rows = await withConflictRetry(() => {
-        const budget = statementBudget(endsBy); // taken again by a retry: the deadline does not move
-        return this.statements.runAnswerable<BatchRow>(
-          'purchase_batch',
-          SQL,
-          [
-            unit.productId,
-            unit.segment,
-            fence,
-            batch.map((b) => b.userId),
-            batch.map((b) => b.quantity),
-            batch.map((b) => b.idempotencyKey),
-            batch.map((b) => b.requestHash),
-            this.paymentTtlS,
-            `${budget.lockMs}ms`,
-            batch.map((b) => (b.idempotencyKey === null ? b.purchaseId : null)),
-            attemptId, // a conflict retry reuses it: the failed run left nothing behind
-          ],
-          budget.replyMs,
-        );
-      });
-    } catch (error) {
-      if (error instanceof OutcomeUnknownError) return this.settleLost(unit, batch, attemptId, endsBy);
-      throw error;
+    for (let run = 1; ; run++) {
+      const attemptId = randomUUID();
+      let rows: BatchRow[];
+      try {
+        rows = await withConflictRetry(() => this.runAttempt(unit, batch, fence, endsBy, attemptId));
+      } catch (error) {
+        if (!(error instanceof OutcomeUnknownError)) throw error;
+        const settled = await this.settleLost(unit, batch, attemptId, endsBy);
+        // Nothing of the settled attempt stayed (a connection killed before or during it): run the
+        // batch again while its time lasts; statementBudget ends it when none is left.
+        if (settled !== NOTHING_DONE) return settled;
+        if (run >= MAX_RUNS) return batch.map(() => emptyOutcome('NOT_COMMITTED'));
+        continue;
+      }
+      return this.afterCommit(unit, rows, fence, lock);
     }
+  }
+
+  /** One run of purchase_batch under its own attempt id (a conflict retry reuses it: the failed run left nothing). */
+  private runAttempt(unit: StockUnit, batch: BatchItem[], fence: Fence, endsBy: number, attemptId: string): Promise<BatchRow[]> {
+    const budget = statementBudget(endsBy); // taken again by a retry: the deadline does not move
+    return this.statements.runAnswerable<BatchRow>(
+      'purchase_batch',
+      SQL,
+      [
+        unit.productId,
+        unit.segment,
+        fence,
+        batch.map((b) => b.userId),
+        batch.map((b) => b.quantity),
+        batch.map((b) => b.idempotencyKey),
+        batch.map((b) => b.requestHash),
+        this.paymentTtlS,
+        `${budget.lockMs}ms`,
+        batch.map((b) => (b.idempotencyKey === null ? b.purchaseId : null)),
+        attemptId,
+      ],
+      budget.replyMs,
+    );
+  }
+
+  /**
+   * The sold-out flag and cache follow the stock. That bookkeeping is best effort and never throws:
+   * once the statement has committed, its buyers are answered with their orders.
+   */
+  private async afterCommit(unit: StockUnit, rows: BatchRow[], fence: Fence, lock?: Lock): Promise<BatchOutcome[]> {
     if (fence !== null && rows[0]?.outcome === 'STALE_FENCE') await this.productLock.repairFenceIfReset(unit, lock);
     const last = rows[rows.length - 1];
     if (last && last.stock_left !== null && last.outcome !== 'STALE_FENCE') {
@@ -204,12 +225,14 @@ export class PurchaseBatcher {
   }
 
   /**
-   * The statement's answer was lost: it may have committed. Make its outcome final and read its
-   * orders back within the batch's time; failing that, answer PENDING and settle it later.
+   * The statement's answer was lost: it may have committed. Makes its outcome final and reads its
+   * orders back within the batch's time: the orders it made (the others' refusals are not known,
+   * so they are answered "nothing was done"), or NOTHING_DONE. Failing that, PENDING, settled later.
    */
-  private async settleLost(unit: StockUnit, batch: BatchItem[], attemptId: string, endsBy: number): Promise<BatchOutcome[]> {
+  private async settleLost(unit: StockUnit, batch: BatchItem[], attemptId: string, endsBy: number): Promise<BatchOutcome[] | typeof NOTHING_DONE> {
     const withinMs = Math.floor(endsBy - monotonicNow());
     const orders = withinMs >= 1 ? await this.settlement.settle(attemptId, batch, withinMs) : undefined;
+    if (orders?.every((order) => order === undefined)) return NOTHING_DONE;
     if (orders) return orders.map((order) => (order ? { ...emptyOutcome('SETTLED'), order } : emptyOutcome('NOT_COMMITTED')));
     void this.pending.remember(
       batch.map((b) => ({ userId: b.userId, purchaseId: b.purchaseId, productId: unit.productId, quantity: b.quantity, attemptId, state: 'PENDING' as const })),

@@ -15,6 +15,7 @@ export interface AttemptedPurchase {
 // arrival of the attempt finds it taken and does nothing (purchase_batch's first step).
 const CLOSE_ATTEMPT =
   "INSERT INTO purchase_attempts (id) SELECT $1::uuid WHERE set_config('lock_timeout', $2::text, true) IS NOT NULL ON CONFLICT DO NOTHING";
+const TRIES = 3;
 const FIND_BY_PURCHASE_ID = `SELECT ${ORDER_COLUMNS} FROM orders WHERE (user_id, idempotency_key) IN (SELECT * FROM unnest($1::varchar[], $2::varchar[]))`;
 
 /**
@@ -29,23 +30,28 @@ export class AttemptSettlement {
 
   async settle(attemptId: string, purchases: AttemptedPurchase[], withinMs: number): Promise<(OrderRow | undefined)[] | undefined> {
     const endsBy = monotonicNow() + withinMs;
-    try {
-      await this.statements.runAnswerable('purchase_attempt_close', CLOSE_ATTEMPT, [attemptId, `${Math.max(1, Math.floor(withinMs))}ms`], withinMs);
-      const left = endsBy - monotonicNow();
-      if (left < 1) return undefined;
-      const rows = await this.statements.runAnswerable<OrderRow>(
-        'purchase_find_by_id',
-        FIND_BY_PURCHASE_ID,
-        [purchases.map((p) => p.userId), purchases.map((p) => p.purchaseId)],
-        left,
-      );
-      const byPurchase = new Map(rows.map((row) => [purchaseKey(row.user_id, row.idempotency_key!), row]));
-      return purchases.map((p) => byPurchase.get(purchaseKey(p.userId, p.purchaseId)));
-    } catch (error) {
-      // 55P03: the attempt still holds its id past our bound; ask again later.
-      if (error instanceof OutcomeUnknownError || isDatabaseUnavailable(error) || (error as { code?: unknown }).code === '55P03') return undefined;
-      throw error;
+    // The pool may hand out a connection that broke with the attempt's (a terminated backend whose
+    // socket has not closed yet); it fails at once and is dropped, so the next try gets another.
+    for (let tries = 0; tries < TRIES && endsBy - monotonicNow() >= 1; tries++) {
+      try {
+        return await this.settleOnce(attemptId, purchases, endsBy);
+      } catch (error) {
+        // 55P03: the attempt still holds its id past our bound; ask again later.
+        if ((error as { code?: unknown }).code === '55P03') return undefined;
+        if (!(error instanceof OutcomeUnknownError) && !isDatabaseUnavailable(error)) throw error;
+      }
     }
+    return undefined;
+  }
+
+  private async settleOnce(attemptId: string, purchases: AttemptedPurchase[], endsBy: number): Promise<(OrderRow | undefined)[] | undefined> {
+    const closeWithin = endsBy - monotonicNow();
+    await this.statements.runAnswerable('purchase_attempt_close', CLOSE_ATTEMPT, [attemptId, `${Math.max(1, Math.floor(closeWithin))}ms`], closeWithin);
+    const left = endsBy - monotonicNow();
+    if (left < 1) return undefined;
+    const rows = await this.statements.runAnswerable<OrderRow>('purchase_find_by_id', FIND_BY_PURCHASE_ID, [purchases.map((p) => p.userId), purchases.map((p) => p.purchaseId)], left);
+    const byPurchase = new Map(rows.map((row) => [purchaseKey(row.user_id, row.idempotency_key!), row]));
+    return purchases.map((p) => byPurchase.get(purchaseKey(p.userId, p.purchaseId)));
   }
 }
 
