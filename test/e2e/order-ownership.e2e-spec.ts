@@ -127,7 +127,7 @@ describe('order routes: ownership before locks, per-user budgets, refunds', () =
   });
 });
 
-describe('a pay whose database reply is lost is answered from what Postgres holds', () => {
+describe('a pay or cancel whose database reply is lost is answered from what Postgres holds', () => {
   let harness: AppHarness;
   let api: Api;
   let db: string;
@@ -146,11 +146,11 @@ describe('a pay whose database reply is lost is answered from what Postgres hold
    * waits on the row), terminates the pay's backend (its reply is lost: a terminated connection),
    * then ends the holding transaction with `finish`. The pay's read-back waits for it too.
    */
-  async function payWithLostReply(order: Order, buyer: string, finish: string): Promise<ApiResponse> {
+  async function withLostReply(order: Order, send: () => Promise<ApiResponse>, finish: string): Promise<ApiResponse> {
     return withPg(db, async (holder) => {
       await holder.query('BEGIN');
       await holder.query('SELECT 1 FROM orders WHERE id = $1 FOR UPDATE', [order.id]);
-      const pay = api.pay(order.id, auth(buyer));
+      const pay = send();
       const waitingPid = await waitFor(async () => {
         // The backend the pay's UPDATE runs on is the one waiting for the holder's row lock.
         const rows = await holder.query('SELECT pid FROM pg_stat_activity WHERE pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()]');
@@ -177,7 +177,7 @@ describe('a pay whose database reply is lost is answered from what Postgres hold
   it('503 DEPENDENCY_UNAVAILABLE when the change is not there, and the order stays pending', async () => {
     const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
     const order: Order = (await api.purchase(product.id, 'lost-1')).body;
-    const res = await payWithLostReply(order, 'lost-1', 'SELECT $1::bigint');
+    const res = await withLostReply(order, () => api.pay(order.id, auth('lost-1')), 'SELECT $1::bigint');
     expectContractError(res, 503, 'DEPENDENCY_UNAVAILABLE');
     expect(res.headers['retry-after']).toBeDefined();
     const row = await withPg(db, async (pg) => (await pg.query('SELECT status FROM orders WHERE id = $1', [order.id])).rows[0]);
@@ -189,7 +189,30 @@ describe('a pay whose database reply is lost is answered from what Postgres hold
   it('200 PAID when the row, once free, shows the order paid', async () => {
     const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
     const order: Order = (await api.purchase(product.id, 'lost-2')).body;
-    const res = await payWithLostReply(order, 'lost-2', "UPDATE orders SET status = 'PAID', paid_at = now() WHERE id = $1");
+    const res = await withLostReply(order, () => api.pay(order.id, auth('lost-2')), "UPDATE orders SET status = 'PAID', paid_at = now() WHERE id = $1");
     expect({ status: res.status, body: res.body }).toMatchObject({ status: 200, body: { id: order.id, status: 'PAID' } });
+  });
+
+  it('a cancel: 200 CANCELLED when the row shows it cancelled, 503 and still pending when it does not', async () => {
+    const product = await api.createProduct({ stock: 5, perUserLimit: 2 });
+    const kept: Order = (await api.purchase(product.id, 'lost-3')).body;
+    const refused = await withLostReply(kept, () => api.cancel(kept.id, auth('lost-3')), 'SELECT $1::bigint');
+    expectContractError(refused, 503, 'DEPENDENCY_UNAVAILABLE');
+    const keptRow = await withPg(db, async (pg) => (await pg.query('SELECT status FROM orders WHERE id = $1', [kept.id])).rows[0]);
+    expect(keptRow.status).toBe('PENDING_PAYMENT');
+    await expectInvariants(db, product.id);
+
+    const gone: Order = (await api.purchase(product.id, 'lost-3')).body;
+    // The holder commits the whole cancel, as the lost transaction would have: order, stock, quota.
+    const cancelled = await withLostReply(
+      gone,
+      () => api.cancel(gone.id, auth('lost-3')),
+      `WITH o AS (UPDATE orders SET status = 'CANCELLED', closed_at = now() WHERE id = $1 RETURNING product_id, user_id, quantity),
+            p AS (UPDATE products SET stock = stock + o.quantity FROM o WHERE products.id = o.product_id)
+       UPDATE user_product_quota q SET quantity = q.quantity - o.quantity FROM o WHERE q.user_id = o.user_id AND q.product_id = o.product_id`,
+    );
+    expect({ status: cancelled.status, body: cancelled.body }).toMatchObject({ status: 200, body: { id: gone.id, status: 'CANCELLED' } });
+    const report = await expectInvariants(db, product.id);
+    expect(report).toMatchObject({ stock: 4, live: 1 });
   });
 });
