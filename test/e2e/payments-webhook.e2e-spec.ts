@@ -4,6 +4,7 @@
  * paid, and a payment racing the expiry job on the same order. Ground truth is read from Postgres.
  */
 import { createHmac } from 'node:crypto';
+import { Client } from 'pg';
 import { OrderExpiryService } from '../../apps/api/src/orders/order-expiry.service';
 import { AppHarness, startApp } from '../support/app-harness';
 import { Api, ApiResponse, expectContractError, expectInvariants, injectSender, Order, withPg } from '../support/api-client';
@@ -189,6 +190,46 @@ describe('POST /payments/webhook', () => {
     expect(total).toBe(0);
     // Other routes keep the plain JSON parser: a purchase body still parses and validates as before.
     expectContractError(await api.send({ method: 'POST', url: `/products/${order.productId}/purchase`, headers: { ...auth('wh-malformed'), 'content-type': 'application/json' }, payload: '{"quantity":' }), 400, 'VALIDATION_FAILED');
+  });
+
+  /**
+   * Holds the order's row, delivers the event (its transaction then waits on the row), terminates
+   * the backend it runs on (the reply is lost), then runs `finish` in the holding transaction and
+   * commits: the webhook's read-back waits for that and answers from what it finds.
+   */
+  async function deliverWithLostReply(event: PaymentEvent, finish: (holder: Client) => Promise<unknown>): Promise<ApiResponse> {
+    return withPg(db, async (holder) => {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM orders WHERE id = $1 FOR UPDATE', [event.orderId]);
+      const answer = deliverSigned(event);
+      let blocked: number | undefined;
+      for (let i = 0; i < 100 && blocked === undefined; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        blocked = (await holder.query('SELECT pid FROM pg_stat_activity WHERE pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()]')).rows[0]?.pid;
+      }
+      if (blocked === undefined) throw new Error('the webhook never waited on the row');
+      await withPg(db, (admin) => admin.query('SELECT pg_terminate_backend($1)', [blocked]));
+      await new Promise((r) => setTimeout(r, 300));
+      await finish(holder);
+      await holder.query('COMMIT');
+      return answer;
+    });
+  }
+
+  it('a delivery whose database reply is lost answers from the event row: its result if recorded, else 503', async () => {
+    const order = await pendingOrder('wh-lost');
+    const event = succeeded(order);
+    const refused = await deliverWithLostReply(event, async () => undefined);
+    expectContractError(refused, 503, 'DEPENDENCY_UNAVAILABLE');
+    expect(await eventRows(order.id)).toEqual([]);
+    expect((await orderRow(order.id)).status).toBe('PENDING_PAYMENT');
+
+    // As if the lost transaction had committed: the event row and the order's change are there.
+    const answered = await deliverWithLostReply(event, async (holder) => {
+      await holder.query("INSERT INTO payment_events (event_id, order_id, type, amount_cents, result) VALUES ($1, $2, 'payment.succeeded', $3, 'PAID')", [event.eventId, order.id, event.amountCents]);
+      await holder.query("UPDATE orders SET status = 'PAID', paid_at = now() WHERE id = $1", [order.id]);
+    });
+    expect({ status: answered.status, body: answered.body }).toEqual({ status: 200, body: { eventId: event.eventId, orderId: order.id, result: 'PAID' } });
   });
 
   it('a payment racing the expiry job on the same due order: PAID xor EXPIRED, and each answer says which', async () => {
