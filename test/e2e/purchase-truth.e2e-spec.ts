@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { AttemptPruner } from '../../apps/api/src/orders/purchase-outcome/attempt-pruner';
 import { TcpProxy } from '../chaos/support/tcp-proxy';
 import { Api, eventually, expectContractError, injectSender, sleep, withPg, withRetry } from '../support/api-client';
 import { AppHarness, startApp } from '../support/app-harness';
@@ -164,5 +165,14 @@ describe('purchase attempts', () => {
         expect(found.rows[0].n).toBe(1);
       }),
     );
+  });
+  it('prunes attempts older than an hour and keeps the recent ones', async () => {
+    const [old, recent] = [randomUUID(), randomUUID()];
+    await withPg(harness.database.url, (pg) =>
+      pg.query("INSERT INTO purchase_attempts (id, created_at) VALUES ($1, now() - interval '2 hours'), ($2, now() - interval '10 minutes')", [old, recent]),
+    );
+    expect(await harness.app.get(AttemptPruner).prune()).toBeGreaterThanOrEqual(1);
+    const left = await withPg(harness.database.url, async (pg) => (await pg.query('SELECT id FROM purchase_attempts WHERE id = ANY($1::uuid[])', [[old, recent]])).rows);
+    expect(left).toEqual([{ id: recent }]);
   });
 });

@@ -16,6 +16,7 @@ import { PurchaseController } from './purchase.controller';
 import { PurchaseMetrics } from './purchase.metrics';
 import { PurchaseService } from './purchase.service';
 import { QuotaLedger } from './quota-ledger';
+import { AttemptPruner } from './purchase-outcome/attempt-pruner';
 import { AttemptSettlement } from './purchase-outcome/attempt-settlement';
 import { PendingPurchases } from './purchase-outcome/pending-purchases';
 import { PurchasesController } from './purchase-outcome/purchases.controller';
@@ -39,6 +40,7 @@ import { PurchaseStatusService } from './purchase-outcome/purchase-status.servic
     OrderRouteLimit,
     RedisKeyPrefix,
     AttemptSettlement,
+    AttemptPruner,
     PendingPurchases,
     PurchaseStatusService,
   ],

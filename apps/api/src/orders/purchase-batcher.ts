@@ -82,6 +82,8 @@ function statementBudget(endsBy: number): { replyMs: number; lockMs: number } {
 const MAX_RUNS = 3;
 const NOTHING_DONE = Symbol('nothing done');
 
+const LOST_ANSWER_OUTCOMES = new Set<BatchOutcomeKind>(['SETTLED', 'NOT_COMMITTED', 'PENDING']);
+
 const emptyOutcome = (outcome: BatchOutcomeKind): BatchOutcome => ({ outcome, orderId: null, createdAt: null, expiresAt: null, stockLeft: null });
 
 /**
@@ -151,7 +153,8 @@ export class PurchaseBatcher {
     line.inFlight = { size: batch.length, startedAt, endsBy };
     try {
       const outcomes = await this.productLock.runUnitWithin(unit, lockWaitMs, (fence, lock) => this.execute(unit, batch, fence, endsBy, lock));
-      line.model.observe(batch.length, monotonicNow() - startedAt);
+      // A batch whose answer was lost measured the fault, not the service: the model keeps its view.
+      if (!outcomes.some((o) => LOST_ANSWER_OUTCOMES.has(o.outcome))) line.model.observe(batch.length, monotonicNow() - startedAt);
       batch.forEach((pending, i) => pending.resolve(outcomes[i]));
     } catch (error) {
       const reason = deadlineRefusal(error, lockWaitMs < this.lockWaitMs);

@@ -129,6 +129,8 @@ export class PurchaseAttempts1763700500000 implements MigrationInterface {
 
   async up(db: QueryRunner): Promise<void> {
     await db.query('CREATE TABLE purchase_attempts (id uuid PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now())');
+    // Old attempts are pruned by age (AttemptPruner).
+    await db.query('CREATE INDEX purchase_attempts_created_at ON purchase_attempts (created_at)');
     await db.query(`DROP FUNCTION ${OLD_SIGNATURE}`);
     await db.query(CREATE_FUNCTION);
   }
