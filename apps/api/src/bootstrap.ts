@@ -17,6 +17,7 @@ import { PurchaseMetrics } from './orders/purchase.metrics';
 import { installShutdownGate, ShutdownState } from './common/shutdown-gate';
 import { contractErrorOptions } from './common/errors/fastify-error-handlers';
 import { edgeServerOptions, installHttpEdge } from './http/http-edge';
+import { installOversizedBodyDrain } from './http/oversized-body';
 import { withEdgeHeaders } from './http/edge-headers';
 import { describeEdgeHeaders, EDGE_HEADERS_DESCRIPTION, REQUEST_ID_PARAMETER } from './http/edge-swagger';
 import { installPaymentRoutes } from './payments/payment-routes';
@@ -39,6 +40,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   // Before init(): its route hooks are added as Nest registers the routes.
   installPaymentRoutes(fastify, config.payments);
   await installHttpEdge(app, config.edge);
+  installOversizedBodyDrain(fastify, config.http.bodyLimitBytes);
   installShutdownGate(fastify, app.get(ShutdownState));
   instrumentHttp(fastify);
   installRequestLog(fastify, app.get(AppLogger).pino);
