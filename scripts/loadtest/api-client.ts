@@ -13,6 +13,10 @@ export interface ContractOrder {
   userId: string;
   quantity: number;
   status: 'PENDING_PAYMENT' | 'PAID' | 'CANCELLED' | 'EXPIRED';
+  createdAt?: string;
+  expiresAt?: string;
+  /** The purchase that made it (its Idempotency-Key or the id the API generated). */
+  purchaseId?: string | null;
 }
 
 export class ApiError extends Error {

@@ -1,0 +1,160 @@
+/**
+ * The history format (docs/LOADTEST.md, "History format"): JSON lines, one operation a line, as the
+ * client saw it. Any client in any language can write one; `npm run check-history` judges it.
+ */
+
+export const HISTORY_FORMAT = 'flash-sale-history/1';
+
+/** What the writer set up: the ground truth the checker measures the sale against. */
+export interface HistoryProduct {
+  productId: string;
+  /** The stock the writer created the product with (or read before its first operation). */
+  initialStock: number;
+  perUserLimit: number;
+  /** Orders that existed before the history started; the checker leaves them out. */
+  preexistingOrderIds?: string[];
+}
+
+export interface MetaRecord {
+  op: 'meta';
+  format: typeof HISTORY_FORMAT;
+  writer?: string;
+  startedAtMs?: number;
+  products: HistoryProduct[];
+}
+
+/** Fields every operation has: client-side wall-clock times in ms since the epoch, and the answer. */
+interface OpBase {
+  /** Which client (worker, connection) made it; free text. */
+  process?: string;
+  invokeMs: number;
+  completeMs: number;
+  /** HTTP status; absent when `error` is set (no answer). */
+  status?: number;
+  /** The contract error code of a 4xx/5xx, or PURCHASE_PENDING of a 202. */
+  code?: string;
+  /** A transport failure instead of an answer: TIMEOUT, ECONNRESET, ... */
+  error?: string;
+}
+
+export interface PurchaseRecord extends OpBase {
+  op: 'purchase';
+  productId: string;
+  userId: string;
+  quantity: number;
+  /** The Idempotency-Key sent, if any. */
+  key?: string;
+  /** The answer's Purchase-Id header (or the 202 body's purchaseId). */
+  purchaseId?: string;
+  /** The order id of a 201. */
+  orderId?: string;
+}
+
+export interface PayRecord extends OpBase {
+  op: 'pay';
+  orderId: string;
+  userId?: string;
+  /** The answered order's status (direct pay) ... */
+  orderStatus?: string;
+  /** ... or the webhook's `result` (PAID, ALREADY_PROCESSED, ORDER_NOT_PAYABLE, FAILED_RECORDED). */
+  result?: string;
+}
+
+export interface CancelRecord extends OpBase {
+  op: 'cancel';
+  orderId: string;
+  /** Who asked: the order's buyer or an admin (only an admin may cancel a PAID order). */
+  actor: 'user' | 'admin';
+  userId?: string;
+  orderStatus?: string;
+}
+
+/** PUT /admin/products/:id/stock: sets the units still for sale. */
+export interface SetStockRecord extends OpBase {
+  op: 'setStock';
+  productId: string;
+  stock: number;
+}
+
+/** GET /products/:id: the stock the client saw. */
+export interface ReadRecord extends OpBase {
+  op: 'read';
+  productId: string;
+  stock?: number;
+}
+
+/** GET /purchases/:purchaseId. */
+export interface PollRecord extends OpBase {
+  op: 'poll';
+  purchaseId: string;
+  userId: string;
+  productId?: string;
+  state?: 'PENDING' | 'CREATED' | 'REFUSED';
+  orderId?: string;
+}
+
+export type OpRecord = PurchaseRecord | PayRecord | CancelRecord | SetStockRecord | ReadRecord | PollRecord;
+export type HistoryRecord = MetaRecord | OpRecord;
+
+/** An order as the final state shows it (GET /orders or the orders table). */
+export interface FinalOrder {
+  id: string;
+  productId: string;
+  userId: string;
+  quantity: number;
+  status: 'PENDING_PAYMENT' | 'PAID' | 'CANCELLED' | 'EXPIRED';
+  purchaseId: string | null;
+  createdAtMs: number;
+  expiresAtMs: number;
+}
+
+export type Verdict = 'ok' | 'refused' | 'unknown';
+
+/**
+ * How an answer counts: a definite success (2xx but 202), a definite refusal (any 4xx, or 503:
+ * nothing was done), or unknown (no answer, 202 PURCHASE_PENDING, any other 5xx): the operation
+ * may have taken effect or not, now or later.
+ */
+export function verdictOf(op: OpBase): Verdict {
+  if (op.error !== undefined || op.status === undefined) return 'unknown';
+  if (op.status === 202) return 'unknown';
+  if (op.status >= 200 && op.status < 300) return 'ok';
+  if ((op.status >= 400 && op.status < 500) || op.status === 503) return 'refused';
+  return 'unknown';
+}
+
+const OPS = new Set(['purchase', 'pay', 'cancel', 'setStock', 'read', 'poll']);
+
+/** Parses JSON lines; throws with the line number on anything that is not a history record. */
+export function parseHistory(text: string): { meta: MetaRecord; ops: OpRecord[] } {
+  let meta: MetaRecord | undefined;
+  const ops: OpRecord[] = [];
+  let line = 0;
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const raw = text.slice(start, end).trim();
+    start = end + 1;
+    line++;
+    if (!raw) continue;
+    let record: HistoryRecord;
+    try {
+      record = JSON.parse(raw) as HistoryRecord;
+    } catch {
+      throw new Error(`line ${line}: not JSON`);
+    }
+    if (record.op === 'meta') {
+      if (meta) throw new Error(`line ${line}: a second meta record`);
+      if (record.format !== HISTORY_FORMAT) throw new Error(`line ${line}: format ${String(record.format)}, expected ${HISTORY_FORMAT}`);
+      if (!Array.isArray(record.products)) throw new Error(`line ${line}: meta without products`);
+      meta = record;
+      continue;
+    }
+    if (!OPS.has(record.op)) throw new Error(`line ${line}: unknown op ${String((record as { op?: unknown }).op)}`);
+    if (typeof record.invokeMs !== 'number' || typeof record.completeMs !== 'number') throw new Error(`line ${line}: invokeMs and completeMs are required`);
+    ops.push(record);
+  }
+  if (!meta) throw new Error('no meta record: the checker needs the products and their initial stock');
+  return { meta, ops };
+}

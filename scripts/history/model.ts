@@ -1,0 +1,87 @@
+import { FinalOrder, HistoryProduct, MetaRecord, OpRecord, PollRecord, PurchaseRecord, verdictOf } from './format';
+
+export interface CheckOptions {
+  /**
+   * Tolerance between the clients' clocks and the database's (order createdAt/expiresAt), in ms.
+   * On one host the clocks are the same; raise it when the writer ran elsewhere.
+   */
+  skewMs: number;
+  /** How stale a product read may be (a cache in front of the API); 0 when reads reach the API. */
+  staleReadMs: number;
+  /** When the final state was read (client clock), for "expired before its time". */
+  finalReadAtMs: number;
+}
+
+/** The operations of one purchase id (Idempotency-Key or the server's Purchase-Id) of one user. */
+export interface PurchaseGroup {
+  id: string;
+  purchases: PurchaseRecord[];
+  polls: PollRecord[];
+}
+
+/** The history and the final state, indexed once for all rules. */
+export interface Model {
+  options: CheckOptions;
+  products: Map<string, HistoryProduct>;
+  ops: OpRecord[];
+  /** Final orders of the history's products, without the pre-existing ones. */
+  orders: FinalOrder[];
+  ordersById: Map<string, FinalOrder>;
+  /** `user|purchaseId` → its operations. */
+  groups: Map<string, PurchaseGroup>;
+  /** Purchases without a key whose answer named no purchase id (no answer at all): `user|product` → count. */
+  anonymousUnknown: Map<string, number>;
+  /** Users the history made operations for: orders of anyone else are not this history's. */
+  users: Set<string>;
+  byOrder: Map<string, OpRecord[]>;
+}
+
+export const groupKey = (userId: string, purchaseId: string): string => `${userId}|${purchaseId}`;
+
+export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: FinalOrder[], options: CheckOptions): Model {
+  const products = new Map(meta.products.map((p) => [String(p.productId), { ...p, productId: String(p.productId) }]));
+  const preexisting = new Set(meta.products.flatMap((p) => (p.preexistingOrderIds ?? []).map(String)));
+  const orders = finalOrders.filter((o) => products.has(o.productId) && !preexisting.has(o.id));
+  const model: Model = {
+    options,
+    products,
+    ops,
+    orders,
+    ordersById: new Map(orders.map((o) => [o.id, o])),
+    groups: new Map(),
+    anonymousUnknown: new Map(),
+    users: new Set(),
+    byOrder: new Map(),
+  };
+  const group = (userId: string, id: string): PurchaseGroup => {
+    const key = groupKey(userId, id);
+    let found = model.groups.get(key);
+    if (!found) model.groups.set(key, (found = { id, purchases: [], polls: [] }));
+    return found;
+  };
+  for (const op of ops) {
+    if ('userId' in op && op.userId) model.users.add(op.userId);
+    if (op.op === 'purchase') {
+      const id = op.key ?? op.purchaseId;
+      if (id !== undefined) group(op.userId, id).purchases.push(op);
+      else if (verdictOf(op) === 'unknown') model.anonymousUnknown.set(`${op.userId}|${op.productId}`, (model.anonymousUnknown.get(`${op.userId}|${op.productId}`) ?? 0) + 1);
+    } else if (op.op === 'poll') {
+      group(op.userId, op.purchaseId).polls.push(op);
+    } else if (op.op === 'pay' || op.op === 'cancel') {
+      const list = model.byOrder.get(op.orderId);
+      if (list) list.push(op);
+      else model.byOrder.set(op.orderId, [op]);
+    }
+  }
+  return model;
+}
+
+/** When an operation's effect may have happened at the latest: never, for an unknown answer. */
+export const latestEffectMs = (op: OpRecord): number => (verdictOf(op) === 'unknown' ? Infinity : op.completeMs);
+
+export const isLive = (o: FinalOrder): boolean => o.status === 'PENDING_PAYMENT' || o.status === 'PAID';
+
+export const describe = (op: OpRecord): string => {
+  const answer = op.error !== undefined ? `transport ${op.error}` : `${op.status}${op.code ? ` ${op.code}` : ''}`;
+  return `${op.op}${'key' in op && op.key ? ` key ${op.key}` : ''}${'orderId' in op && op.orderId ? ` order ${op.orderId}` : ''} [${op.invokeMs}..${op.completeMs}] → ${answer}`;
+};
