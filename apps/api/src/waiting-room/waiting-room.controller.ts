@@ -14,6 +14,7 @@ class QueueSummaryView implements QueueSummary {
   @ApiProperty({ nullable: true, type: String, description: 'the seed (hex), from saleStartsAt on' }) seed!: string | null;
 }
 
+const NOT_FOUND = 'PRODUCT_NOT_FOUND; NOT_FOUND for a product without a waiting room';
 const UNAVAILABLE = { status: 503, description: 'DEPENDENCY_UNAVAILABLE: Redis is unreachable (the queue has no database fallback), with Retry-After' };
 
 @ApiTags('waiting room')
@@ -26,8 +27,9 @@ export class WaitingRoomController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Join the waiting room of a product; joining again returns the same ticket and place' })
   @ApiOkResponse({ type: TicketStatusView })
+  @ApiResponse({ status: 401, description: 'UNAUTHENTICATED' })
   @ApiResponse({ status: 403, description: 'SALE_NOT_ACTIVE: before the pre-queue opens (preQueueS before saleStartsAt) or after saleEndsAt' })
-  @ApiNotFoundResponse({ description: 'PRODUCT_NOT_FOUND; NOT_FOUND for a product without a waiting room' })
+  @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: 'SOLD_OUT' })
   @ApiResponse(UNAVAILABLE)
   join(@Param('id', ParseIdPipe) productId: string, @CurrentUser() user: AuthUser): Promise<TicketStatusView> {
@@ -39,6 +41,7 @@ export class WaitingRoomController {
   @ApiOperation({ summary: "A ticket's state, place, ETA and when to poll next; the ticket is the credential" })
   @ApiOkResponse({ type: TicketStatusView })
   @ApiResponse({ status: 400, description: 'TICKET_INVALID: not a ticket this service signed for this product' })
+  @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiResponse(UNAVAILABLE)
   poll(@Param('id', ParseIdPipe) productId: string, @Param('ticket') ticket: string): Promise<TicketStatusView> {
     return this.room.poll(productId, ticket);
@@ -48,6 +51,7 @@ export class WaitingRoomController {
   @Public()
   @ApiOperation({ summary: "The queue's public figures and the seed of its start-of-sale shuffle" })
   @ApiOkResponse({ type: QueueSummaryView })
+  @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiResponse(UNAVAILABLE)
   summary(@Param('id', ParseIdPipe) productId: string): Promise<QueueSummary> {
     return this.room.summary(productId);
