@@ -3,7 +3,7 @@ import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { serveStorefront, Storefront } from '../../examples/storefront/serve';
 import { Api, injectSender } from '../support/api-client';
 import { AppHarness, startApp } from '../support/app-harness';
-import { CHROMIUM_ARGS, chromiumForTest } from '../support/chromium';
+import { browserTests, CHROMIUM_ARGS } from '../support/chromium';
 import { adminAuth, token } from '../support/tokens';
 
 const BROWSER_TEST_MS = 60_000;
@@ -12,8 +12,11 @@ const BROWSER_TEST_MS = 60_000;
  * The storefront example (examples/storefront) served from its own origin and driven in headless
  * Chromium against the real API: what a shopper's browser can and cannot do across origins.
  */
+// Chromium is looked for (and installed when possible) as the file loads, so that without it the
+// tests below are declared skipped rather than run to an early return.
+const { browserPath, itInBrowser } = browserTests('the storefront browser test');
+
 describe('storefront in a browser on another origin', () => {
-  let browserPath: string | undefined;
   let shop: Storefront;
   let otherSite: Storefront;
   let harness: AppHarness;
@@ -25,7 +28,6 @@ describe('storefront in a browser on another origin', () => {
   let plenty: string;
 
   beforeAll(async () => {
-    browserPath = chromiumForTest('the storefront browser test');
     if (!browserPath) return;
     [shop, otherSite] = await Promise.all([serveStorefront(), serveStorefront()]);
     // One purchase per user per second, so a quick second click is rate limited (429 + Retry-After).
@@ -61,8 +63,7 @@ describe('storefront in a browser on another origin', () => {
   const ordersOf = async (productId: string, userId: string) =>
     (await api.listOrders(adminAuth(), { productId })).body.items.filter((order) => order.userId === userId);
 
-  it('shows the product and its stock, and buys a unit (201)', async () => {
-    if (!browserPath) return;
+  itInBrowser('shows the product and its stock, and buys a unit (201)', async () => {
     const page = await open(shop, lastUnit, 'shopper-1');
     await page.waitForSelector('#product[data-state="available"]');
     await expect(page.textContent('#name')).resolves.toBe('Last phone');
@@ -76,8 +77,7 @@ describe('storefront in a browser on another origin', () => {
     expect(await ordersOf(lastUnit, 'shopper-1')).toHaveLength(1);
   }, BROWSER_TEST_MS);
 
-  it('tells the next shopper the product is SOLD_OUT (409)', async () => {
-    if (!browserPath) return;
+  itInBrowser('tells the next shopper the product is SOLD_OUT (409)', async () => {
     const page = await open(shop, lastUnit, 'shopper-2');
     await page.waitForSelector('#buy:not([disabled])');
     await page.click('#buy');
@@ -87,8 +87,7 @@ describe('storefront in a browser on another origin', () => {
     expect(shown.message).toMatch(/sold out/i);
   }, BROWSER_TEST_MS);
 
-  it('shows a 429 with its Retry-After, holds the Buy button until then, and retries the same attempt', async () => {
-    if (!browserPath) return;
+  itInBrowser('shows a 429 with its Retry-After, holds the Buy button until then, and retries the same attempt', async () => {
     const page = await open(shop, plenty, 'shopper-3');
     const purchases: { status: number; key: string }[] = [];
     page.on('response', (response) => {
@@ -116,8 +115,7 @@ describe('storefront in a browser on another origin', () => {
     expect(purchases.at(-1)!.key).toBe(refused.key);
   }, BROWSER_TEST_MS);
 
-  it('gives a page on an origin not in CORS_ORIGINS nothing to read, and lets it buy nothing', async () => {
-    if (!browserPath) return;
+  itInBrowser('gives a page on an origin not in CORS_ORIGINS nothing to read, and lets it buy nothing', async () => {
     const page = await open(otherSite, plenty, 'shopper-4');
     await page.waitForSelector('#product[data-state="unreachable"]');
     await expect(page.isDisabled('#buy')).resolves.toBe(true);

@@ -61,3 +61,13 @@ export function chromiumForTest(what: string): string | undefined {
   console.warn(`SKIPPING ${what}: ${result.reason}`);
   return undefined;
 }
+
+/**
+ * For a spec with browser tests: Chromium's path, and the `it` to declare those tests with. When
+ * Chromium cannot be had outside CI that is `it.skip`, so they show as skipped (the reason printed
+ * by chromiumForTest), never as passed; on CI the missing browser fails the suite.
+ */
+export function browserTests(what: string): { browserPath: string | undefined; itInBrowser: jest.It } {
+  const browserPath = chromiumForTest(what);
+  return { browserPath, itInBrowser: browserPath ? it : it.skip };
+}

@@ -2,7 +2,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import Redis from 'ioredis';
-import { Registry } from 'prom-client';
+import { register, Registry } from 'prom-client';
 import { RedisServerProcess } from '../../../test/support/redis-server';
 import { CurrentLock } from './current-lock';
 import { DistributedLock } from './distributed-lock';
@@ -90,10 +90,21 @@ describe('DistributedLockModule on a real Redis', () => {
     }
   });
 
-  it('lets two apps share the default registry', async () => {
+  it('lets two apps share the default registry, both counting into it', async () => {
+    const acquiredCount = async (): Promise<number> => {
+      const metric = (await register.getSingleMetric('lock_acquired_total')?.get())?.values.find((v) => v.labels.key_prefix === 'shared');
+      return metric?.value ?? 0;
+    };
+    const before = await acquiredCount();
     const first = await startApp();
     const second = await startApp();
-    await Promise.all([first.close(), second.close()]);
+    try {
+      await first.get(DistributedLockService).using('shared:a', {}, async () => undefined);
+      await second.get(DistributedLockService).using('shared:b', {}, async () => undefined);
+      expect(await acquiredCount()).toBe(before + 2);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
   });
 
   it('releases held locks and quits the connections it created on shutdown', async () => {
