@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { AuthUser } from '../auth/auth.types';
 import { orderNotFound } from '../common/errors/app.exception';
 import { OrderLock } from '../common/locking/order-lock';
-import { ProductLock } from '../common/locking/product-lock';
+import { Fence, ProductLock, StockUnit } from '../common/locking/product-lock';
 import { InventoryService } from '../inventory/inventory.service';
 import { ListOrdersQuery } from './dto/list-orders.query';
 import { decodeCursor, encodeCursor } from './order-cursor';
@@ -15,7 +15,6 @@ import { OrderRow, OrderView, ORDER_COLUMNS, toOrderView } from './order.view';
 import { QuotaLedger } from './quota-ledger';
 import { queryRows } from '../database/query-rows';
 import { withConflictRetry } from '../database/conflict-retry';
-import { Fence, StockUnit } from '../common/locking/product-lock';
 import { orderAfterFailure } from './lost-answer';
 import { OrderStatus } from './order.entity';
 
