@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import { ApiBody, ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiBody, ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { Public } from '../auth/auth.decorators';
 import { PaymentEventAnswer, PaymentEventDto } from './payment-event.dto';
 import { PaymentEventsService } from './payment-events.service';
@@ -34,6 +34,7 @@ export class PaymentWebhookController {
   })
   @ApiBody({ type: PaymentEventDto })
   @ApiOkResponse({ type: PaymentEventAnswer, description: 'PAID, ALREADY_PROCESSED, ORDER_NOT_PAYABLE or FAILED_RECORDED' })
+  @ApiBadRequestResponse({ description: 'VALIDATION_FAILED: a malformed event (checked after the signature)' })
   @ApiUnauthorizedResponse({ description: 'SIGNATURE_INVALID: missing, wrong, or a timestamp too far away' })
   @ApiNotFoundResponse({ description: 'ORDER_NOT_FOUND (nothing recorded)' })
   @ApiResponse({ status: 422, description: "AMOUNT_MISMATCH: amountCents is not the order's total (nothing recorded)" })
