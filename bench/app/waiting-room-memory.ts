@@ -49,7 +49,7 @@ async function measure(redis: Redis, store: QueueStore, productId: string, queue
   }
   if (queue === 'pre-queue') {
     const { pre } = await store.freeze(productId);
-    await store.writeRanks(productId, rankPreQueue(saleSeed(Buffer.alloc(32, 7), productId), pre));
+    await store.writeRanks(productId, await rankPreQueue(saleSeed(Buffer.alloc(32, 7), productId), pre));
   }
   const keys = await redis.keys('*');
   let memoryUsageBytes = 0;

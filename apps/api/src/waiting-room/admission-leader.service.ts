@@ -105,7 +105,7 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
     const id = String(sale.id);
     const queue = await this.store.freeze(id);
     if (queue.pre > 0 && !queue.ranked) {
-      await this.store.writeRanks(id, rankPreQueue(saleSeed(this.key, id), queue.pre));
+      await this.store.writeRanks(id, await rankPreQueue(saleSeed(this.key, id), queue.pre));
       this.log.log(`product ${id}: shuffled ${queue.pre} pre-queue ticket(s)`);
     }
     return queue.bought;

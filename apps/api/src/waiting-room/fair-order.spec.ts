@@ -4,15 +4,29 @@ import { rankPreQueue, saleSeed, seedCommitment } from './fair-order';
 describe('fair order of the pre-queue', () => {
   const seed = saleSeed(Buffer.from('k'.repeat(32)), '42');
 
-  it('places tickets by the hex HMAC-SHA256 of their id under the seed, ascending', () => {
-    const count = 300;
-    const places = rankPreQueue(seed, count);
-    const expected = Array.from({ length: count }, (_, i) => String(i + 1)).sort((a, b) => {
-      const ka = createHmac('sha256', seed).update(a).digest('hex');
-      const kb = createHmac('sha256', seed).update(b).digest('hex');
-      return ka < kb ? -1 : 1;
-    });
-    expected.forEach((ticketId, index) => expect(places.readUInt32BE((Number(ticketId) - 1) * 4)).toBe(index + 1));
+  it('places tickets by the hex HMAC-SHA256 of their id under the seed, ascending', async () => {
+    const count = 20_000;
+    const places = await rankPreQueue(seed, count);
+    const keyOf = new Map(Array.from({ length: count }, (_, i) => [String(i + 1), createHmac('sha256', seed).update(String(i + 1)).digest('hex')]));
+    const expected = [...keyOf.keys()].sort((a, b) => (keyOf.get(a)! < keyOf.get(b)! ? -1 : 1));
+    expect(expected.map((ticketId) => places.readUInt32BE((Number(ticketId) - 1) * 4))).toEqual(expected.map((_, index) => index + 1));
+  });
+
+  it('orders tickets whose HMACs share their first 32 bits by the rest', async () => {
+    // Among 200,000 tickets a few pairs share the first 32 bits; find such a pair under this seed.
+    const count = 200_000;
+    const byPrefix = new Map<string, number>();
+    let pair: [number, number] | undefined;
+    for (let n = 1; n <= count && !pair; n++) {
+      const prefix = createHmac('sha256', seed).update(String(n)).digest('hex').slice(0, 8);
+      if (byPrefix.has(prefix)) pair = [byPrefix.get(prefix)!, n];
+      byPrefix.set(prefix, n);
+    }
+    expect(pair).toBeDefined();
+    const places = await rankPreQueue(seed, pair![1]);
+    const [a, b] = pair!.map((n) => ({ key: createHmac('sha256', seed).update(String(n)).digest('hex'), place: places.readUInt32BE((n - 1) * 4) }));
+    expect(Math.abs(a.place - b.place)).toBe(1);
+    expect(a.key < b.key).toBe(a.place < b.place);
   });
 
   it('commits to the seed with its SHA-256, and gives each product its own seed', () => {

@@ -6,7 +6,7 @@ import { ProductCatalog } from '../inventory/product-catalog.service';
 import { SaleTerms } from '../inventory/product.view';
 import { saleSeed, seedCommitment, ticketIdOf } from './fair-order';
 import { QueueStore } from './queue-store';
-import { TicketSigner } from './ticket-signer';
+import { TicketClaims, TicketSigner } from './ticket-signer';
 import { describeTicket, TicketStatusView } from './ticket-status';
 import { WAITING_ROOM_KEY } from './waiting-room.constants';
 import { noWaitingRoom, queueNotOpen, soldOutAtJoin, ticketInvalid } from './waiting-room-errors';
@@ -54,7 +54,8 @@ export class WaitingRoomService {
     const claims = this.signer.readTicket(rawTicket);
     if (!claims || claims.productId !== productId) throw ticketInvalid();
     const terms = await this.termsOf(productId);
-    const status = await this.status(terms, claims);
+    // The ticket is echoed as it came: it was just verified, and signing it again would cost a second HMAC.
+    const status = await this.status(terms, claims, rawTicket);
     this.metrics.polls.inc({ state: status.state });
     return status;
   }
@@ -75,7 +76,7 @@ export class WaitingRoomService {
     };
   }
 
-  private async status(terms: Terms, claims: { productId: string; number: number; userId: string }): Promise<TicketStatusView> {
+  private async status(terms: Terms, claims: TicketClaims, ticket = this.signer.ticket(claims)): Promise<TicketStatusView> {
     const reply = await this.redis(() => this.store.poll(claims.productId, claims.number));
     const now = Date.now();
     const { admissionExpiresAtMs, ...described } = describeTicket({
@@ -84,7 +85,7 @@ export class WaitingRoomService {
       saleStartsAtMs: terms.saleStartsAtMs,
       fallbackRate: terms.waitingRoom.admitPerSecond ?? 1,
     });
-    const view: TicketStatusView = { ticket: this.signer.ticket(claims), ticketId: ticketIdOf(claims.number), ...described };
+    const view: TicketStatusView = { ticket, ticketId: ticketIdOf(claims.number), ...described };
     if (admissionExpiresAtMs !== undefined) {
       view.admission = this.signer.admission({ productId: claims.productId, place: reply.place, expiresAtMs: admissionExpiresAtMs, userId: claims.userId });
     }
