@@ -35,7 +35,7 @@ export class WaitingRoomAdmissionGuard implements CanActivate {
     if (!terms?.waitingRoom) return true;
     const claims = this.signer.readAdmission(request.headers.admission);
     if (!claims) throw notAdmitted('send the Admission your admitted ticket carries');
-    if (claims.productId !== productId || claims.userId !== request.user.id) throw notAdmitted('this Admission is for another user or product');
+    if (claims.productId !== productId || claims.userTag !== this.signer.userTag(request.user.id)) throw notAdmitted('this Admission is for another user or product');
     const now = Date.now();
     if (claims.expiresAtMs <= now) throw notAdmitted('this Admission has expired');
     let holds: boolean;

@@ -47,7 +47,7 @@ export class WaitingRoomService {
       throw soldOutAtJoin(productId);
     }
     this.metrics.joins.inc({ outcome: joined.created ? 'new' : 'existing' });
-    return this.status(terms, { productId, number: joined.number, userId: user.id });
+    return this.status(terms, { productId, number: joined.number, userTag: this.signer.userTag(user.id) });
   }
 
   async poll(productId: string, rawTicket: string): Promise<TicketStatusView> {
@@ -87,7 +87,7 @@ export class WaitingRoomService {
     });
     const view: TicketStatusView = { ticket, ticketId: ticketIdOf(claims.number), ...described };
     if (admissionExpiresAtMs !== undefined) {
-      view.admission = this.signer.admission({ productId: claims.productId, place: reply.place, expiresAtMs: admissionExpiresAtMs, userId: claims.userId });
+      view.admission = this.signer.admission({ productId: claims.productId, place: reply.place, expiresAtMs: admissionExpiresAtMs, userTag: claims.userTag });
     }
     return view;
   }
