@@ -104,6 +104,29 @@ describe('purchase truth when the database answer is lost', () => {
     expect(orders.map((o) => o.id)).toEqual([retry.body.id]);
   });
 
+  it('answers an admin stock change as done when its COMMIT committed and the reply came too late', async () => {
+    const product = await api.createProduct({ stock: 5 });
+    let delayedCommits = 0;
+    // The moment the app sends COMMIT, Postgres' replies start to arrive late: the change is made,
+    // its answer lost past the client's timeout (DB_STATEMENT_TIMEOUT_MS + 1 s).
+    proxy.tap = (chunk) => {
+      if (delayedCommits === 0 && chunk.includes('COMMIT')) {
+        delayedCommits++;
+        delayRepliesFor(500);
+      }
+    };
+    try {
+      const res = await api.setStock(product.id, 42);
+      expect(delayedCommits).toBe(1);
+      expect(res.status).toBe(200);
+      expect(res.body.stock).toBe(42);
+    } finally {
+      proxy.tap = undefined;
+    }
+    const row = await withPg(directUrl, async (pg) => (await pg.query('SELECT stock FROM products WHERE id = $1', [product.id])).rows[0]);
+    expect(row).toEqual({ stock: 42 });
+  });
+
   it('GET /purchases answers CREATED for an ordinary purchase, 404 for an unknown id, 400 for a malformed one', async () => {
     const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
     const res = await api.purchase(product.id, 'plain-buyer');

@@ -12,6 +12,7 @@ import { ProductCatalog } from './product-catalog.service';
 import { PRODUCT_COLUMNS, ProductRow, ProductView, toProductView } from './product.view';
 import { SoldOutFlags } from './sold-out-flags';
 import { StaleSegmentsError, StockLedger } from './stock-ledger';
+import { stockSetAfterFailure } from './stock-read-back';
 import { reportBackgroundFailure } from '../metrics/background-failures';
 import { withConflictRetry } from '../database/conflict-retry';
 import { toWaitingRoomSettings } from '../waiting-room/waiting-room-settings';
@@ -84,13 +85,15 @@ export class InventoryService {
               await withConflictRetry(() => this.db.transaction((tx) => this.ledger.setSegmented(tx, productId, stock, terms.segments, fence)));
             } catch (error) {
               if (error instanceof StaleSegmentsError) return 'stale-fence' as const;
-              throw error;
+              await stockSetAfterFailure(this.db, productId, true, stock, error);
             }
             await this.afterStockChange(productId, stock);
             return 'ok' as const;
           })
         : await this.productLock.run(productId, async (fence, lock) => {
-            const result = await withConflictRetry(() => this.db.transaction((tx) => this.ledger.setAbsolute(tx, productId, stock, fence)));
+            const result = await withConflictRetry(() => this.db.transaction((tx) => this.ledger.setAbsolute(tx, productId, stock, fence))).catch((error: unknown) =>
+              stockSetAfterFailure(this.db, productId, false, stock, error),
+            );
             if (result === 'stale-fence' && fence !== null) await this.productLock.repairFenceIfReset({ productId, segment: null }, lock);
             if (result === 'ok') await this.afterStockChange(productId, stock);
             return result;

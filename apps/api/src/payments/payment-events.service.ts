@@ -5,7 +5,7 @@ import { dependencyUnavailable, orderNotFound } from '../common/errors/app.excep
 import { withConflictRetry } from '../database/conflict-retry';
 import { isOutcomeUnknown } from '../database/outcome-unknown';
 import { queryRows } from '../database/query-rows';
-import { readBack } from '../orders/lost-answer';
+import { readBack } from '../database/read-back';
 import { PaymentEventAnswer, PaymentEventDto, PaymentResult } from './payment-event.dto';
 import { amountMismatch } from './payment-errors';
 
