@@ -105,6 +105,10 @@ describe('waiting room across instances', () => {
     // The queue lived in that Redis: a fresh join works again once the client has reconnected.
     await eventually(async () => (await a.join(product.id, 'after-outage')).status === 200, 10_000, 'a join after the outage');
     const again = await a.until(product.id, (await a.joined(product.id, 'after-outage')).ticket, ['ADMITTED'], 15_000);
+    // The new queue reuses ticket numbers: the old ticket and admission must not pass for the new ones.
+    expect(again.ticketId).toBe(admitted.ticketId);
+    expect((await a.status(product.id, admitted.ticket)).state).toBe('EXPIRED');
+    expectContractError(await a.purchase(product.id, 'outage', admitted.admission), 403, 'NOT_ADMITTED');
     expect((await a.purchase(product.id, 'after-outage', again.admission)).status).toBe(201);
   }, 30_000);
 });

@@ -94,11 +94,12 @@ describe('waiting room', () => {
       const product = await room.createProduct({ stock: 5, waitingRoom: { admitPerSecond: 1 } });
       const other = await room.createProduct({ stock: 5, waitingRoom: { admitPerSecond: 1 } });
       const { ticket } = await room.joined(product.id, 'poller');
-      const [kind, pid, number, user, signature] = ticket.split('.');
+      const [kind, pid, epoch, number, user, signature] = ticket.split('.');
       const tampered = [
-        [kind, pid, String(Number(number) + 1), user, signature].join('.'),
-        [kind, pid, number, 'AAAAAAAAAAAAAAAA', signature].join('.'),
-        [kind, pid, number, user, `${signature.slice(0, -2)}AA`].join('.'),
+        [kind, pid, epoch, String(Number(number) + 1), user, signature].join('.'),
+        [kind, pid, epoch, number, 'AAAAAAAAAAAAAAAA', signature].join('.'),
+        [kind, pid, 'AAAAAAAA', number, user, signature].join('.'),
+        [kind, pid, epoch, number, user, `${signature.slice(0, -2)}AA`].join('.'),
         'not-a-ticket',
       ];
       for (const bad of tampered) expectContractError(await room.poll(product.id, bad), 400, 'TICKET_INVALID');

@@ -40,7 +40,7 @@ export class WaitingRoomAdmissionGuard implements CanActivate {
     if (claims.expiresAtMs <= now) throw notAdmitted('this Admission has expired');
     let holds: boolean;
     try {
-      holds = await this.store.claim(productId, claims.place, now);
+      holds = await this.store.claim(productId, claims.place, claims.epoch, now);
     } catch (error) {
       throw Object.assign(dependencyUnavailable('redis'), { cause: error });
     }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
@@ -35,7 +36,8 @@ export class QueueStore {
 
   async join(productId: string, userId: string, nowMs: number, saleStartsAtMs: number | null): Promise<JoinReply> {
     const k = this.keys(productId);
-    return parseJoin(await runScript(this.redis, JOIN, [k.meta, k.users, k.soldOutFlag], [userId, nowMs, saleStartsAtMs ?? -1]));
+    const epoch = randomBytes(6).toString('base64url');
+    return parseJoin(await runScript(this.redis, JOIN, [k.meta, k.users, k.soldOutFlag], [userId, nowMs, saleStartsAtMs ?? -1, epoch]));
   }
 
   async poll(productId: string, ticketNumber: number): Promise<PollReply> {
@@ -66,9 +68,9 @@ export class QueueStore {
   }
 
   /** Takes the admission for a purchase; false when it is no longer good. */
-  async claim(productId: string, place: number, nowMs: number): Promise<boolean> {
+  async claim(productId: string, place: number, epoch: string, nowMs: number): Promise<boolean> {
     const k = this.keys(productId);
-    return Number(await runScript(this.redis, CLAIM, [k.admitted, k.buying, k.bought], [place, nowMs])) === 1;
+    return Number(await runScript(this.redis, CLAIM, [k.admitted, k.buying, k.bought, k.meta], [place, nowMs, epoch])) === 1;
   }
 
   async receipt(productId: string, place: number): Promise<boolean> {

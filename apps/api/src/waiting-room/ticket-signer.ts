@@ -1,9 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { isPositiveId } from '../common/positive-id';
 
-/** What a ticket says: the product, the ticket's number (its arrival) and its holder's user tag. */
+/** What a ticket says: the product, the queue's epoch, the ticket's number (its arrival) and its holder's user tag. */
 export interface TicketClaims {
   productId: string;
+  epoch: string;
   number: number;
   userTag: string;
 }
@@ -11,6 +12,7 @@ export interface TicketClaims {
 /** What an admission says: who may buy what, from which place in the queue, until when. */
 export interface AdmissionClaims {
   productId: string;
+  epoch: string;
   place: number;
   expiresAtMs: number;
   userTag: string;
@@ -21,6 +23,7 @@ const SIGNATURE_BYTES = 16;
 const USER_TAG_BYTES = 12;
 const NUMBER = /^[1-9][0-9]{0,14}$/;
 const USER_TAG = /^[A-Za-z0-9_-]{16}$/;
+const EPOCH = /^[A-Za-z0-9_-]{1,16}$/;
 
 /**
  * Signs and checks tickets and admissions: dot-separated fields and a truncated HMAC-SHA256
@@ -39,23 +42,23 @@ export class TicketSigner {
   }
 
   ticket(claims: TicketClaims): string {
-    return this.sign(['t1', claims.productId, String(claims.number), claims.userTag]);
+    return this.sign(['t1', claims.productId, claims.epoch, String(claims.number), claims.userTag]);
   }
 
   admission(claims: AdmissionClaims): string {
-    return this.sign(['a1', claims.productId, String(claims.place), String(claims.expiresAtMs), claims.userTag]);
+    return this.sign(['a1', claims.productId, claims.epoch, String(claims.place), String(claims.expiresAtMs), claims.userTag]);
   }
 
   readTicket(raw: unknown): TicketClaims | null {
-    const fields = this.verified(raw, 't1', 4);
-    if (!fields || !NUMBER.test(fields[2]) || !USER_TAG.test(fields[3])) return null;
-    return { productId: fields[1], number: Number(fields[2]), userTag: fields[3] };
+    const fields = this.verified(raw, 't1', 5);
+    if (!fields || !EPOCH.test(fields[2]) || !NUMBER.test(fields[3]) || !USER_TAG.test(fields[4])) return null;
+    return { productId: fields[1], epoch: fields[2], number: Number(fields[3]), userTag: fields[4] };
   }
 
   readAdmission(raw: unknown): AdmissionClaims | null {
-    const fields = this.verified(raw, 'a1', 5);
-    if (!fields || !NUMBER.test(fields[2]) || !NUMBER.test(fields[3]) || !USER_TAG.test(fields[4])) return null;
-    return { productId: fields[1], place: Number(fields[2]), expiresAtMs: Number(fields[3]), userTag: fields[4] };
+    const fields = this.verified(raw, 'a1', 6);
+    if (!fields || !EPOCH.test(fields[2]) || !NUMBER.test(fields[3]) || !NUMBER.test(fields[4]) || !USER_TAG.test(fields[5])) return null;
+    return { productId: fields[1], epoch: fields[2], place: Number(fields[3]), expiresAtMs: Number(fields[4]), userTag: fields[5] };
   }
 
   private sign(fields: string[]): string {

@@ -2,7 +2,7 @@ import { PollReply } from './scripts/poll';
 import { describeTicket } from './ticket-status';
 
 const NOW = 1_800_000_000_000;
-const reply = (over: Partial<PollReply>): PollReply => ({ place: 10, served: 4, seq: 20, pre: 0, bought: false, admissionExpiresAt: -1, soldOut: false, rate: 2, ...over });
+const reply = (over: Partial<PollReply>): PollReply => ({ place: 10, served: 4, seq: 20, pre: 0, bought: false, admissionExpiresAt: -1, soldOut: false, rate: 2, epoch: 'e1', ...over });
 const describe1 = (over: Partial<PollReply>, saleStartsAtMs: number | null = null, random = () => 0.5) =>
   describeTicket({ reply: reply(over), nowMs: NOW, saleStartsAtMs, fallbackRate: 1, random });
 

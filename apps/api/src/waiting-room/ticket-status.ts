@@ -59,5 +59,8 @@ export function describeTicket(input: StatusInputs): Omit<TicketStatusView, 'tic
   return { state: 'WAITING', position, etaS, pollAfterMs: jitter(pollMs, random) };
 }
 
+/** The status of a ticket whose queue Redis lost: EXPIRED, so its holder joins again. */
+export const lostPlace = () => ({ state: 'EXPIRED' as const, position: 0, etaS: 0, pollAfterMs: jitter(SETTLED_POLL_MS, Math.random) });
+
 /** ±25 %, so buyers who joined together do not poll together. */
 const jitter = (ms: number, random: () => number): number => Math.round(ms * (1 - JITTER + 2 * JITTER * random()));

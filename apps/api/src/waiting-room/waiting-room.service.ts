@@ -7,7 +7,7 @@ import { SaleTerms } from '../inventory/product.view';
 import { saleSeed, seedCommitment, ticketIdOf } from './fair-order';
 import { QueueStore } from './queue-store';
 import { TicketClaims, TicketSigner } from './ticket-signer';
-import { describeTicket, TicketStatusView } from './ticket-status';
+import { describeTicket, lostPlace, TicketStatusView } from './ticket-status';
 import { WAITING_ROOM_KEY } from './waiting-room.constants';
 import { noWaitingRoom, queueNotOpen, soldOutAtJoin, ticketInvalid } from './waiting-room-errors';
 import { WaitingRoomMetrics } from './waiting-room.metrics';
@@ -47,7 +47,7 @@ export class WaitingRoomService {
       throw soldOutAtJoin(productId);
     }
     this.metrics.joins.inc({ outcome: joined.created ? 'new' : 'existing' });
-    return this.status(terms, { productId, number: joined.number, userTag: this.signer.userTag(user.id) });
+    return this.status(terms, { productId, epoch: joined.epoch, number: joined.number, userTag: this.signer.userTag(user.id) });
   }
 
   async poll(productId: string, rawTicket: string): Promise<TicketStatusView> {
@@ -79,6 +79,8 @@ export class WaitingRoomService {
   private async status(terms: Terms, claims: TicketClaims, ticket = this.signer.ticket(claims)): Promise<TicketStatusView> {
     const reply = await this.redis(() => this.store.poll(claims.productId, claims.number));
     const now = Date.now();
+    // A ticket of a queue that Redis lost (restarted empty, failed over without it) has no place any more.
+    if (reply.epoch !== claims.epoch) return { ticket, ticketId: ticketIdOf(claims.number), ...lostPlace() };
     const { admissionExpiresAtMs, ...described } = describeTicket({
       reply,
       nowMs: now,
@@ -87,7 +89,7 @@ export class WaitingRoomService {
     });
     const view: TicketStatusView = { ticket, ticketId: ticketIdOf(claims.number), ...described };
     if (admissionExpiresAtMs !== undefined) {
-      view.admission = this.signer.admission({ productId: claims.productId, place: reply.place, expiresAtMs: admissionExpiresAtMs, userTag: claims.userTag });
+      view.admission = this.signer.admission({ productId: claims.productId, place: reply.place, expiresAtMs: admissionExpiresAtMs, userTag: claims.userTag, epoch: claims.epoch });
     }
     return view;
   }

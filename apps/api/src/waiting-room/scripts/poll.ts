@@ -4,13 +4,13 @@ import { QueueScript } from './script';
  * Everything a poll needs about one ticket, in one round trip and O(1) of the queue's length.
  * KEYS: meta, ranks, admitted, bought, the product's sold-out flag, buying. ARGV: the ticket's number.
  * A pre-queue ticket's place is read from the ranks string (-1 until the start's shuffle).
- * Returns {place, served, seq, pre (-1: not frozen), bought (0/1), admission expiry (ms, -1: none), soldOut (0/1), rate}.
+ * Returns {place, served, seq, pre (-1: not frozen), bought (0/1), admission expiry (ms, -1: none), soldOut (0/1), rate, epoch ('' when none)}.
  */
 export const POLL: QueueScript = {
   name: 'waitingRoomPoll',
   keys: 6,
   lua: `
-local m = redis.call('HMGET', KEYS[1], 'served', 'pre', 'ranked', 'soldOut', 'seq', 'rate')
+local m = redis.call('HMGET', KEYS[1], 'served', 'pre', 'ranked', 'soldOut', 'seq', 'rate', 'epoch')
 local n = tonumber(ARGV[1])
 local served = tonumber(m[1]) or 0
 local pre = tonumber(m[2])
@@ -29,7 +29,7 @@ if place > 0 and place <= served then
 end
 local soldOut = 0
 if m[4] == '1' or redis.call('EXISTS', KEYS[5]) == 1 then soldOut = 1 end
-return {place, served, tonumber(m[5]) or 0, pre or -1, bought, expires, soldOut, m[6] or '0'}`,
+return {place, served, tonumber(m[5]) or 0, pre or -1, bought, expires, soldOut, m[6] or '0', m[7] or ''}`,
 };
 
 export interface PollReply {
@@ -45,6 +45,8 @@ export interface PollReply {
   soldOut: boolean;
   /** Admissions per second the leader is pacing at. */
   rate: number;
+  /** The queue's epoch; a ticket of another epoch belongs to a queue Redis lost. */
+  epoch: string;
 }
 
 export function parsePoll(reply: unknown): PollReply {
@@ -58,5 +60,6 @@ export function parsePoll(reply: unknown): PollReply {
     admissionExpiresAt: Number(r[5]),
     soldOut: Number(r[6]) === 1,
     rate: Number(r[7]) || 0,
+    epoch: String(r[8]),
   };
 }

@@ -5,12 +5,14 @@ import { QueueScript } from './script';
  * the purchase's duration (so it is never counted as outstanding while its order may already be
  * committed); one already buying or already used for an order (it then covers the rest of the
  * per-user limit until it expires) lets the purchase through as it is.
- * KEYS: admitted, buying, bought. ARGV: place, now (ms). Returns 1 when the purchase may go on, else 0.
+ * KEYS: admitted, buying, bought, meta. ARGV: place, now (ms), the admission's epoch.
+ * Returns 1 when the purchase may go on, else 0 (also for an admission of a queue Redis lost).
  */
 export const CLAIM: QueueScript = {
   name: 'waitingRoomClaim',
-  keys: 3,
+  keys: 4,
   lua: `
+if redis.call('HGET', KEYS[4], 'epoch') ~= ARGV[3] then return 0 end
 local now = tonumber(ARGV[2])
 local expires = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]))
 if expires and expires > now then
