@@ -6,9 +6,12 @@ const transform = {
 };
 const transformIgnorePatterns = ['/node_modules/(?!(content-disposition)/)'];
 const moduleNameMapper = { '^@app/distributed-lock(|/.*)$': '<rootDir>/libs/distributed-lock/src$1' };
-const base = { rootDir: __dirname, transformIgnorePatterns, testEnvironment: 'node', transform, moduleNameMapper, moduleFileExtensions: ['ts', 'js', 'json'] };
+// Jest's transform cache too stays in the project (its default is the system temp folder).
+const cacheDirectory = `${__dirname}/.infra/jest-cache`;
+const base = { rootDir: __dirname, cacheDirectory, transformIgnorePatterns, testEnvironment: 'node', transform, moduleNameMapper, moduleFileExtensions: ['ts', 'js', 'json'] };
 
 module.exports = {
+  cacheDirectory,
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   projects: [

@@ -17,6 +17,9 @@ function runDemo(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number
   });
 }
 
+/** The system temp folder (the test run points TMPDIR into the project; see global-setup). */
+const systemTmp = (): string => process.env.SYSTEM_TMPDIR ?? tmpdir();
+
 /** The mode of every folder from the project up to `/`, and of the system temp folder. */
 function folderModes(): Record<string, number> {
   const modes: Record<string, number> = {};
@@ -24,7 +27,7 @@ function folderModes(): Record<string, number> {
     modes[dir] = statSync(dir).mode;
     if (dir === '/') break;
   }
-  modes[tmpdir()] = statSync(tmpdir()).mode;
+  modes[systemTmp()] = statSync(systemTmp()).mode;
   return modes;
 }
 
@@ -55,7 +58,7 @@ describe('npm run demo', () => {
   it('on a machine where nothing answers, starts private Postgres and Redis inside the project and changes nothing outside it', async () => {
     const closed = await freePort();
     const modesBefore = folderModes();
-    const tempBefore = new Set(readdirSync(tmpdir()));
+    const tempBefore = new Set(readdirSync(systemTmp()));
     const args = ['--instances', '1', '--stock', '20', '--users', '60', '--requests', '120', '--connections', '8'];
     const env = { ...process.env, DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/flashsale`, REDIS_URL: `redis://127.0.0.1:${closed}` };
     const { code, output } = await runDemo(args, env);
@@ -64,7 +67,7 @@ describe('npm run demo', () => {
     expect(code).toBe(0);
     expect(folderModes()).toEqual(modesBefore);
     // A private server's socket or data folder in the shared temp folder would be a change outside the project.
-    const leftInTemp = readdirSync(tmpdir()).filter((name) => !tempBefore.has(name) && /PGSQL|pg|postgres/i.test(name));
+    const leftInTemp = readdirSync(systemTmp()).filter((name) => !tempBefore.has(name) && /PGSQL|pg|postgres/i.test(name));
     expect(leftInTemp).toEqual([]);
   }, 240_000);
 

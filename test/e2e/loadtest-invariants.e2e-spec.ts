@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { formatSummary, runLoadTest } from '../../scripts/loadtest';
 import { ContractOrder } from '../../scripts/loadtest/api-client';
 import { checkInvariants, InvariantInput } from '../../scripts/loadtest/invariants';
 import { freePort } from '../support/free-port';
 import { FakeServer, startFakeServer } from '../support/loadtest-fake-server';
+import { testOutputDir } from '../support/test-output';
 
 const SECRET = 'invariant-test-secret-0123456789';
 const ROOT = resolve(__dirname, '../..');
@@ -147,7 +146,7 @@ describe('load test against a fake that oversells', () => {
   }, 60_000);
 
   it('CLI: exits non-zero and says which invariant failed, and still writes the report', async () => {
-    const reportDir = mkdtempSync(join(tmpdir(), 'lt-oversell-'));
+    const reportDir = testOutputDir('lt-oversell');
     const run = await runCli(['--url', server.url, '--stock', '10', '--users', '50', '--connections', '4', '--requests', '60', '--token-secret', SECRET, '--report-dir', reportDir]);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/conservation +FAIL/);

@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { runLoadTest } from '../../scripts/loadtest';
 import { LoadTestResult } from '../../scripts/loadtest/types';
 import { CHROMIUM_ARGS, chromiumForTest } from '../support/chromium';
 import { FakeServer, startFakeServer } from '../support/loadtest-fake-server';
+import { testOutputDir } from '../support/test-output';
 
 const SECRET = 'report-test-secret-0123456789';
 
@@ -27,7 +27,7 @@ describe('load-test report', () => {
       connections: 6,
       requests: 150,
       tokenSecret: SECRET,
-      reportDir: mkdtempSync(join(tmpdir(), 'lt-report-')),
+      reportDir: testOutputDir('lt-report'),
     });
   }, 240_000);
   afterAll(() => server?.close());

@@ -5,7 +5,6 @@
  *
  * Needs the built app (`npm run build`; `npm test` builds first).
  */
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiProcess } from '../../scripts/infra/api-process';
 import { AppHarness, startApp, TEST_JWT_SECRET } from '../support/app-harness';
@@ -14,10 +13,11 @@ import { freePort } from '../support/free-port';
 import { adminAuth, auth } from '../support/tokens';
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { testOutputDir } from '../support/test-output';
 
 jest.setTimeout(120_000);
 
-const LOG_DIR = join(tmpdir(), `flash-sale-e2e-${process.pid}`);
+const LOG_DIR = testOutputDir('purchase-concurrency-logs');
 
 /** Status and code of an answer, e.g. "201" or "409 SOLD_OUT". */
 const outcome = (res: ApiResponse): string => (res.status < 300 ? String(res.status) : `${res.status} ${res.body?.code ?? res.raw.slice(0, 80)}`);

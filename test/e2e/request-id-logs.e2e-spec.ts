@@ -1,11 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiProcess } from '../../scripts/infra/api-process';
 import { TEST_JWT_SECRET } from '../support/app-harness';
 import { freePort } from '../support/free-port';
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { testOutputDir } from '../support/test-output';
 
 interface LogLine {
   msg?: string;
@@ -18,7 +18,7 @@ describe('X-Request-Id in the logs', () => {
   let redis: RedisServerProcess;
   let database: TestDatabase;
   let api: ApiProcess;
-  const logFile = join(mkdtempSync(join(tmpdir(), 'fs-request-id-')), 'api.log');
+  const logFile = join(testOutputDir('request-id'), 'api.log');
 
   beforeAll(async () => {
     if (!existsSync('dist/apps/api/main.js')) throw new Error('build first: npm run build (npm test does it)');

@@ -1,9 +1,9 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from './free-port';
+import { testOutputDir } from './test-output';
 
 const BIN = '/usr/sbin/pgbouncer';
 
@@ -30,8 +30,8 @@ export class PgBouncerProcess {
     ensurePgBouncer();
     const server = new URL(serverUrl);
     const user = decodeURIComponent(server.username || 'postgres');
-    const dir = mkdtempSync(join(tmpdir(), 'fs-pgbouncer-'));
-    chmodSync(dir, 0o755); // pgbouncer drops root for an unprivileged user, who must read this
+    // PgBouncer reads its config and auth file before it drops root for `nobody`: root's folder will do.
+    const dir = testOutputDir('pgbouncer');
     const port = await freePort();
     const password = server.password ? ` password=${decodeURIComponent(server.password)}` : '';
     writeFileSync(join(dir, 'users.txt'), `"${user}" ""\n`);

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Redis, { Cluster, ClusterOptions } from 'ioredis';
 import { freeClusterPort } from './cluster-ports';
 import { RedisServerProcess } from './redis-server';
+import { testOutputDir } from './test-output';
 
 const run = promisify(execFile);
 // Replicas sync at once (the default waits 5 s for more replicas) and stay eligible for
@@ -24,7 +24,7 @@ export class RedisClusterProcess {
   ) {}
 
   static async start(nodeTimeoutMs = 1000): Promise<RedisClusterProcess> {
-    const dir = mkdtempSync(join(tmpdir(), 'fs-cluster-'));
+    const dir = testOutputDir('cluster');
     const taken = new Set<number>();
     const ports: number[] = [];
     for (let i = 0; i < 6; i++) ports.push(await freeClusterPort(taken));

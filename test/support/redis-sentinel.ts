@@ -1,10 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Redis, { RedisOptions } from 'ioredis';
 import { freePort } from './free-port';
 import { RedisServerProcess } from './redis-server';
+import { testOutputDir } from './test-output';
 
 export const SENTINEL_MASTER_NAME = 'fsmaster';
 
@@ -21,7 +21,7 @@ export class RedisSentinelGroup {
   ) {}
 
   static async start(downAfterMs = 1000): Promise<RedisSentinelGroup> {
-    const dir = mkdtempSync(join(tmpdir(), 'fs-sentinel-'));
+    const dir = testOutputDir('sentinel');
     const fast = ['--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0', '--dir', dir];
     const primary = await RedisServerProcess.start(fast);
     const replica = await RedisServerProcess.start([...fast, '--replicaof', '127.0.0.1', String(primary.port)]);
