@@ -18,7 +18,8 @@ export async function startInstances(count: number, databaseUrl: string, redisUr
         REDIS_URL: redisUrl,
         JWT_SECRET: BENCH_SECRET,
         LOG_LEVEL: 'warn',
-        NODE_ENV: 'production',
+        // development: /metrics on the public port (the bench reads it), and its secret is a published one.
+        NODE_ENV: 'development',
         RATE_LIMIT_PER_SECOND: '1000000',
         DB_MIGRATE: i === 0 ? 'true' : 'false',
       },

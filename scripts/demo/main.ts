@@ -38,7 +38,7 @@ async function main(): Promise<number> {
     instances,
     topology,
     logDir: '.infra/logs',
-    env: { JWT_SECRET: DEMO_SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '50', ...(storefront ? { CORS_ORIGINS: storefront.origin } : {}) },
+    env: { NODE_ENV: 'development', JWT_SECRET: DEMO_SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '50', ...(storefront ? { CORS_ORIGINS: storefront.origin } : {}) },
   }).catch(async (error: unknown) => {
     await storefront?.close();
     throw error;

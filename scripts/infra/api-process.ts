@@ -51,7 +51,8 @@ export class ApiProcess {
   async start(readyTimeoutMs = 30_000): Promise<void> {
     const entry = resolve('dist/apps/api/main.js');
     if (!existsSync(entry)) throw new Error('dist/apps/api/main.js is missing: run `npm run build` first');
-    const env = { ...process.env, ...this.options.env, PORT: String(this.options.port) };
+    // Unset NODE_ENV means production to the API; a spawned instance is told which it is (jest sets test; the demo and bench development).
+    const env = { ...process.env, NODE_ENV: process.env.NODE_ENV || 'development', ...this.options.env, PORT: String(this.options.port) };
     this.child = spawn(process.execPath, [...API_NODE_FLAGS, ...(this.options.nodeArgs ?? []), entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     if (this.options.logFile) {
       mkdirSync(resolve(this.options.logFile, '..'), { recursive: true });

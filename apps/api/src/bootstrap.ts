@@ -21,6 +21,7 @@ import { installOversizedBodyDrain } from './http/oversized-body';
 import { withEdgeHeaders } from './http/edge-headers';
 import { describeEdgeHeaders, EDGE_HEADERS_DESCRIPTION, REQUEST_ID_PARAMETER } from './http/edge-swagger';
 import { installPaymentRoutes } from './payments/payment-routes';
+import { installOpsRoutes } from './metrics/ops-routes';
 
 /** Builds the configured app without listening; main.ts and the e2e tests share it. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
@@ -39,6 +40,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   const fastify = app.getHttpAdapter().getInstance();
   // Before init(): its route hooks are added as Nest registers the routes.
   installPaymentRoutes(fastify, config.payments);
+  // /metrics and /health/details only on METRICS_PORT when it is set (production's default).
+  installOpsRoutes(fastify, config.ops);
   await installHttpEdge(app, config.edge);
   installOversizedBodyDrain(fastify, config.http.bodyLimitBytes);
   installShutdownGate(fastify, app.get(ShutdownState));
@@ -49,6 +52,12 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   installOverloadShortcut(fastify, { tokens: app.get(TokenVerifier), admission: app.get(PurchaseAdmission), metrics: app.get(PurchaseMetrics), catalog: app.get(ProductCatalog) });
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
+  if (config.ops.docsEnabled) setUpSwagger(app);
+  return app;
+}
+
+/** Swagger UI at /docs and the document at /docs-json (DOCS_ENABLED; off in production by default). */
+function setUpSwagger(app: NestFastifyApplication): void {
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -60,5 +69,4 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   );
   describeEdgeHeaders(document);
   SwaggerModule.setup('docs', app, document);
-  return app;
 }

@@ -4,9 +4,16 @@ import { createApp } from './bootstrap';
 import { ConfigError } from './config/env.schema';
 import { loadConfig } from './config/app-config';
 import { installProcessGuards } from './process-guards';
+import { opsListenerOf } from './metrics/ops-routes';
+import { describeMigration, migrate } from './migrate-command';
 
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
+  if (process.argv[2] === 'migrate') {
+    // `node dist/apps/api/main.js migrate`: apply pending migrations and exit (a deploy step; see README "Deploying").
+    process.stdout.write(`${describeMigration(await migrate())}\n`);
+    return;
+  }
   let config;
   try {
     config = loadConfig();
@@ -24,6 +31,8 @@ async function main(): Promise<void> {
   // before the app sees them, past any deadline it keeps. The kernel caps this at somaxconn.
   await app.listen({ port: config.port, host: '0.0.0.0', backlog: 8192 });
   process.stdout.write(`flash-sale api listening on ${await app.getUrl()}\n`);
+  const opsPort = await opsListenerOf(app.getHttpAdapter().getInstance()).listen('0.0.0.0');
+  if (opsPort !== undefined) process.stdout.write(`flash-sale api: /metrics and /health/details on port ${opsPort}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -1,11 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { RedisKeyPrefix } from '../common/redis/redis-keys';
+import { ClientAddressLimit } from './client-address-limit';
 import { JwtAuthGuard } from './jwt-auth.guard';
 import { TokenVerifier } from './token-verifier';
 
 @Global()
 @Module({
-  providers: [TokenVerifier, { provide: APP_GUARD, useClass: JwtAuthGuard }],
-  exports: [TokenVerifier],
+  providers: [TokenVerifier, ClientAddressLimit, RedisKeyPrefix, { provide: APP_GUARD, useClass: JwtAuthGuard }],
+  exports: [TokenVerifier, ClientAddressLimit],
 })
 export class AuthModule {}

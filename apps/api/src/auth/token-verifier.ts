@@ -1,59 +1,112 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { createVerifier, TokenError } from 'fast-jwt';
 import { TypedConfigService } from '../config/app-config.module';
+import type { AuthConfig } from '../config/auth-config';
 import { AppException } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
 import { AuthUser, ROLES, Role } from './auth.types';
-
-interface Claims {
-  sub?: unknown;
-  role?: unknown;
-  exp?: unknown;
-}
+import { JwksKeyStore } from './jwks-key-store';
+import { Claims, CLOCK_LEEWAY_MS, failureMessage, SignatureCheck, signatureCheck, tokenHeader } from './token-checks';
 
 const unauthenticated = (message: string) => new AppException(ErrorCode.Unauthenticated, message);
 const MAX_CACHED_TOKENS = 50_000;
+const MAX_CACHE_MS = 300_000;
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
+
+/** A token naming a JWKS key the cache does not hold: worth one refetch of the key set. */
+class UnknownKeyError extends AppException {
+  constructor() {
+    super(ErrorCode.Unauthenticated, 'invalid token');
+  }
+}
 
 /**
- * Verifies HS256 bearer tokens (fast-jwt: a first-seen token costs about a third of what
- * jsonwebtoken took, which mattered when every request of a sale came from another buyer). A
- * verified token is remembered until it expires, so a buyer who retries costs one map lookup
- * instead of an HMAC and a JSON parse.
+ * Verifies bearer tokens: HS256 with JWT_SECRET, RS256/ES256 with JWT_PUBLIC_KEY_FILE or the keys
+ * of JWT_JWKS_URL (fast-jwt: a first-seen HS256 token costs about a third of what jsonwebtoken
+ * took, which mattered when every request of a sale came from another buyer). A verified token is
+ * remembered until it expires (its `exp` plus the leeway, at most 5 minutes), so a buyer who
+ * retries costs one map lookup instead of a signature check and a JSON parse.
  */
 @Injectable()
-export class TokenVerifier {
+export class TokenVerifier implements OnApplicationBootstrap {
   private readonly verified = new Map<string, { user: AuthUser; expiresAtMs: number }>();
-  private readonly verifySignature: (token: string) => Claims;
+  private readonly hs256: SignatureCheck | undefined;
+  private readonly publicKey: { algorithm: string; check: SignatureCheck } | undefined;
+  private readonly jwks: JwksKeyStore | undefined;
+  private readonly jwksChecks = new Map<string, SignatureCheck>();
+  private readonly auth: AuthConfig;
 
   constructor(@Inject(ConfigService) config: TypedConfigService) {
-    this.verifySignature = createVerifier({ key: String(config.get('jwtSecret', { infer: true })), algorithms: ['HS256'], cache: false });
+    this.auth = config.get('auth', { infer: true });
+    const { hsSecret, publicKey, jwksUrl } = this.auth;
+    this.hs256 = hsSecret ? signatureCheck(hsSecret, 'HS256', this.auth) : undefined;
+    this.publicKey = publicKey ? { algorithm: publicKey.algorithm, check: signatureCheck(publicKey.pem, publicKey.algorithm, this.auth) } : undefined;
+    this.jwks = jwksUrl ? new JwksKeyStore(jwksUrl) : undefined;
   }
 
+  /** Reads the identity provider's key set before traffic arrives (a failure is logged; tokens wait for the next refetch). */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.jwks?.refresh();
+  }
+
+  /** Synchronous check: the cache, or one signature check with a key already held. */
   verify(authorization: string | undefined): AuthUser {
     if (!authorization) throw unauthenticated('missing bearer token');
-    const match = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/.exec(authorization);
+    const match = BEARER.exec(authorization);
     if (!match) throw unauthenticated('malformed Authorization header (expected "Bearer <jwt>")');
     const token = match[1];
     const cached = this.verified.get(token);
     if (cached && cached.expiresAtMs > Date.now()) return cached.user;
-    const user = this.verifyFresh(token);
-    return user;
+    return this.verifyFresh(token);
+  }
+
+  /** verify(), and when the token names a JWKS key not held yet, one refetch of the set (rate-bounded) and a second try. */
+  async authenticate(authorization: string | undefined): Promise<AuthUser> {
+    try {
+      return this.verify(authorization);
+    } catch (error) {
+      if (!(error instanceof UnknownKeyError) || !this.jwks) throw error;
+      await this.jwks.refresh();
+      return this.verify(authorization);
+    }
   }
 
   private verifyFresh(token: string): AuthUser {
+    const check = this.checkFor(token);
     let claims: Claims;
     try {
-      claims = this.verifySignature(token);
+      claims = check(token);
     } catch (error) {
-      const expired = (error as TokenError).code === TokenError.codes.expired;
-      throw unauthenticated(expired ? 'token expired' : 'invalid token');
+      throw unauthenticated(failureMessage(error));
     }
     const user = toUser(claims);
-    const expiresAtMs = typeof claims.exp === 'number' ? claims.exp * 1000 : Date.now() + 60_000;
+    // exp is required, so it is a number here; the cache honours the same leeway the check did.
+    const expiresAtMs = Math.min(Number(claims.exp) * 1000 + CLOCK_LEEWAY_MS, Date.now() + MAX_CACHE_MS);
     if (this.verified.size >= MAX_CACHED_TOKENS) this.verified.clear();
-    this.verified.set(token, { user, expiresAtMs: Math.min(expiresAtMs, Date.now() + 300_000) });
+    this.verified.set(token, { user, expiresAtMs });
     return user;
+  }
+
+  /** The one check a token's `alg` (and `kid`) may be verified with; anything else is refused here. */
+  private checkFor(token: string): SignatureCheck {
+    const header = tokenHeader(token);
+    const alg = header?.alg;
+    if (alg === 'HS256' && this.hs256) return this.hs256;
+    if (alg !== 'RS256' && alg !== 'ES256') throw unauthenticated('invalid token');
+    if (this.publicKey?.algorithm === alg) return this.publicKey.check;
+    if (!this.jwks) throw unauthenticated('invalid token');
+    const kid = typeof header?.kid === 'string' ? header.kid : undefined;
+    const key = this.jwks.keyFor(kid);
+    if (!key) throw new UnknownKeyError();
+    if (key.algorithm !== alg) throw unauthenticated('invalid token');
+    const cacheKey = `${kid ?? ''}\u0000${key.pem}`;
+    let check = this.jwksChecks.get(cacheKey);
+    if (!check) {
+      if (this.jwksChecks.size >= 100) this.jwksChecks.clear();
+      check = signatureCheck(key.pem, key.algorithm, this.auth);
+      this.jwksChecks.set(cacheKey, check);
+    }
+    return check;
   }
 }
 

@@ -1,4 +1,6 @@
+import { AuthConfig, checkSecret, loadAuthConfig } from './auth-config';
 import { EdgeConfig, loadEdgeConfig } from './edge-config';
+import { loadOpsConfig, OpsConfig } from './ops-config';
 import { loadPaymentsConfig, PaymentsConfig } from './payments-config';
 import { bool, ConfigError, Env, HostPort, hostPortList, integer, oneOf, replicasAndTimeout, url, urlList } from './env.schema';
 
@@ -9,7 +11,10 @@ export interface AppConfig {
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
   logLevel: string;
-  jwtSecret: string;
+  /** The HS256 secret (auth.hsSecret), also the root of the waiting room's key; undefined with a public key alone. */
+  jwtSecret: string | undefined;
+  auth: AuthConfig;
+  ops: OpsConfig;
   database: { url: string; migrate: boolean; poolSize: number; statementTimeoutMs: number; preparedStatements: boolean };
   redis: {
     mode: RedisMode;
@@ -30,27 +35,22 @@ export interface AppConfig {
   waitingRoom: { secret: string | undefined; tickMs: number };
 }
 
-const DEV_JWT_SECRET = 'dev-only-secret-change-me';
-
 /** Reads and validates the environment; throws ConfigError with one line naming the variable. */
 export function loadConfig(env: Env = process.env): AppConfig {
-  const nodeEnv = oneOf('development', ['development', 'production', 'test'] as const)(env.NODE_ENV, 'NODE_ENV');
-  const jwtSecret = env.JWT_SECRET ?? (nodeEnv === 'production' ? undefined : DEV_JWT_SECRET);
-  if (!jwtSecret) throw new ConfigError('Invalid configuration: JWT_SECRET is required when NODE_ENV=production');
-  if (jwtSecret.length < 16) throw new ConfigError('Invalid configuration: JWT_SECRET must be at least 16 characters');
+  // Unset means production: a plain `npm start` on a server must never fall back to published dev secrets.
+  const nodeEnv = oneOf('production', ['development', 'production', 'test'] as const)(env.NODE_ENV, 'NODE_ENV');
+  const auth = loadAuthConfig(env, nodeEnv);
+  const jwtSecret = auth.hsSecret;
+  refusePublishedSecrets(env, nodeEnv);
   const lockTtlMs = integer(5000, 100, 600_000)(env.LOCK_TTL_MS, 'LOCK_TTL_MS');
   return {
     nodeEnv,
     port: integer(3000, 0, 65535)(env.PORT, 'PORT'),
     logLevel: oneOf('info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const)(env.LOG_LEVEL, 'LOG_LEVEL'),
     jwtSecret,
-    database: {
-      url: url('postgres://postgres:postgres@127.0.0.1:5432/flashsale', ['postgres:', 'postgresql:'])(env.DATABASE_URL, 'DATABASE_URL'),
-      migrate: bool(true)(env.DB_MIGRATE, 'DB_MIGRATE'),
-      poolSize: integer(10, 1, 200)(env.DB_POOL_SIZE, 'DB_POOL_SIZE'),
-      statementTimeoutMs: integer(5000, 100, 600_000)(env.DB_STATEMENT_TIMEOUT_MS, 'DB_STATEMENT_TIMEOUT_MS'),
-      preparedStatements: bool(true)(env.DB_PREPARED_STATEMENTS, 'DB_PREPARED_STATEMENTS'),
-    },
+    auth,
+    ops: loadOpsConfig(env, nodeEnv),
+    database: loadDatabaseConfig(env),
     redis: {
       ...redisTopology(env),
       url: url('redis://127.0.0.1:6379', ['redis:', 'rediss:'])(env.REDIS_URL, 'REDIS_URL'),
@@ -84,6 +84,17 @@ export function loadConfig(env: Env = process.env): AppConfig {
   };
 }
 
+/** The database settings alone: what the migration command needs (no secrets). */
+export function loadDatabaseConfig(env: Env = process.env): AppConfig['database'] {
+  return {
+    url: url('postgres://postgres:postgres@127.0.0.1:5432/flashsale', ['postgres:', 'postgresql:'])(env.DATABASE_URL, 'DATABASE_URL'),
+    migrate: bool(true)(env.DB_MIGRATE, 'DB_MIGRATE'),
+    poolSize: integer(10, 1, 200)(env.DB_POOL_SIZE, 'DB_POOL_SIZE'),
+    statementTimeoutMs: integer(5000, 100, 600_000)(env.DB_STATEMENT_TIMEOUT_MS, 'DB_STATEMENT_TIMEOUT_MS'),
+    preparedStatements: bool(true)(env.DB_PREPARED_STATEMENTS, 'DB_PREPARED_STATEMENTS'),
+  };
+}
+
 /** REDIS_MODE and what it needs: Sentinels and a master name, or Cluster seed nodes. */
 function redisTopology(env: Env): Pick<AppConfig['redis'], 'mode' | 'sentinels' | 'sentinelName' | 'clusterNodes'> {
   const mode = oneOf<RedisMode>('standalone', ['standalone', 'sentinel', 'cluster'])(env.REDIS_MODE, 'REDIS_MODE');
@@ -100,3 +111,17 @@ const secretOfAtLeast =
     if (Buffer.byteLength(raw, 'utf8') < bytes) throw new ConfigError(`Invalid configuration: ${name} must be at least ${bytes} bytes`);
     return raw;
   };
+
+/**
+ * In production the other shared secrets follow JWT_SECRET's rules (long, not in the repository),
+ * and the waiting room needs its own key when no JWT_SECRET exists to derive one from.
+ */
+function refusePublishedSecrets(env: Env, nodeEnv: AppConfig['nodeEnv']): void {
+  if (nodeEnv !== 'production') return;
+  for (const name of ['PAYMENT_WEBHOOK_SECRET', 'WAITING_ROOM_SECRET']) {
+    if (env[name]) checkSecret(name, env[name], true);
+  }
+  if (!env.JWT_SECRET && !env.WAITING_ROOM_SECRET) {
+    throw new ConfigError('Invalid configuration: WAITING_ROOM_SECRET is required when NODE_ENV=production and JWT_SECRET is unset');
+  }
+}

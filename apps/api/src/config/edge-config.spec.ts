@@ -1,31 +1,32 @@
+import { randomBytes } from 'node:crypto';
 import { loadConfig } from './app-config';
 import { ConfigError } from './env.schema';
 
 describe('edge configuration', () => {
   it('allows any origin in development and test, none in production, unless CORS_ORIGINS says otherwise', () => {
-    expect(loadConfig({}).edge.corsOrigins).toBe('*');
+    expect(loadConfig({ NODE_ENV: 'development' }).edge.corsOrigins).toBe('*');
     expect(loadConfig({ NODE_ENV: 'test' }).edge.corsOrigins).toBe('*');
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'a-production-secret' }).edge.corsOrigins).toEqual([]);
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'a-production-secret', CORS_ORIGINS: '*' }).edge.corsOrigins).toBe('*');
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: randomBytes(32).toString('hex') }).edge.corsOrigins).toEqual([]);
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: randomBytes(32).toString('hex'), CORS_ORIGINS: '*' }).edge.corsOrigins).toBe('*');
   });
 
   it('reads CORS_ORIGINS as the origins browsers send, a trailing slash forgiven', () => {
-    const origins = loadConfig({ CORS_ORIGINS: 'https://shop.example.com/, http://localhost:8080' }).edge.corsOrigins;
+    const origins = loadConfig({ NODE_ENV: 'test', CORS_ORIGINS: 'https://shop.example.com/, http://localhost:8080' }).edge.corsOrigins;
     expect(origins).toEqual(['https://shop.example.com', 'http://localhost:8080']);
   });
 
   it('trusts no proxy by default, and reads hop counts and proxy addresses', () => {
-    expect(loadConfig({}).edge.trustProxy).toBe(false);
-    expect(loadConfig({ TRUST_PROXY: 'false' }).edge.trustProxy).toBe(false);
-    expect(loadConfig({ TRUST_PROXY: '0' }).edge.trustProxy).toBe(false);
-    expect(loadConfig({ TRUST_PROXY: 'true' }).edge.trustProxy).toBe(true);
-    expect(loadConfig({ TRUST_PROXY: '2' }).edge.trustProxy).toBe(2);
-    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,loopback, fd00::/8' }).edge.trustProxy).toEqual(['10.0.0.0/8', '192.168.1.7', 'loopback', 'fd00::/8']);
+    expect(loadConfig({ NODE_ENV: 'test' }).edge.trustProxy).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'test', TRUST_PROXY: 'false' }).edge.trustProxy).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'test', TRUST_PROXY: '0' }).edge.trustProxy).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'test', TRUST_PROXY: 'true' }).edge.trustProxy).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'test', TRUST_PROXY: '2' }).edge.trustProxy).toBe(2);
+    expect(loadConfig({ NODE_ENV: 'test', TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,loopback, fd00::/8' }).edge.trustProxy).toEqual(['10.0.0.0/8', '192.168.1.7', 'loopback', 'fd00::/8']);
   });
 
   it('gives product reads a short max-age and a longer stale-while-revalidate by default', () => {
-    expect(loadConfig({}).edge.productCache).toEqual({ maxAgeS: 2, staleWhileRevalidateS: 10 });
-    expect(loadConfig({ PRODUCT_CACHE_MAX_AGE_S: '0', PRODUCT_CACHE_SWR_S: '30' }).edge.productCache).toEqual({ maxAgeS: 0, staleWhileRevalidateS: 30 });
+    expect(loadConfig({ NODE_ENV: 'test' }).edge.productCache).toEqual({ maxAgeS: 2, staleWhileRevalidateS: 10 });
+    expect(loadConfig({ NODE_ENV: 'test', PRODUCT_CACHE_MAX_AGE_S: '0', PRODUCT_CACHE_SWR_S: '30' }).edge.productCache).toEqual({ maxAgeS: 0, staleWhileRevalidateS: 30 });
   });
 
   it.each([
@@ -40,7 +41,7 @@ describe('edge configuration', () => {
     ['PRODUCT_CACHE_MAX_AGE_S', '-1', /PRODUCT_CACHE_MAX_AGE_S must be an integer from 0 to 3600/],
     ['PRODUCT_CACHE_SWR_S', 'a while', /PRODUCT_CACHE_SWR_S must be an integer/],
   ])('refuses %s=%s with one line naming it', (name, value, message) => {
-    const load = () => loadConfig({ [name]: value });
+    const load = () => loadConfig({ NODE_ENV: 'test', [name]: value });
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(message);
     try {

@@ -1,7 +1,10 @@
-import { Controller, Get } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, HttpStatus, Res } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/auth.decorators';
+import { OPS_ROUTE } from '../metrics/ops-routes';
 import { RedisHealthIndicator } from './redis.health';
 
 @ApiTags('health')
@@ -17,14 +20,40 @@ export class HealthController {
   /** Liveness only: answers while the process runs, whatever its dependencies do. */
   @Get('live')
   @ApiOperation({ summary: 'Liveness: 200 while the process runs (no dependency checks)' })
+  @ApiOkResponse({ description: '{ "status": "ok" }' })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
+  /**
+   * Readiness for balancers, on the public port: up or down and nothing more. The reasons (which
+   * dependency, its address, its error text) are for operators, on /health/details.
+   */
   @Get()
+  @ApiOperation({ summary: 'Readiness: 200 {"status":"ok"} when Postgres and Redis answer, else 503 {"status":"error"}' })
+  @ApiOkResponse({ description: '{ "status": "ok" }' })
+  @ApiServiceUnavailableResponse({ description: '{ "status": "error" }: Postgres or Redis did not answer' })
+  async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<{ status: 'ok' | 'error' }> {
+    try {
+      await this.runChecks();
+      return { status: 'ok' };
+    } catch {
+      void reply.status(HttpStatus.SERVICE_UNAVAILABLE);
+      return { status: 'error' };
+    }
+  }
+
+  @Get('details')
   @HealthCheck()
-  @ApiOperation({ summary: 'Liveness and readiness: 200 when Postgres and Redis answer, else 503' })
-  check() {
+  @RouteConfig(OPS_ROUTE)
+  @ApiOperation({ summary: 'Each dependency and why it is down (Terminus format); the METRICS_PORT listener, or PORT in development' })
+  @ApiResponse({ status: 200, description: 'Terminus report: { status: "ok", info, error, details }' })
+  @ApiServiceUnavailableResponse({ description: 'Terminus report with status "error"' })
+  details() {
+    return this.runChecks();
+  }
+
+  private runChecks() {
     return this.health.check([() => this.database.pingCheck('database', { timeout: 1500 }), () => this.redis.check()]);
   }
 }

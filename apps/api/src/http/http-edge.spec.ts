@@ -4,7 +4,7 @@ import { edgeServerOptions } from './http-edge';
 
 /** A bare Fastify with the edge's server options, answering what it believes about the caller. */
 async function serverFor(env: Record<string, string>): Promise<FastifyInstance> {
-  const server = Fastify(edgeServerOptions(loadConfig(env).edge));
+  const server = Fastify(edgeServerOptions(loadConfig({ NODE_ENV: 'test', ...env }).edge));
   server.get('/whoami', (request) => ({ ip: request.ip, id: request.id }));
   await server.ready();
   return server;

@@ -1,0 +1,90 @@
+import { createPublicKey, JsonWebKey } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import type { PublicKeyAlgorithm } from '../config/auth-config';
+
+export interface VerificationKey {
+  pem: string;
+  algorithm: PublicKeyAlgorithm;
+}
+
+export interface JwksOptions {
+  /** One fetch gives up after this long (an identity provider that hangs must not hold requests). */
+  fetchTimeoutMs: number;
+  /** Fetches happen at most this often, however many unknown `kid`s arrive. */
+  minRefetchMs: number;
+  /** A key set larger than this (keys, or bytes of JSON) is refused: memory stays bounded. */
+  maxKeys: number;
+  maxBytes: number;
+  now: () => number;
+}
+
+const DEFAULTS: JwksOptions = { fetchTimeoutMs: 3000, minRefetchMs: 10_000, maxKeys: 50, maxBytes: 256 * 1024, now: () => Date.now() };
+
+/**
+ * An identity provider's signing keys (JWKS), by `kid`. Read once at start-up and again when a
+ * token names a key the cache does not hold (the provider rotated), but never more than once per
+ * `minRefetchMs`: a flood of tokens with made-up `kid`s costs the provider one request per window.
+ */
+export class JwksKeyStore {
+  private readonly log = new Logger('JwksKeyStore');
+  private readonly options: JwksOptions;
+  private keys = new Map<string, VerificationKey>();
+  private lastFetchAt = Number.NEGATIVE_INFINITY;
+  private inFlight: Promise<void> | undefined;
+  /** How many times the key set was requested (for the logs and tests of the refetch bound). */
+  fetches = 0;
+
+  constructor(
+    private readonly url: string,
+    options: Partial<JwksOptions> = {},
+  ) {
+    this.options = { ...DEFAULTS, ...options };
+  }
+
+  /** The key for a token's `kid`; without a `kid`, the only key when the set holds one. */
+  keyFor(kid: string | undefined): VerificationKey | undefined {
+    if (kid === undefined) return this.keys.size === 1 ? this.keys.values().next().value : undefined;
+    return this.keys.get(kid);
+  }
+
+  /** Fetches the set unless one was fetched within `minRefetchMs`; concurrent callers share one fetch. */
+  refresh(): Promise<void> {
+    if (this.inFlight) return this.inFlight;
+    if (this.options.now() - this.lastFetchAt < this.options.minRefetchMs) return Promise.resolve();
+    this.lastFetchAt = this.options.now();
+    this.inFlight = this.fetchKeys()
+      .catch((error: unknown) => this.log.warn(`could not read the key set at ${this.url}: ${(error as Error).message}`))
+      .finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
+
+  private async fetchKeys(): Promise<void> {
+    this.fetches++;
+    const response = await fetch(this.url, { signal: AbortSignal.timeout(this.options.fetchTimeoutMs), headers: { accept: 'application/json' } });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const text = await response.text();
+    if (Buffer.byteLength(text) > this.options.maxBytes) throw new Error(`key set larger than ${this.options.maxBytes} bytes`);
+    const body = JSON.parse(text) as { keys?: unknown };
+    if (!Array.isArray(body.keys)) throw new Error('no "keys" array');
+    if (body.keys.length > this.options.maxKeys) throw new Error(`more than ${this.options.maxKeys} keys`);
+    const keys = new Map<string, VerificationKey>();
+    for (const jwk of body.keys as Array<JsonWebKey & { kid?: unknown; use?: unknown; alg?: unknown }>) {
+      const key = toVerificationKey(jwk);
+      if (key) keys.set(typeof jwk.kid === 'string' ? jwk.kid : '', key);
+    }
+    this.keys = keys;
+  }
+}
+
+/** A signing key this API can use (RSA → RS256, P-256 → ES256), or undefined for any other. */
+function toVerificationKey(jwk: JsonWebKey & { use?: unknown; alg?: unknown }): VerificationKey | undefined {
+  if (jwk.use !== undefined && jwk.use !== 'sig') return undefined;
+  const algorithm = jwk.kty === 'RSA' ? 'RS256' : jwk.kty === 'EC' && jwk.crv === 'P-256' ? 'ES256' : undefined;
+  if (!algorithm || (jwk.alg !== undefined && jwk.alg !== algorithm)) return undefined;
+  try {
+    const pem = createPublicKey({ key: jwk, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString();
+    return { pem, algorithm };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,96 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig } from './app-config';
+import { ConfigError, Env } from './env.schema';
+import { PUBLISHED_SECRETS } from './published-secrets';
+
+const KEYS_DIR = join(__dirname, '../../../../.infra/test-keys');
+const ownSecret = () => randomBytes(32).toString('hex');
+const production = (env: Env): Env => ({ NODE_ENV: 'production', ...env });
+
+/** The one line start-up prints (main.ts writes the ConfigError's message and exits). */
+function refusal(env: Env): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message.split('\n')).toHaveLength(1);
+    return message;
+  }
+  throw new Error('loadConfig accepted the environment');
+}
+
+function pemFile(name: string, type: 'rsa' | 'ec' | 'ed25519'): string {
+  mkdirSync(KEYS_DIR, { recursive: true });
+  const { publicKey } = type === 'ec' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : type === 'rsa' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : generateKeyPairSync('ed25519');
+  const path = join(KEYS_DIR, `${name}-${process.pid}.pem`);
+  writeFileSync(path, publicKey.export({ type: 'spki', format: 'pem' }));
+  return path;
+}
+
+describe('start-up in production (fail closed)', () => {
+  it('treats an unset NODE_ENV as production', () => {
+    expect(refusal({})).toMatch(/JWT_SECRET is required when NODE_ENV=production/);
+    expect(loadConfig({ JWT_SECRET: ownSecret() }).nodeEnv).toBe('production');
+  });
+
+  it('refuses a JWT_SECRET shorter than 32 bytes, naming it', () => {
+    const secret = ownSecret().slice(0, 32);
+    expect(refusal(production({ JWT_SECRET: secret.slice(0, 31) }))).toMatch(/^Invalid configuration: JWT_SECRET must be at least 32 bytes/);
+    expect(loadConfig(production({ JWT_SECRET: secret })).auth.hsSecret).toBe(secret);
+  });
+
+  it.each(PUBLISHED_SECRETS.filter((secret) => Buffer.byteLength(secret) >= 32))('refuses the published secret %s', (secret) => {
+    expect(refusal(production({ JWT_SECRET: secret }))).toMatch(/JWT_SECRET is a value published in this repository/);
+  });
+
+  it('refuses every published secret, whatever its length', () => {
+    for (const secret of PUBLISHED_SECRETS) expect(refusal(production({ JWT_SECRET: secret }))).toMatch(/JWT_SECRET/);
+  });
+
+  it('refuses published or short webhook and waiting-room secrets too', () => {
+    const jwt = ownSecret();
+    expect(refusal(production({ JWT_SECRET: jwt, WAITING_ROOM_SECRET: 'too-short' }))).toMatch(/WAITING_ROOM_SECRET must be at least 32 bytes/);
+    expect(refusal(production({ JWT_SECRET: jwt, PAYMENT_WEBHOOK_SECRET: 'whsec_e2e-secret-of-at-least-thirty-two-bytes' }))).toMatch(/PAYMENT_WEBHOOK_SECRET is a value published/);
+  });
+
+  it('starts with a public key instead of a secret, and then needs a waiting-room secret of its own', () => {
+    const file = pemFile('rsa', 'rsa');
+    expect(refusal(production({ JWT_PUBLIC_KEY_FILE: file }))).toMatch(/WAITING_ROOM_SECRET is required/);
+    const config = loadConfig(production({ JWT_PUBLIC_KEY_FILE: file, WAITING_ROOM_SECRET: ownSecret() }));
+    expect(config.auth).toMatchObject({ hsSecret: undefined, publicKey: { algorithm: 'RS256' } });
+    expect(loadConfig(production({ JWT_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json', WAITING_ROOM_SECRET: ownSecret() })).auth.jwksUrl).toBe('https://idp.example.com/.well-known/jwks.json');
+  });
+
+  it('pins the public key algorithm to the key type, and refuses keys it cannot use', () => {
+    expect(loadConfig({ NODE_ENV: 'test', JWT_PUBLIC_KEY_FILE: pemFile('ec', 'ec') }).auth.publicKey?.algorithm).toBe('ES256');
+    expect(refusal({ NODE_ENV: 'test', JWT_PUBLIC_KEY_FILE: pemFile('ed', 'ed25519') })).toMatch(/JWT_PUBLIC_KEY_FILE must hold an RSA key/);
+    expect(refusal({ NODE_ENV: 'test', JWT_PUBLIC_KEY_FILE: join(KEYS_DIR, 'missing.pem') })).toMatch(/JWT_PUBLIC_KEY_FILE must name a readable PEM public key/);
+  });
+
+  it('wants https for a production key set, except on loopback', () => {
+    expect(refusal(production({ JWT_SECRET: ownSecret(), JWT_JWKS_URL: 'http://idp.example.com/jwks' }))).toMatch(/JWT_JWKS_URL must use https/);
+    expect(loadConfig(production({ JWT_SECRET: ownSecret(), JWT_JWKS_URL: 'http://127.0.0.1:8080/jwks' })).auth.jwksUrl).toBe('http://127.0.0.1:8080/jwks');
+  });
+
+  it('keeps a development default secret outside production only', () => {
+    expect(loadConfig({ NODE_ENV: 'development' }).auth.hsSecret).toBeTruthy();
+    expect(loadConfig({ NODE_ENV: 'test', JWT_ISSUER: 'https://idp', JWT_AUDIENCE: 'shop' }).auth).toMatchObject({ issuer: 'https://idp', audience: 'shop' });
+  });
+});
+
+describe('operations surface', () => {
+  it('moves /metrics to port 9464 and turns /docs off in production; development serves both on PORT', () => {
+    expect(loadConfig(production({ JWT_SECRET: ownSecret() })).ops).toEqual({ metricsPort: 9464, docsEnabled: false });
+    expect(loadConfig({ NODE_ENV: 'development' }).ops).toEqual({ metricsPort: undefined, docsEnabled: true });
+    expect(loadConfig({ NODE_ENV: 'test', METRICS_PORT: '9100', DOCS_ENABLED: 'false' }).ops).toEqual({ metricsPort: 9100, docsEnabled: false });
+    expect(loadConfig(production({ JWT_SECRET: ownSecret(), DOCS_ENABLED: 'true' })).ops.docsEnabled).toBe(true);
+    expect(refusal({ NODE_ENV: 'test', METRICS_PORT: 'nine' })).toMatch(/METRICS_PORT must be an integer/);
+  });
+
+  it('opens CORS to no origin in production unless CORS_ORIGINS says so', () => {
+    expect(loadConfig(production({ JWT_SECRET: ownSecret() })).edge.corsOrigins).toEqual([]);
+  });
+});

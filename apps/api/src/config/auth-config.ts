@@ -1,0 +1,88 @@
+import { createPublicKey, KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { ConfigError, Env, integer } from './env.schema';
+import { isPublishedSecret } from './published-secrets';
+
+type NodeEnv = 'development' | 'production' | 'test';
+export type PublicKeyAlgorithm = 'RS256' | 'ES256';
+
+/** How bearer tokens are checked (CONTRACT.md, "Authentication"). */
+export interface AuthConfig {
+  /** HS256 key; in development and test a published default when JWT_SECRET is unset. */
+  hsSecret: string | undefined;
+  /** JWT_PUBLIC_KEY_FILE: an identity provider's key, its algorithm fixed by the key's type. */
+  publicKey: { pem: string; algorithm: PublicKeyAlgorithm } | undefined;
+  /** JWT_JWKS_URL: an identity provider's key set, RS256/ES256 keys by `kid`. */
+  jwksUrl: string | undefined;
+  issuer: string | undefined;
+  audience: string | undefined;
+  /** Requests with a missing or bad token one client address may send per second before 429. */
+  failuresPerSecondPerAddress: number;
+}
+
+const DEV_JWT_SECRET = 'dev-only-secret-change-me';
+const MIN_PRODUCTION_SECRET_BYTES = 32;
+const refuse = (message: string): never => {
+  throw new ConfigError(`Invalid configuration: ${message}`);
+};
+
+export function loadAuthConfig(env: Env, nodeEnv: NodeEnv): AuthConfig {
+  const production = nodeEnv === 'production';
+  const publicKey = env.JWT_PUBLIC_KEY_FILE ? readPublicKey(env.JWT_PUBLIC_KEY_FILE) : undefined;
+  const jwksUrl = env.JWT_JWKS_URL ? jwksEndpoint(env.JWT_JWKS_URL, production) : undefined;
+  const configured = env.JWT_SECRET === '' ? undefined : env.JWT_SECRET;
+  if (production && configured === undefined && !publicKey && !jwksUrl) {
+    refuse('JWT_SECRET is required when NODE_ENV=production (or a public key: JWT_PUBLIC_KEY_FILE or JWT_JWKS_URL)');
+  }
+  if (configured !== undefined) checkSecret('JWT_SECRET', configured, production);
+  return {
+    hsSecret: configured ?? (production ? undefined : DEV_JWT_SECRET),
+    publicKey,
+    jwksUrl,
+    issuer: env.JWT_ISSUER || undefined,
+    audience: env.JWT_AUDIENCE || undefined,
+    failuresPerSecondPerAddress: integer(20, 1, 1_000_000)(env.AUTH_FAILURES_PER_SECOND, 'AUTH_FAILURES_PER_SECOND'),
+  };
+}
+
+/**
+ * A secret production may use: long enough that guessing it offline is hopeless, and not one
+ * anybody can read in this repository. Outside production only a floor, for the dev defaults.
+ */
+export function checkSecret(name: string, value: string, production: boolean): string {
+  if (!production) {
+    if (Buffer.byteLength(value, 'utf8') < 16) refuse(`${name} must be at least 16 bytes`);
+    return value;
+  }
+  if (Buffer.byteLength(value, 'utf8') < MIN_PRODUCTION_SECRET_BYTES) refuse(`${name} must be at least ${MIN_PRODUCTION_SECRET_BYTES} bytes when NODE_ENV=production`);
+  if (isPublishedSecret(value)) refuse(`${name} is a value published in this repository; generate your own (openssl rand -hex 32)`);
+  return value;
+}
+
+function readPublicKey(path: string): { pem: string; algorithm: PublicKeyAlgorithm } {
+  let pem: string;
+  let key: KeyObject;
+  try {
+    pem = readFileSync(path, 'utf8');
+    key = createPublicKey(pem);
+  } catch (error) {
+    return refuse(`JWT_PUBLIC_KEY_FILE must name a readable PEM public key (${(error as Error).message.split('\n')[0]})`);
+  }
+  if (key.asymmetricKeyType === 'rsa') return { pem, algorithm: 'RS256' };
+  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return { pem, algorithm: 'ES256' };
+  return refuse('JWT_PUBLIC_KEY_FILE must hold an RSA key (RS256) or a P-256 EC key (ES256)');
+}
+
+/** The key set's URL: https in production, except on the loopback interface (a sidecar). */
+function jwksEndpoint(raw: string, production: boolean): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return refuse(`JWT_JWKS_URL must be a URL (got ${JSON.stringify(raw)})`);
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') refuse('JWT_JWKS_URL must use https:');
+  if (production && url.protocol === 'http:' && !loopback) refuse('JWT_JWKS_URL must use https: when NODE_ENV=production');
+  return url.toString();
+}

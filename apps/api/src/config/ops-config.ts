@@ -1,0 +1,21 @@
+import { bool, Env, integer } from './env.schema';
+
+type NodeEnv = 'development' | 'production' | 'test';
+
+/** Where the operations surface lives: the metrics/details listener and the Swagger UI. */
+export interface OpsConfig {
+  /** Port of the internal listener serving /metrics and /health/details; undefined: served on PORT. */
+  metricsPort: number | undefined;
+  /** Serve the Swagger UI at /docs. */
+  docsEnabled: boolean;
+}
+
+/** Production keeps both off the public port by default; development and test show them there. */
+export function loadOpsConfig(env: Env, nodeEnv: NodeEnv): OpsConfig {
+  const production = nodeEnv === 'production';
+  const rawPort = env.METRICS_PORT === '' ? undefined : env.METRICS_PORT;
+  return {
+    metricsPort: rawPort === undefined ? (production ? 9464 : undefined) : integer(0, 0, 65535)(rawPort, 'METRICS_PORT'),
+    docsEnabled: bool(!production)(env.DOCS_ENABLED, 'DOCS_ENABLED'),
+  };
+}
