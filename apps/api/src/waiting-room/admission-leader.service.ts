@@ -17,10 +17,13 @@ import { WaitingRoomMetrics } from './waiting-room.metrics';
 import { WaitingRoomSettings } from './waiting-room-settings';
 
 const JOB = 'waiting-room-admission';
-const OPEN_SALES = `${PRODUCT_SELECT} WHERE p.waiting_room IS NOT NULL AND (p.sale_starts_at IS NULL OR p.sale_starts_at <= now()) AND (p.sale_ends_at IS NULL OR p.sale_ends_at > now())`;
+/** With no sale open or about to open, an instance looks again only this much later. */
+const IDLE_BACKOFF_MS = 1000;
+// Sales about to start are listed too, so that an idle instance never starts admitting one late.
+const OPEN_SALES = `${PRODUCT_SELECT} WHERE p.waiting_room IS NOT NULL AND (p.sale_starts_at IS NULL OR p.sale_starts_at <= now() + interval '${IDLE_BACKOFF_MS * 2} milliseconds') AND (p.sale_ends_at IS NULL OR p.sale_ends_at > now())`;
 const STOCK_OF = `${PRODUCT_SELECT} WHERE p.id = ANY($1::bigint[])`;
 
-type Sale = Pick<ProductRow, 'id' | 'segments' | 'per_user_limit'> & { waiting_room: WaitingRoomSettings };
+type Sale = Pick<ProductRow, 'id' | 'segments' | 'per_user_limit' | 'sale_starts_at'> & { waiting_room: WaitingRoomSettings };
 
 /**
  * Admits buyers. Every instance schedules the step; a job lock lets one run it at a time (the
@@ -38,6 +41,7 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
   /** Admissions stay counted this long past expiry: a purchase let in just before expiry commits within it. */
   private readonly graceMs: number;
   private running?: Promise<unknown>;
+  private idleUntil = 0;
   /** The purchase path's admission control, for its service-time models (OrdersModule keeps it to itself). */
   private admission?: PurchaseAdmission;
 
@@ -69,7 +73,7 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
 
   /** One step, unless one is still running here; never rejects. */
   async tick(): Promise<void> {
-    if (this.running) return;
+    if (this.running || Date.now() < this.idleUntil) return;
     this.running = this.runExclusively();
     try {
       await this.running;
@@ -88,7 +92,10 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
   }
 
   async step(): Promise<void> {
-    const sales: Sale[] = await this.db.query(OPEN_SALES);
+    const listed: Sale[] = await this.db.query(OPEN_SALES);
+    if (!listed.length) this.idleUntil = Date.now() + IDLE_BACKOFF_MS;
+    const now = Date.now();
+    const sales = listed.filter((sale) => sale.sale_starts_at === null || new Date(sale.sale_starts_at).getTime() <= now);
     if (!sales.length) return;
     const boughtBefore = new Map<string, number>();
     for (const sale of sales) boughtBefore.set(String(sale.id), await this.openQueue(sale));
