@@ -182,8 +182,10 @@ describe('POST /payments/webhook', () => {
   it('404 ORDER_NOT_FOUND for an unknown order and 400 for a malformed event, signed or not; neither is recorded', async () => {
     const ghost: PaymentEvent = { eventId: newEventId(), type: 'payment.succeeded', orderId: '987654321', amountCents: PRICE };
     expectContractError(await deliverSigned(ghost), 404, 'ORDER_NOT_FOUND');
+    // The largest bigint is a well-formed id (of no order); one past it is malformed.
+    expectContractError(await deliverSigned({ ...ghost, eventId: newEventId(), orderId: '9223372036854775807' }), 404, 'ORDER_NOT_FOUND');
     const order = await pendingOrder('wh-malformed');
-    for (const bad of [{ ...succeeded(order), extra: 1 }, { ...succeeded(order), type: 'payment.refunded' }, { ...succeeded(order), orderId: 7 }, { ...succeeded(order), amountCents: '1250' }]) {
+    for (const bad of [{ ...succeeded(order), extra: 1 }, { ...succeeded(order), type: 'payment.refunded' }, { ...succeeded(order), orderId: 7 }, { ...succeeded(order), orderId: '9223372036854775808' }, { ...succeeded(order), amountCents: '1250' }]) {
       expectContractError(await deliverSigned(bad as unknown as PaymentEvent), 400, 'VALIDATION_FAILED');
     }
     const total = await withPg(db, async (pg) => Number((await pg.query("SELECT count(*) FROM payment_events WHERE order_id = $1 OR event_id = $2", [order.id, ghost.eventId])).rows[0].count));

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsPositiveId } from '../common/positive-id';
 
 export const PAYMENT_EVENT_TYPES = ['payment.succeeded', 'payment.failed'] as const;
 export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
@@ -19,8 +20,7 @@ export class PaymentEventDto {
 
   @ApiProperty({ example: '1001' })
   @IsString()
-  // 18 digits at most: always inside Postgres' bigint.
-  @Matches(/^[1-9][0-9]{0,17}$/, { message: 'orderId must be a positive integer, as a string' })
+  @IsPositiveId({ message: 'orderId must be a positive integer, as a string' })
   orderId!: string;
 
   @ApiProperty({ example: 3998, description: "must equal the order's total: the product's price in cents times the quantity" })
