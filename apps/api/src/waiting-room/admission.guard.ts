@@ -12,6 +12,8 @@ export interface AdmittedRequest {
   waitingRoomAdmission?: { productId: string; place: number };
 }
 
+type PurchaseRequest = { params: { id?: string }; headers: Record<string, unknown>; user: AuthUser } & AdmittedRequest;
+
 /**
  * Purchases of a product sold through a waiting room need a valid `Admission` header: signed
  * by us, for this user and product, unexpired, and still good in Redis, where it is taken for
@@ -27,10 +29,17 @@ export class WaitingRoomAdmissionGuard implements CanActivate {
     private readonly signer: TicketSigner,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<{ params: { id?: string }; headers: Record<string, unknown>; user: AuthUser } & AdmittedRequest>();
+  /** Synchronous for a product whose terms this process knows to have no waiting room: no promise on that path. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const request = context.switchToHttp().getRequest<PurchaseRequest>();
     const productId = request.params.id;
     if (!isPositiveId(productId)) return true; // the route's pipe answers 400
+    const known = this.catalog.knownTerms(productId);
+    if (known && !known.waitingRoom) return true;
+    return this.check(request, productId);
+  }
+
+  private async check(request: PurchaseRequest, productId: string): Promise<boolean> {
     const terms = this.catalog.knownTerms(productId) ?? (await this.catalog.saleTerms(productId));
     if (!terms?.waitingRoom) return true;
     const claims = this.signer.readAdmission(request.headers.admission);
