@@ -1,0 +1,111 @@
+import { createHmac } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppHarness, startApp } from '../support/app-harness';
+import { claimsFor, JwksServer, publicPem, signingKey, signJwt } from '../support/identity-provider';
+import { testOutputDir } from '../support/test-output';
+
+const ISSUER = 'https://idp.shop.test/';
+const AUDIENCE = 'flash-sale-api';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const b64url = (value: string | Buffer): string => Buffer.from(value).toString('base64url');
+
+async function statusWith(harness: AppHarness, token: string): Promise<number> {
+  return (await harness.app.inject({ method: 'GET', url: '/orders', headers: { authorization: `Bearer ${token}` } })).statusCode;
+}
+
+describe('tokens from an identity provider (JWT_JWKS_URL)', () => {
+  const first = signingKey('key-1', 'RS256');
+  const rotated = signingKey('key-2', 'ES256');
+  let idp: JwksServer;
+  let harness: AppHarness;
+  let bootedAt: number;
+  const ok = (key = first, extra: Record<string, unknown> = {}) => signJwt(key, claimsFor('idp-user', { iss: ISSUER, aud: AUDIENCE, ...extra }));
+
+  beforeAll(async () => {
+    idp = await JwksServer.start([first]);
+    bootedAt = Date.now();
+    harness = await startApp({ JWT_JWKS_URL: idp.url, JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE, AUTH_FAILURES_PER_SECOND: '100000' });
+  });
+  afterAll(async () => {
+    await harness.close();
+    await idp.close();
+  });
+
+  it('reads the key set at start-up and accepts a token signed with one of its keys', async () => {
+    expect(idp.requests).toBe(1);
+    expect(await statusWith(harness, ok())).toBe(200);
+  });
+
+  it('checks iss, aud and exp (with 30 s of leeway), and refuses a token without exp', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect(await statusWith(harness, ok(first, { iss: 'https://evil.test/' }))).toBe(401);
+    expect(await statusWith(harness, ok(first, { aud: 'another-api' }))).toBe(401);
+    expect(await statusWith(harness, ok(first, { exp: now - 120 }))).toBe(401);
+    expect(await statusWith(harness, ok(first, { exp: now - 10 }))).toBe(200);
+    expect(await statusWith(harness, signJwt(first, { sub: 'forever', iss: ISSUER, aud: AUDIENCE }))).toBe(401);
+  });
+
+  it('pins the algorithm to the key: none, and a key used with another alg, are refused', async () => {
+    const claims = claimsFor('attacker', { iss: ISSUER, aud: AUDIENCE, role: 'admin' });
+    const unsigned = `${b64url(JSON.stringify({ alg: 'none', typ: 'JWT', kid: 'key-1' }))}.${b64url(JSON.stringify(claims))}.`;
+    expect(await statusWith(harness, unsigned)).toBe(401);
+    const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid: 'key-1' }));
+    const body = b64url(JSON.stringify(claims));
+    const hmacWithPublicKey = `${header}.${body}.${b64url(createHmac('sha256', publicPem(first)).update(`${header}.${body}`).digest())}`;
+    expect(await statusWith(harness, hmacWithPublicKey)).toBe(401);
+  });
+
+  it('accepts a key that appears after rotation once the set is read again', async () => {
+    idp.keys = [first, rotated];
+    // The set was read at start-up; the next read may come 10 s after it.
+    await sleep(Math.max(0, bootedAt + 10_500 - Date.now()));
+    const before = idp.requests;
+    expect(await statusWith(harness, ok(rotated))).toBe(200);
+    expect(idp.requests).toBe(before + 1);
+    expect(await statusWith(harness, ok(rotated))).toBe(200);
+    expect(idp.requests).toBe(before + 1);
+  }, 20_000);
+
+  it('reads the set at most once per 10 s however many unknown kids arrive', async () => {
+    const before = idp.requests;
+    const startedAt = Date.now();
+    const statuses: number[] = [];
+    while (Date.now() - startedAt < 3000) {
+      const batch = await Promise.all(Array.from({ length: 20 }, (_, i) => statusWith(harness, signJwt({ ...first, kid: `made-up-${Date.now()}-${i}` }, claimsFor('x', { iss: ISSUER, aud: AUDIENCE })))));
+      statuses.push(...batch);
+      await sleep(100);
+    }
+    expect(statuses.length).toBeGreaterThan(200);
+    expect(new Set(statuses)).toEqual(new Set([401]));
+    expect(idp.requests - before).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('tokens checked with a PEM public key (JWT_PUBLIC_KEY_FILE)', () => {
+  const key = signingKey('unused', 'ES256');
+  const other = signingKey('other', 'ES256');
+  let harness: AppHarness;
+
+  beforeAll(async () => {
+    const file = join(testOutputDir('pem'), 'idp.pem');
+    writeFileSync(file, publicPem(key));
+    harness = await startApp({ JWT_PUBLIC_KEY_FILE: file, AUTH_FAILURES_PER_SECOND: '100000' });
+  });
+  afterAll(() => harness.close());
+
+  it('accepts ES256 tokens signed with the key, with or without a kid', async () => {
+    expect(await statusWith(harness, signJwt(key, claimsFor('pem-user')))).toBe(200);
+    expect(await statusWith(harness, signJwt({ algorithm: 'ES256', privateKey: key.privateKey }, claimsFor('pem-user')))).toBe(200);
+  });
+
+  it('refuses another key, another algorithm, and an HS256 token whose secret is the public key', async () => {
+    expect(await statusWith(harness, signJwt(other, claimsFor('pem-user')))).toBe(401);
+    expect(await statusWith(harness, signJwt(signingKey('rsa', 'RS256'), claimsFor('pem-user')))).toBe(401);
+    const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+    const body = b64url(JSON.stringify(claimsFor('attacker', { role: 'admin' })));
+    const confused = `${header}.${body}.${b64url(createHmac('sha256', publicPem(key)).update(`${header}.${body}`).digest())}`;
+    const res = await harness.app.inject({ method: 'POST', url: '/admin/products', headers: { authorization: `Bearer ${confused}` }, payload: { sku: 'X', name: 'x', priceCents: 1, stock: 1 } });
+    expect(res.statusCode).toBe(401);
+  });
+});
