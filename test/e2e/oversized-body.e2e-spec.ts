@@ -103,6 +103,21 @@ describe('bodies over the limit', () => {
     expect(exchange.written).toBeLessThan(64 * 1024 * 1024);
   });
 
+  it('passes a chunked body under the limit to the route as before', async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      const received: Buffer[] = [];
+      socket.on('data', (chunk) => received.push(chunk)).on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(received).toString('utf8')));
+      const { authorization } = auth('small-chunked');
+      const body = '{"quantity":1}';
+      socket.write(`POST /products/${productId}/purchase HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAuthorization: ${authorization}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`);
+      socket.write(`${(8).toString(16)}\r\n${body.slice(0, 8)}\r\n${(body.length - 8).toString(16)}\r\n${body.slice(8)}\r\n0\r\n\r\n`);
+    });
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 201 Created');
+    expect(JSON.parse(answer.split('\r\n\r\n')[1])).toMatchObject({ productId, userId: 'small-chunked', quantity: 1 });
+  });
+
   it('still serves a purchase afterwards', async () => {
     const res = await new Api(injectSender(harness.app)).purchase(productId, 'after-big-bodies');
     expect(res.status).toBe(201);
