@@ -3,6 +3,7 @@ import { formatSummary, runLoadTest, terminalProgress } from '../loadtest';
 import { startStack } from '../infra/stack';
 import { REDIS_TOPOLOGIES, RedisTopology } from '../infra/redis-topology';
 import { mintToken } from '../loadtest/jwt';
+import { formatCheck } from '../history/check-history';
 import { serveStorefront } from '../../examples/storefront/serve';
 
 const DEMO_SECRET = 'demo-secret-for-the-flash-sale';
@@ -10,7 +11,8 @@ const DEMO_SECRET = 'demo-secret-for-the-flash-sale';
 /**
  * `npm run demo`: a whole flash sale on this machine. Brings up Postgres and Redis (or uses the
  * running ones), starts API instances, puts one product on sale, lets thousands of simulated
- * shoppers at it, checks the contract's invariants and writes a report; then stops everything
+ * shoppers at it, checks the contract's invariants, records every request as a history and
+ * judges it with the history checker, and writes a report; then stops everything
  * it started.
  */
 async function main(): Promise<number> {
@@ -57,9 +59,13 @@ async function main(): Promise<number> {
       connections: count(values.connections, '--connections'),
       tokenSecret: DEMO_SECRET,
       onProgress: progress.onProgress,
+      // Every request recorded and judged by the history checker against the final orders.
+      check: true,
     });
     progress.done();
     console.log(formatSummary(result));
+    if (result.historyCheck) console.log(formatCheck(result.historyCheck));
+    if (result.historyPath) console.log(`[demo] history: ${result.historyPath} (npm run check-history -- ${result.historyPath} --url <api> --token-secret <secret>)`);
     if (result.reportPaths) console.log(`[demo] report: ${result.reportPaths.html}`);
     if (storefront) await waitForCtrlC(urls[0], storefront.pageUrl({ api: urls[0], product: result.product.id, token: mintToken(DEMO_SECRET, 'storefront-shopper', 'user') }));
     return result.ok ? 0 : 1;

@@ -26,7 +26,8 @@ function noServerErrors(ops: OpRecord[]): RuleResult {
  */
 export function checkHistory(meta: MetaRecord, ops: OpRecord[], finalOrders: FinalOrder[], options: Partial<CheckOptions> = {}): HistoryCheck {
   const t0 = performance.now();
-  const model = buildModel(meta, ops, finalOrders, { skewMs: 250, staleReadMs: 0, finalReadAtMs: Date.now(), ...options });
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  const model = buildModel(meta, ops, finalOrders, { skewMs: 250, staleReadMs: 0, finalReadAtMs: Date.now(), ...given });
   const { refusals, explained } = refusalsDidNothing(model);
   const rules = [
     every201Durable(model),

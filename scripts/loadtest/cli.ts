@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { formatCheck } from '../history/check-history';
 import { runLoadTest } from './run-load-test';
 import { terminalProgress } from './progress';
 import { formatSummary } from './summary-table';
@@ -11,8 +12,8 @@ const DEV_JWT_SECRET = 'dev-only-secret-change-me';
 const USAGE = `usage: npm run loadtest -- --url http://host:port [--url ...] (--product ID | --stock N)
   --users U --connections C (--duration S | --requests R) [--quantity Q] [--token-secret S]
   [--per-user-limit L] [--report-dir reports | --no-report] [--max-retries 3] [--max-retry-delay-ms 2000]
-  [--timeout-ms 10000]
-exit codes: 0 invariants hold, 1 an invariant failed, 2 bad usage or the run could not be set up`;
+  [--timeout-ms 10000] [--history FILE] [--check [--database-url URL]]
+exit codes: 0 invariants hold (and the history check passed), 1 an invariant or the history check failed, 2 bad usage or the run could not be set up`;
 
 function number(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -41,6 +42,9 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
       'max-retries': { type: 'string' },
       'max-retry-delay-ms': { type: 'string' },
       'timeout-ms': { type: 'string' },
+      history: { type: 'string' },
+      check: { type: 'boolean' },
+      'database-url': { type: 'string' },
     },
   });
   return {
@@ -58,6 +62,9 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     requestTimeoutMs: number('timeout-ms', values['timeout-ms']),
     tokenSecret: values['token-secret'] ?? (env.JWT_SECRET || DEV_JWT_SECRET),
     reportDir: values['no-report'] ? null : (values['report-dir'] ?? 'reports'),
+    historyFile: values.history,
+    check: values.check,
+    databaseUrl: values['database-url'],
   };
 }
 
@@ -75,6 +82,8 @@ async function main(): Promise<number> {
     const result = await runLoadTest({ ...options, onProgress: progress.onProgress });
     progress.done();
     console.log(formatSummary(result));
+    if (result.historyCheck) console.log(formatCheck(result.historyCheck));
+    if (result.historyPath) console.log(`history: ${result.historyPath}${result.historyCheck ? '' : ` (judge it: npm run check-history -- ${result.historyPath} --url ${result.urls[0]})`}`);
     return result.ok ? 0 : 1;
   } catch (error) {
     progress.done();

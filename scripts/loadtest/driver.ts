@@ -16,6 +16,7 @@
  * API instances it is measuring, so fetch's overhead would have been taken from the server.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { HistoryLog } from '../history/writer';
 import { HttpTransport, TransportError } from './http-transport';
 import { Recorder, RequestSample } from './recorder';
 import { isRetryableStatus, parseRetryAfter, retryDelayMs } from './retry-policy';
@@ -33,12 +34,18 @@ export interface DriveOptions {
   requestTimeoutMs: number;
   runId: string;
   recorder: Recorder;
+  /** Every request as a history record (`--history`), for the checker. */
+  history?: HistoryLog;
 }
 
 interface Response {
   sample: RequestSample;
   orderId?: string;
   retryAfterMs?: number;
+  /** Client clock (ms since the epoch) when the request was sent and its answer (or failure) came. */
+  invokeMs: number;
+  completeMs: number;
+  purchaseId?: string;
 }
 
 export async function drive(options: DriveOptions): Promise<void> {
@@ -72,6 +79,20 @@ async function attempt(options: DriveOptions, transport: HttpTransport, n: numbe
     const url = urls[(n + retry) % urls.length];
     const response = await purchase(transport, url, options.productId, user.token, key, body);
     recorder.record(response.sample);
+    options.history?.add({
+      op: 'purchase',
+      process: `w${n % options.connections}`,
+      invokeMs: response.invokeMs,
+      completeMs: response.completeMs,
+      productId: options.productId,
+      userId: user.id,
+      quantity: options.quantity,
+      key,
+      ...(response.sample.error !== undefined ? { error: response.sample.error } : { status: response.sample.status }),
+      ...(response.sample.code !== undefined ? { code: response.sample.code } : {}),
+      ...(response.purchaseId !== undefined ? { purchaseId: response.purchaseId } : {}),
+      ...(response.orderId !== undefined ? { orderId: response.orderId } : {}),
+    });
     const retryable = response.sample.error !== undefined || isRetryableStatus(response.sample.status);
     if (!retryable || retry >= options.maxRetries || Date.now() >= deadline) {
       recorder.recordAttemptOutcome(response.sample);
@@ -85,6 +106,7 @@ async function attempt(options: DriveOptions, transport: HttpTransport, n: numbe
 
 async function purchase(transport: HttpTransport, url: string, productId: string, token: string, key: string, body: string): Promise<Response> {
   const started = performance.now();
+  const invokeMs = Date.now();
   try {
     const res = await transport.post(
       `${url}/products/${encodeURIComponent(productId)}/purchase`,
@@ -92,19 +114,23 @@ async function purchase(transport: HttpTransport, url: string, productId: string
       body,
     );
     const latencyMs = performance.now() - started;
+    const completeMs = Date.now();
     const parsed = parseJson(res.body);
-    const sample: RequestSample = { status: res.status, latencyMs, finishedAt: Date.now() };
+    const sample: RequestSample = { status: res.status, latencyMs, finishedAt: completeMs };
+    const header = res.headers['purchase-id'];
+    const purchaseId = (Array.isArray(header) ? header[0] : header) ?? (typeof parsed?.purchaseId === 'string' ? parsed.purchaseId : undefined);
     if (res.status === 201) {
       const orderId = typeof parsed?.id === 'string' || typeof parsed?.id === 'number' ? String(parsed.id) : undefined;
       if (!orderId) sample.code = 'NO_ORDER_ID';
-      return { sample, orderId };
+      return { sample, orderId, invokeMs, completeMs, purchaseId };
     }
     sample.code = typeof parsed?.code === 'string' ? parsed.code : undefined;
     const retryAfter = res.headers['retry-after'];
-    return { sample, retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) };
+    return { sample, retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter), invokeMs, completeMs, purchaseId };
   } catch (error) {
     const kind = error instanceof TransportError ? error.code : 'UNKNOWN';
-    return { sample: { status: 0, error: kind, latencyMs: performance.now() - started, finishedAt: Date.now() } };
+    const completeMs = Date.now();
+    return { sample: { status: 0, error: kind, latencyMs: performance.now() - started, finishedAt: completeMs }, invokeMs, completeMs };
   }
 }
 

@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { join } from 'node:path';
+import { checkHistory } from '../history/check-history';
+import { readFinalOrders } from '../history/final-state';
+import { HistoryLog } from '../history/writer';
 import { ApiClient } from './api-client';
 import { readSnapshot } from './audit';
 import { drive } from './driver';
@@ -60,9 +64,10 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   const admissionBefore = await readAdmission(urls);
   const startedAt = Date.now();
   const recorder = new Recorder(startedAt);
+  const history = o.historyFile || o.check ? new HistoryLog('npm run loadtest', [{ productId: product.id, initialStock: start.stock, perUserLimit: product.perUserLimit, preexistingOrderIds: start.orders.map((x) => x.id) }]) : undefined;
   const ticker = o.onProgress ? setInterval(() => o.onProgress?.(recorder.progress(Date.now())), o.progressEveryMs ?? 1000) : undefined;
   try {
-    await drive({ ...o, urls, productId: product.id, users, recorder, runId });
+    await drive({ ...o, urls, productId: product.id, users, recorder, runId, history });
   } finally {
     if (ticker) clearInterval(ticker);
   }
@@ -71,7 +76,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   const admissionAfter = admissionBefore && (await readAdmission(urls));
 
   const unresolved = Object.entries(recorder.attemptOutcomes)
-    .filter(([key]) => /^(error|503|429)\b/.test(key))
+    .filter(([key]) => /^(error|503|429|202)\b/.test(key))
     .reduce((sum, [, count]) => sum + count, 0);
   let invariants;
   let end;
@@ -126,6 +131,16 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
     invariants,
     ok: invariants.every((r) => r.ok || r.severity === 'warning'),
   };
+  if (history) {
+    const finalReadAtMs = Date.now();
+    if (o.check) {
+      const source = o.databaseUrl ? { databaseUrl: o.databaseUrl } : { url: urls[0], tokenSecret: o.tokenSecret };
+      result.historyCheck = checkHistory(history.meta, history.ops, await readFinalOrders([product.id], source), { finalReadAtMs });
+      result.ok &&= result.historyCheck.ok;
+    }
+    result.historyPath = o.historyFile ?? join(o.reportDir ?? 'reports', `history-${runId}.jsonl`);
+    history.save(result.historyPath);
+  }
   if (o.reportDir !== null) result.reportPaths = writeReport(result, o.reportDir);
   return result;
 }

@@ -1,3 +1,5 @@
+import type { HistoryCheck } from '../history/check-history';
+
 /** Public shapes of the load-test tool: what `runLoadTest` takes and what it gives back. */
 
 export interface LoadTestOptions {
@@ -33,6 +35,12 @@ export interface LoadTestOptions {
   onProgress?: (progress: ProgressSnapshot) => void;
   /** Default 1000 ms. */
   progressEveryMs?: number;
+  /** Write every request as a history (JSON lines, docs/LOADTEST.md) to this file. */
+  historyFile?: string;
+  /** Judge the history with the checker after the run (writes it beside the report when no historyFile). */
+  check?: boolean;
+  /** With `check`: read the final orders from Postgres instead of the admin API. */
+  databaseUrl?: string;
   /** Identifies this run in user ids (`lt-<runId>-<n>`), the sku and idempotency keys. Default random. */
   runId?: string;
 }
@@ -125,7 +133,11 @@ export interface LoadTestResult {
   /** Absent when a target's /metrics could not be read. */
   admission?: AdmissionReport;
   invariants: InvariantResult[];
-  /** False when any invariant of severity "error" failed. */
+  /** Where the history went (`historyFile`, or beside the report with `check`). */
+  historyPath?: string;
+  /** The checker's verdict on the history (with `check`). */
+  historyCheck?: HistoryCheck;
+  /** False when any invariant of severity "error" failed, or the history check did. */
   ok: boolean;
   reportPaths?: { dir: string; json: string; html: string };
 }
