@@ -35,20 +35,20 @@ export const claimsFor = (sub: string, extra: Record<string, unknown> = {}): Rec
 /** An identity provider's JWKS endpoint, served by the test on a free port; it counts the requests it gets. */
 export class JwksServer {
   requests = 0;
-  keys: SigningKey[] = [];
-  private constructor(private readonly server: Server) {}
+  private readonly server: Server;
 
-  static async start(keys: SigningKey[]): Promise<JwksServer> {
-    let self: JwksServer | undefined;
-    const server = createServer((req, res) => {
-      self!.requests++;
-      const body = JSON.stringify({ keys: self!.keys.map((k) => ({ ...k.publicKey.export({ format: 'jwk' }), kid: k.kid, alg: k.algorithm, use: 'sig' })) });
+  private constructor(public keys: SigningKey[]) {
+    this.server = createServer((_req, res) => {
+      this.requests++;
+      const body = JSON.stringify({ keys: this.keys.map((k) => ({ ...k.publicKey.export({ format: 'jwk' }), kid: k.kid, alg: k.algorithm, use: 'sig' })) });
       res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     });
-    self = new JwksServer(server);
-    self.keys = keys;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return self;
+  }
+
+  static async start(keys: SigningKey[]): Promise<JwksServer> {
+    const idp = new JwksServer(keys);
+    await new Promise<void>((resolve) => idp.server.listen(0, '127.0.0.1', resolve));
+    return idp;
   }
 
   get url(): string {
