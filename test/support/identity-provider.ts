@@ -35,11 +35,14 @@ export const claimsFor = (sub: string, extra: Record<string, unknown> = {}): Rec
 /** An identity provider's JWKS endpoint, served by the test on a free port; it counts the requests it gets. */
 export class JwksServer {
   requests = 0;
+  /** When the last request arrived (ms since the epoch). */
+  lastRequestAt = 0;
   private readonly server: Server;
 
   private constructor(public keys: SigningKey[]) {
     this.server = createServer((_req, res) => {
       this.requests++;
+      this.lastRequestAt = Date.now();
       const body = JSON.stringify({ keys: this.keys.map((k) => ({ ...k.publicKey.export({ format: 'jwk' }), kid: k.kid, alg: k.algorithm, use: 'sig' })) });
       res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     });
