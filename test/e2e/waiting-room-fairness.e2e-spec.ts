@@ -94,6 +94,24 @@ describe('waiting room fairness', () => {
     expect((await room.purchase(product.id, 'ttl-3', next.admission)).status).toBe(201);
   }, 20_000);
 
+  it('admits no more holders than the units left could serve when each may buy perUserLimit units', async () => {
+    const product = await room.createProduct({ stock: 3, perUserLimit: 2, waitingRoom: { admitPerSecond: 100 } });
+    const tickets: TicketStatus[] = [];
+    for (let i = 0; i < 5; i++) tickets.push(await room.joined(product.id, `limit-${i}`));
+    const first = await room.until(product.id, tickets[0].ticket, ['ADMITTED']);
+    const second = await room.until(product.id, tickets[1].ticket, ['ADMITTED']);
+    await sleep(400);
+    // Three units, two each at most: two holders; a third could find nothing left.
+    expect((await room.summary(product.id)).admitted).toBe(2);
+    expect((await room.status(product.id, tickets[2].ticket)).state).toBe('WAITING');
+    expect((await room.purchase(product.id, 'limit-0', first.admission, 2)).status).toBe(201);
+    await sleep(400);
+    expect((await room.summary(product.id)).admitted).toBeLessThanOrEqual(await stockInDatabase(product.id));
+    expect((await room.status(product.id, tickets[2].ticket)).state).toBe('WAITING');
+    expect((await room.purchase(product.id, 'limit-1', second.admission, 1)).status).toBe(201);
+    await room.until(product.id, tickets[2].ticket, ['SOLD_OUT'], 1000);
+  }, 20_000);
+
   it('admits no more buyers than units when each buys as soon as admitted', async () => {
     const product = await room.createProduct({ stock: 5, waitingRoom: { admitPerSecond: 200 } });
     const users = Array.from({ length: 12 }, (_, i) => `race-${i}`);
