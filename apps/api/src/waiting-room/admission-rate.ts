@@ -16,7 +16,7 @@ type ModelSource = { lines?: Map<string, { model?: ServiceTimeModel }> };
  * The models live in PurchaseAdmission's lines, which it keeps private; they are only read here.
  */
 export function automaticRate(admission: PurchaseAdmission | undefined, productId: string, segments: number): number {
-  const lines = (admission as unknown as ModelSource).lines;
+  const lines = (admission as unknown as ModelSource | undefined)?.lines;
   const prior = new ServiceTimeModel();
   let perSecond = 0;
   for (let segment = 0; segment < segments; segment++) {

@@ -4,6 +4,7 @@ import { dependencyUnavailable } from '../common/errors/app.exception';
 import { AuthUser } from '../auth/auth.types';
 import { ProductCatalog } from '../inventory/product-catalog.service';
 import { SaleTerms } from '../inventory/product.view';
+import { automaticRate } from './admission-rate';
 import { saleSeed, seedCommitment, ticketIdOf } from './fair-order';
 import { QueueStore } from './queue-store';
 import { TicketClaims, TicketSigner } from './ticket-signer';
@@ -85,7 +86,8 @@ export class WaitingRoomService {
       reply,
       nowMs: now,
       saleStartsAtMs: terms.saleStartsAtMs,
-      fallbackRate: terms.waitingRoom.admitPerSecond ?? 1,
+      // Until the leader publishes its pace (the sale has not started): the set pace, or the automatic one's prior.
+      fallbackRate: terms.waitingRoom.admitPerSecond ?? automaticRate(undefined, terms.id, terms.segments),
     });
     const view: TicketStatusView = { ticket, ticketId: ticketIdOf(claims.number), ...described };
     if (admissionExpiresAtMs !== undefined) {
