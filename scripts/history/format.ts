@@ -112,10 +112,12 @@ export type Verdict = 'ok' | 'refused' | 'unknown';
 
 /**
  * How an answer counts: a definite success (2xx but 202), a definite refusal (any 4xx, or 503:
- * nothing was done), or unknown (no answer, 202 PURCHASE_PENDING, any other 5xx): the operation
+ * nothing was done; or ECONNREFUSED: nothing was sent), or unknown (no answer, 202 PURCHASE_PENDING, any other 5xx): the operation
  * may have taken effect or not, now or later.
  */
 export function verdictOf(op: OpBase): Verdict {
+  // The connection was never made: no byte of the request reached a server.
+  if (op.error === 'ECONNREFUSED') return 'refused';
   if (op.error !== undefined || op.status === undefined) return 'unknown';
   if (op.status === 202) return 'unknown';
   if (op.status >= 200 && op.status < 300) return 'ok';

@@ -37,6 +37,7 @@ describe('chaos 1: an API instance SIGKILLed while holding the product lock', ()
   it('others sell on after the lease, conservation holds, retried keys got exactly one order', async () => {
     const product = await new Api(httpSender(apis[1].url)).createProduct({ stock: STOCK, perUserLimit: 2 });
     const rec = new Recorder();
+    rec.track(product);
     const urls = apis.map((a) => a.url);
     const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s1', 1000), concurrency: 9, maxAttempts: 40, purchasesPerUser: 2 });
 
@@ -54,7 +55,7 @@ describe('chaos 1: an API instance SIGKILLed while holding the product lock', ()
     const verdicts: Verdict[] = [
       check('api0 held the product lock when killed', held.held, `confirmed after ${held.tries} probe(s), lease left ${held.leaseLeftMs ?? '?'} ms`),
       check('sales resumed on the other instances after the lease', recoveryMs !== undefined, `first 201 ${recoveryMs} ms after the kill (lease ${LOCK_TTL_MS} ms)`),
-      ...(await saleInvariants(db.url, attempts)),
+      ...(await saleInvariants('s1-kill-holder', db.url, rec)),
       await apiAgrees(apis[1].url, db.url, product.id),
       check('whole stock sold (demand 1000 > supply, clients retry)', db0.stock === 0, `stock left ${db0.stock}`),
       contractAnswers(rec.violations),

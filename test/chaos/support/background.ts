@@ -1,6 +1,7 @@
 import { ApiProcess } from '../../../scripts/infra/api-process';
 import { ApiResponse, httpSender, sleep, withPg } from '../../support/api-client';
 import { auth } from '../../support/tokens';
+import { orderStatusOf, recorded } from './history';
 import { AttemptResult, buyOnce, BuyOptions, isAnswer, Recorder } from './traffic';
 
 /** Watches instances for exits while a scenario runs (contract invariant 9: no instance exits). */
@@ -84,16 +85,17 @@ export async function runRepeatBuyers(o: RepeatBuyerOptions): Promise<AttemptRes
   return results;
 }
 
-/** A user cancels their order, retrying 503 after Retry-After; every answer is recorded. */
+/** A user cancels their order, retrying 503 after Retry-After; every answer is recorded (and in the history). */
 async function cancelOnce(urls: string[], user: string, orderId: string, rec: Recorder): Promise<void> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const t0 = performance.now();
-    let res: ApiResponse | Error;
-    try {
-      res = await httpSender(urls[attempt % urls.length], 15_000)({ method: 'POST', url: `/orders/${orderId}/cancel`, headers: auth(user) });
-    } catch (error) {
-      res = error as Error;
-    }
+    const res: ApiResponse | Error = await recorded(
+      rec.history,
+      httpSender(urls[attempt % urls.length], 15_000),
+      { method: 'POST', url: `/orders/${orderId}/cancel`, headers: auth(user) },
+      { op: 'cancel', orderId, actor: 'user', userId: user },
+      orderStatusOf,
+    );
     rec.record(res, performance.now() - t0);
     if (isAnswer(res) && res.status !== 503) return;
     await sleep(200);

@@ -1,6 +1,7 @@
 import { adminAuth } from '../../support/tokens';
 import { eventually, httpSender, invariants, Order, withPg } from '../../support/api-client';
-import { AttemptResult } from './traffic';
+import { historyVerdicts } from './history';
+import { AttemptResult, Recorder } from './traffic';
 
 export interface Verdict {
   check: string;
@@ -37,9 +38,12 @@ export async function durability(databaseUrl: string, attempts: AttemptResult[])
   return verdict('every 201 durable', found === ids.length ? [] : [`${ids.length - found} of ${ids.length} answered orders missing`], `${ids.length} answered order(s) all in Postgres`);
 }
 
-/** What every sale is checked for afterwards: the SQL invariants, then durability and idempotency of the clients' attempts. */
-export async function saleInvariants(databaseUrl: string, attempts: AttemptResult[]): Promise<Verdict[]> {
-  return [...(await sqlInvariants(databaseUrl)), await durability(databaseUrl, attempts), await idempotency(databaseUrl, attempts)];
+/**
+ * What every sale is judged by afterwards: the history checker on everything the clients were
+ * told, against the stock the test created (the ground truth), and the SQL invariants beside it.
+ */
+export async function saleInvariants(id: string, databaseUrl: string, rec: Recorder): Promise<Verdict[]> {
+  return [...(await historyVerdicts(id, databaseUrl, rec.history)).verdicts, ...(await sqlInvariants(databaseUrl))];
 }
 
 /**

@@ -1,5 +1,7 @@
 import { ApiResponse, eventually, httpSender, sleep } from '../../support/api-client';
 import { auth } from '../../support/tokens';
+import { HistoryLog } from '../../../scripts/history/writer';
+import { answerFields } from './history';
 
 /** Whether a value is an HTTP answer; `instanceof Error` is unreliable across jest's realms (fetch errors come from Node's). */
 export const isAnswer = (res: ApiResponse | Error): res is ApiResponse => typeof (res as ApiResponse).status === 'number' && typeof (res as ApiResponse).raw === 'string';
@@ -22,9 +24,11 @@ export function contractViolation(res: ApiResponse): string | undefined {
   return undefined;
 }
 
-/** Counts what clients saw, overall and per named phase of a scenario. */
+/** Counts what clients saw, overall and per named phase of a scenario, and keeps every operation as a history. */
 export class Recorder {
   readonly started = Date.now();
+  /** Every purchase (and whatever else a scenario records) for the history checker. */
+  readonly history = new HistoryLog('chaos suite');
   requests = 0;
   readonly outcomes: Record<string, number> = {};
   readonly phases: Record<string, { requests: number; outcomes: Record<string, number>; maxLatencyMs: number }> = {};
@@ -35,6 +39,11 @@ export class Recorder {
   /** Milliseconds since start of each 503 DEPENDENCY_UNAVAILABLE, to judge a state by when it was answered. */
   readonly unavailableAt: number[] = [];
   private phase = 'before the fault';
+
+  /** The ground truth of a product the test created: its stock and limit then, for the checker. */
+  track(product: { id: string; stock: number; perUserLimit: number }): void {
+    this.history.addProduct({ productId: product.id, initialStock: product.stock, perUserLimit: product.perUserLimit });
+  }
 
   setPhase(name: string): void {
     this.phase = name;
@@ -113,6 +122,7 @@ export async function buyOnce(user: string, key: string, o: BuyOptions): Promise
   for (let attempt = 1; attempt <= max; attempt++) {
     const send = httpSender(o.urls[rr++ % o.urls.length], o.timeoutMs ?? 15_000);
     const t0 = performance.now();
+    const invokeMs = Date.now();
     const phase = o.rec.currentPhase;
     let res: ApiResponse | Error;
     try {
@@ -122,9 +132,24 @@ export async function buyOnce(user: string, key: string, o: BuyOptions): Promise
     }
     result.attempts = attempt;
     const outcome = o.rec.record(res, performance.now() - t0, phase);
+    const purchaseId = isAnswer(res) ? (res.headers['purchase-id'] ?? (typeof res.body?.purchaseId === 'string' ? res.body.purchaseId : undefined)) : undefined;
+    o.rec.history.add({
+      op: 'purchase',
+      process: user,
+      invokeMs,
+      completeMs: Date.now(),
+      productId: o.productId,
+      userId: user,
+      quantity: o.quantity ?? 1,
+      key,
+      ...answerFields(res),
+      ...(purchaseId ? { purchaseId } : {}),
+      ...(isAnswer(res) && res.status === 201 ? { orderId: String(res.body.id) } : {}),
+    });
     result.last = outcome;
     if (isAnswer(res) && res.status === 201) result.orderIds.push(String(res.body.id));
-    const retryable = !isAnswer(res) || res.status === 503 || res.status === 429;
+    // 202 PURCHASE_PENDING: the same key again answers the outcome once the instance knows it.
+    const retryable = !isAnswer(res) || res.status === 503 || res.status === 429 || res.status === 202;
     if (!retryable) {
       result.final = outcome;
       result.orderId = result.orderIds[result.orderIds.length - 1];
