@@ -105,7 +105,10 @@ describe('chaos 11: lock overlaps counted under faults', () => {
     const fencesRise = ordered.every((s, i) => i === 0 || s.fence > ordered[i - 1].fence || s.enteredMs - ordered[i - 1].enteredMs < 5);
     const writes = await withPg(db.url, async (pg) => Number((await pg.query('SELECT writes FROM fenced WHERE id = 1')).rows[0].writes));
 
+    const lost = sections.filter((s) => s.lost).length;
     const verdicts: Verdict[] = [
+      // Without a lost lease the other verdicts judge nothing: the pause must have cost some holder its lease.
+      check('the fault took effect: some lease was lost (reported to its holder)', lost > 0, `${lost} section(s) whose lease was lost, ${sections.filter((s) => s.lost && !s.committed).length} of them refused by the fence`),
       check('sections ran before and after each fault', sections.length > 20 && afterRestart.length > 5, `${sections.length} sections, ${afterRestart.length} in the last ${(RUN_MS - 4000) / 1000} s`),
       check('every overlap involves a lease reported lost', unexplained.length === 0, `${overlaps.length} overlap(s), ${unexplained.length} between two valid leases${unexplained.length ? `: ${JSON.stringify(unexplained[0])}` : ''}`),
       check('the fence refused only holders whose lease was lost', refusedWhileValid.length === 0, `${sections.filter((s) => !s.committed).length} refused, ${refusedWhileValid.length} of them with a valid lease`),

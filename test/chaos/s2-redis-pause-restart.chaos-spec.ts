@@ -45,6 +45,7 @@ describe('chaos 2: Redis paused past the lease, then killed and restarted empty'
 
     // Part 1: a long sale (stock never runs out) through a pause and a restart.
     const a = await admin.createProduct({ stock: 5000, perUserLimit: 2 });
+    rec.track(a);
     let stop = false;
     const crowd = runCrowd({ urls, productId: a.id, rec, users: users('s2a', 5000), concurrency: 6, thinkMs: 20, purchasesPerUser: 2, stop: () => stop });
     await salesUnderWay(rec, 10);
@@ -75,6 +76,7 @@ describe('chaos 2: Redis paused past the lease, then killed and restarted empty'
     // Part 2: a product sold out, Redis restarted empty (flag, cache and fence counter gone).
     rec.setPhase('second product: sell out, restart redis, restock');
     const b = await admin.createProduct({ stock: 30, perUserLimit: 1 });
+    rec.track(b);
     attempts.push(...(await runCrowd({ urls, productId: b.id, rec, users: users('s2b', 60), concurrency: 6 })));
     const flagWhenSoldOut = (await probe.exists(soldOutKey(b.id))) === 1;
     await redis.kill();
@@ -95,7 +97,7 @@ describe('chaos 2: Redis paused past the lease, then killed and restarted empty'
     const bAfter = await invariants(db.url, b.id);
 
     const verdicts: Verdict[] = [
-      ...(await saleInvariants(db.url, attempts)),
+      ...(await saleInvariants('s2-redis-pause-restart', db.url, rec)),
       await apiAgrees(urls[1], db.url, a.id),
       await apiAgrees(urls[0], db.url, b.id),
       check('sales went on during the pause (LOCK_FALLBACK=db)', (rec.phases[`redis SIGSTOPped ${PAUSE_MS} ms`]?.outcomes['201'] ?? 0) > 0, `${rec.phases[`redis SIGSTOPped ${PAUSE_MS} ms`]?.outcomes['201'] ?? 0} sale(s) while paused`),

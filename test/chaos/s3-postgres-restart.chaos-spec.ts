@@ -1,7 +1,8 @@
 import { ApiProcess } from '../../scripts/infra/api-process';
 import { Api, httpSender, invariants, sleep } from '../support/api-client';
 import { RedisServerProcess } from '../support/redis-server';
-import { apiAgrees, check, contractAnswers, durability, idempotency, sqlInvariants, Verdict } from './support/checks';
+import { apiAgrees, check, contractAnswers, sqlInvariants, Verdict } from './support/checks';
+import { historyVerdicts } from './support/history';
 import { baseEnv, msUntilHealthy, startApis, stopAll } from './support/cluster';
 import { PrivatePostgres } from './support/private-postgres';
 import { saveResult } from './support/results';
@@ -34,6 +35,7 @@ describe('chaos 3: Postgres crashed and restarted mid-sale', () => {
     const pids = apis.map((a) => a.pid);
     const product = await new Api(httpSender(urls[0])).createProduct({ stock: 5000, perUserLimit: 2 });
     const rec = new Recorder();
+    rec.track(product);
     let stop = false;
     const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s3', 5000), concurrency: 6, thinkMs: 20, maxAttempts: 60, purchasesPerUser: 2, stop: () => stop });
     await salesUnderWay(rec, 10);
@@ -57,8 +59,7 @@ describe('chaos 3: Postgres crashed and restarted mid-sale', () => {
       contractAnswers(rec.violations),
       check('recovered without restarting the API', sameProcesses && recoveryMs !== undefined && recoveryMs < 15_000, `same pids: ${sameProcesses}; first 201 ${recoveryMs} ms after Postgres was back; /health 200 after ${healthyMs} ms`),
       ...(await sqlInvariants(dbUrl)),
-      await durability(dbUrl, attempts),
-      await idempotency(dbUrl, attempts),
+      ...(await historyVerdicts('s3-postgres-restart', dbUrl, rec.history)).verdicts,
       await apiAgrees(urls[1], dbUrl, product.id),
     ];
     saveResult({

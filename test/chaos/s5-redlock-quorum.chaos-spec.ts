@@ -33,6 +33,7 @@ describe('chaos 5: Redlock over 5 nodes losing 1, then 3 nodes, then getting the
     const urls = apis.map((a) => a.url);
     const product = await new Api(httpSender(urls[0])).createProduct({ stock: 5000, perUserLimit: 2 });
     const rec = new Recorder();
+    rec.track(product);
     let stop = false;
     const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s5', 5000), concurrency: 6, thinkMs: 20, maxAttempts: 60, purchasesPerUser: 2, stop: () => stop });
     await salesUnderWay(rec, 10);
@@ -67,7 +68,7 @@ describe('chaos 5: Redlock over 5 nodes losing 1, then 3 nodes, then getting the
       check('service goes on with 1 node down', soldOneDown > 0 && refusedOneDown === 0, `${soldOneDown} sale(s), ${refusedOneDown} refusal(s) answered while 1 node was down; outcomes by start phase ${JSON.stringify(phase('1 of 5 nodes killed'))}`),
       check('503 DEPENDENCY_UNAVAILABLE and no sale without a quorum', (phase('3 of 5 nodes killed')['503 DEPENDENCY_UNAVAILABLE'] ?? 0) > 0 && soldWithoutQuorum === 0, `${soldWithoutQuorum} sale(s) later than 1 s into the outage; outcomes ${JSON.stringify(phase('3 of 5 nodes killed'))}`),
       check('service resumes when the nodes are back', recoveryMs !== undefined && recoveryMs < 5000, `first 201 ${recoveryMs} ms after the restart`),
-      ...(await saleInvariants(db.url, attempts)),
+      ...(await saleInvariants('s5-redlock-quorum', db.url, rec)),
       await apiAgrees(urls[1], db.url, product.id),
       contractAnswers(rec.violations),
     ];

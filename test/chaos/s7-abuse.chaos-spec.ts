@@ -1,12 +1,13 @@
 import { ApiProcess } from '../../scripts/infra/api-process';
-import { Api, ApiRequest, httpSender, Order, Product, withPg } from '../support/api-client';
+import { Api, ApiRequest, ApiResponse, httpSender, Order, Product, withPg } from '../support/api-client';
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { adminAuth, algNoneToken, auth, bearer, expiredToken, forgedToken, tokenWithClaims } from '../support/tokens';
 import { check, contractAnswers, sqlInvariants, Verdict } from './support/checks';
 import { baseEnv, msUntilHealthy, startApi, stopAll } from './support/cluster';
 import { saveResult } from './support/results';
-import { contractViolation, Recorder } from './support/traffic';
+import { answerFields, historyVerdicts } from './support/history';
+import { contractViolation, isAnswer, outcomeOf, Recorder } from './support/traffic';
 
 jest.setTimeout(180_000);
 
@@ -134,7 +135,19 @@ describe('chaos 7: abuse — malformed and hostile requests, a flooding user', (
     const send = httpSender(api.url, 30_000);
     const client = new Api(send);
     const product = await client.createProduct({ stock: 10, perUserLimit: 2 });
-    const victim = await client.purchase(product.id, 'victim', { idempotencyKey: 'victim-key' });
+    const rec = new Recorder();
+    rec.track(product);
+    // Purchases go into the history too, for the checker (the hostile requests change nothing: the snapshot says so).
+    const purchase = async (user: string, options: { idempotencyKey?: string; quantity?: number } = {}): Promise<ApiResponse | Error> => {
+      const invokeMs = Date.now();
+      const res: ApiResponse | Error = await client.purchase(product.id, user, options).catch((e: Error) => e);
+      const created = isAnswer(res) && res.status === 201;
+      const purchaseId = isAnswer(res) ? res.headers['purchase-id'] : undefined;
+      rec.history.add({ op: 'purchase', productId: product.id, userId: user, quantity: options.quantity ?? 1, key: options.idempotencyKey, invokeMs, completeMs: Date.now(), ...answerFields(res), ...(purchaseId ? { purchaseId } : {}), ...(created ? { orderId: String(res.body.id) } : {}) });
+      return res;
+    };
+    const victim = await purchase('victim', { idempotencyKey: 'victim-key' });
+    if (!isAnswer(victim)) throw victim;
     expect(victim.status).toBe(201);
     // One query at a time: a pg client runs one anyway, and overlapping calls are deprecated.
     const snapshot = () =>
@@ -145,7 +158,6 @@ describe('chaos 7: abuse — malformed and hostile requests, a flooding user', (
       });
     const before = await snapshot();
 
-    const rec = new Recorder();
     rec.setPhase('hostile requests');
     const mismatches: string[] = [];
     const cases = hostile(product, victim.body);
@@ -165,7 +177,7 @@ describe('chaos 7: abuse — malformed and hostile requests, a flooding user', (
     const flood = await Promise.all(
       Array.from({ length: 40 }, async () => {
         const t0 = performance.now();
-        const res = await client.purchase(product.id, 'flooder', { quantity: 3 }).catch((e: Error) => e);
+        const res = await purchase('flooder', { quantity: 3 });
         return rec.record(res, performance.now() - t0);
       }),
     );
@@ -173,7 +185,7 @@ describe('chaos 7: abuse — malformed and hostile requests, a flooding user', (
     // The limit counts per user: the flooder's window does not stand in the legitimate user's way.
     rec.setPhase('after the abuse');
     const healthyMs = await msUntilHealthy([api.url], 10_000);
-    const legit = await client.purchase(product.id, 'legit-user');
+    const legit = await purchase('legit-user');
     rec.record(legit, 0);
 
     const floodOutcomes = flood.reduce<Record<string, number>>((acc, k) => ({ ...acc, [k]: (acc[k] ?? 0) + 1 }), {});
@@ -181,9 +193,10 @@ describe('chaos 7: abuse — malformed and hostile requests, a flooding user', (
       check(`${cases.length} hostile requests answered with their 4xx contract code`, mismatches.length === 0 && cases.length >= 60, mismatches.length ? mismatches.join('; ') : `${cases.length} of ${cases.length} as expected`),
       check('flooding user rate-limited (429 + Retry-After), nothing else', (floodOutcomes['429 RATE_LIMITED'] ?? 0) > 0 && Object.keys(floodOutcomes).every((k) => k === '429 RATE_LIMITED' || k === '409 PER_USER_LIMIT'), JSON.stringify(floodOutcomes)),
       check('no data changed by the abuse (products, orders, quotas byte-identical)', before === after, before === after ? 'snapshot identical' : 'snapshot differs'),
-      check('healthy after, and a legitimate purchase succeeds', healthyMs !== undefined && legit.status === 201, `/health 200 after ${healthyMs} ms; purchase ${legit.status}`),
+      check('healthy after, and a legitimate purchase succeeds', healthyMs !== undefined && isAnswer(legit) && legit.status === 201, `/health 200 after ${healthyMs} ms; purchase ${outcomeOf(legit)}`),
       contractAnswers(rec.violations),
       ...(await sqlInvariants(db.url)),
+      ...(await historyVerdicts('s7-abuse', db.url, rec.history)).verdicts,
     ];
     saveResult({
       id: 's7-abuse',
@@ -191,7 +204,7 @@ describe('chaos 7: abuse — malformed and hostile requests, a flooding user', (
       setup: '1 API instance, 1 redis-server, RATE_LIMIT_PER_SECOND=5; a product of 10 units with one order of the victim',
       rec,
       faults: [`${cases.length} hostile requests (types, ranges, huge/fractional numbers, malformed JSON, 2 MB bodies, unicode, SQL and Redis-glob strings, path traversal, forged/expired/alg-none tokens, role escalation, other users' orders)`, '40 concurrent purchases by one user'],
-      recovery: { '/health 200 after the abuse (ms)': healthyMs, 'legitimate purchase after': legit.status },
+      recovery: { '/health 200 after the abuse (ms)': healthyMs, 'legitimate purchase after': outcomeOf(legit) },
       verdicts,
       extra: { cases: cases.map(([n]) => n) },
     });
