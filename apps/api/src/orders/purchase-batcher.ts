@@ -10,8 +10,8 @@ import { TypedConfigService } from '../config/app-config.module';
 import { InventoryService } from '../inventory/inventory.service';
 import { withConflictRetry } from '../database/conflict-retry';
 import { monotonicNow, PurchaseAdmission } from './admission/purchase-admission';
-import { deadlineRefusal, DeadlineSpentError } from './admission/deadline-refusal';
-import { UnitLine, Waiting } from './admission/unit-line';
+import { BatchRefusedError, deadlineRefusal, DeadlineSpentError } from './admission/deadline-refusal';
+import { Waiting } from './admission/unit-line';
 import { OrderRow } from './order.view';
 import { AttemptSettlement } from './purchase-outcome/attempt-settlement';
 import { PendingPurchases } from './purchase-outcome/pending-purchases';
@@ -123,47 +123,23 @@ export class PurchaseBatcher {
   submit(unit: StockUnit, item: BatchItem, arrivedAt = monotonicNow()): Promise<BatchOutcome> {
     return new Promise((resolve, reject) => {
       const pending: Pending = { ...item, arrivedAt, deadline: arrivedAt + this.admission.deadlineMs, resolve, reject };
-      const line = this.admission.admit(stockLockKey(unit), pending);
-      if (!line.draining) void this.drain(unit, line);
+      this.admission.submit(stockLockKey(unit), pending, (batch, window) => this.serve(unit, batch, window.startedAt, window.endsBy));
     });
   }
 
-  /** Serves the unit's queue until it is empty; a batch that throws is rejected and the loop goes on. */
-  private async drain(unit: StockUnit, line: UnitLine<Pending>): Promise<void> {
-    line.draining = true;
-    try {
-      for (let batch = this.admission.take(line); batch.length; batch = this.admission.take(line)) {
-        try {
-          await this.serve(unit, line, batch);
-        } catch (error) {
-          batch.forEach((pending) => pending.reject(error));
-        }
-      }
-    } finally {
-      line.draining = false;
-      this.admission.settle();
-    }
-  }
-
-  /** One lock hold for the batch, bounded by its oldest purchase's deadline (the batch is FIFO). */
-  private async serve(unit: StockUnit, line: UnitLine<Pending>, batch: Pending[]): Promise<void> {
-    const startedAt = monotonicNow();
-    const endsBy = batch[0].deadline - this.admission.answerMarginMs();
+  /** One lock hold for the batch, within its window; a deadline that runs out refuses it whole. */
+  private async serve(unit: StockUnit, batch: Pending[], startedAt: number, endsBy: number): Promise<{ measured: boolean }> {
     const lockWaitMs = Math.max(0, Math.min(this.lockWaitMs, Math.floor(endsBy - startedAt)));
-    line.inFlight = { size: batch.length, startedAt, endsBy };
+    let outcomes: BatchOutcome[];
     try {
-      const outcomes = await this.productLock.runUnitWithin(unit, lockWaitMs, (fence, lock) => this.execute(unit, batch, fence, endsBy, lock));
-      // A batch whose answer was lost measured the fault, not the service: the model keeps its view.
-      if (!outcomes.some((o) => LOST_ANSWER_OUTCOMES.has(o.outcome))) line.model.observe(batch.length, monotonicNow() - startedAt);
-      batch.forEach((pending, i) => pending.resolve(outcomes[i]));
+      outcomes = await this.productLock.runUnitWithin(unit, lockWaitMs, (fence, lock) => this.execute(unit, batch, fence, endsBy, lock));
     } catch (error) {
       const reason = deadlineRefusal(error, lockWaitMs < this.lockWaitMs);
-      if (reason) {
-        this.admission.refuse(batch, reason, line);
-      } else batch.forEach((pending) => pending.reject(error));
-    } finally {
-      line.inFlight = undefined;
+      throw reason ? new BatchRefusedError(reason) : error;
     }
+    batch.forEach((pending, i) => pending.resolve(outcomes[i]));
+    // A batch whose answer was lost measured the fault, not the service: the model keeps its view.
+    return { measured: !outcomes.some((o) => LOST_ANSWER_OUTCOMES.has(o.outcome)) };
   }
 
   /**

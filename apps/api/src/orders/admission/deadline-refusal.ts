@@ -1,8 +1,18 @@
+import { LockTimeoutError } from '@app/distributed-lock';
 import { RefusalReason } from './admission-policy';
 
 /** The lock came, but too late for the batch's deadline: the batch is answered without running. */
 export class DeadlineSpentError extends Error {
   override readonly name = 'DeadlineSpentError';
+}
+
+/** A batch answered OVERLOADED as a whole, for `reason`: nothing was done for any of it. */
+export class BatchRefusedError extends Error {
+  override readonly name = 'BatchRefusedError';
+
+  constructor(readonly reason: RefusalReason) {
+    super(`batch refused: ${reason}`);
+  }
 }
 
 // lock_not_available: the statement's lock_timeout (the batch's deadline) ran out on a row lock.
@@ -14,9 +24,9 @@ const PG_LOCK_TIMEOUT = '55P03';
  * stays LOCK_TIMEOUT.
  */
 export function deadlineRefusal(error: unknown, lockWaitBoundByDeadline: boolean): RefusalReason | undefined {
-  const failure = error as { name?: unknown; code?: unknown } | null;
+  const failure = error as { code?: unknown } | null;
   if (failure instanceof DeadlineSpentError) return 'expired';
-  if (failure?.name === 'LockTimeoutError' && lockWaitBoundByDeadline) return 'lock_wait';
+  if (error instanceof LockTimeoutError && lockWaitBoundByDeadline) return 'lock_wait';
   if (failure?.code === PG_LOCK_TIMEOUT) return 'statement_bound';
   return undefined;
 }

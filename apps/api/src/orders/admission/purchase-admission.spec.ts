@@ -1,5 +1,6 @@
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../../config/app-config.module';
+import { BatchRefusedError } from './deadline-refusal';
 import { OverloadedException } from './overloaded.error';
 import { LIMITS, monotonicNow, PurchaseAdmission } from './purchase-admission';
 import { Waiting } from './unit-line';
@@ -60,5 +61,39 @@ describe('PurchaseAdmission', () => {
     expect(stale.reject).not.toHaveBeenCalled();
     jest.advanceTimersByTime(1);
     expect(stale.reject).toHaveBeenCalledWith(expect.objectContaining({ reason: 'expired', retryAfterS: expect.any(Number) }));
+  });
+
+  describe('draining', () => {
+    beforeEach(() => jest.useRealTimers());
+    const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+    it('rejects a batch whose server throws and goes on draining the line', async () => {
+      const admission = admissionUnderTest();
+      const served: number[] = [];
+      let calls = 0;
+      const serve = (batch: Waiting[]) => {
+        if (++calls === 1) throw new Error('the server broke'); // synchronously, before any await
+        served.push(...batch.map((w) => w.arrivedAt));
+        return Promise.resolve({ measured: true });
+      };
+      const first = waiting(monotonicNow());
+      admission.submit('stock:9', first, serve);
+      await settled();
+      expect(first.reject).toHaveBeenCalledWith(expect.objectContaining({ message: 'the server broke' }));
+      const second = waiting(monotonicNow());
+      admission.submit('stock:9', second, serve);
+      await settled();
+      expect(served).toEqual([second.arrivedAt]);
+      expect(second.reject).not.toHaveBeenCalled();
+    });
+
+    it('answers a batch refused by its server OVERLOADED, with the reason', async () => {
+      const admission = admissionUnderTest();
+      const item = waiting(monotonicNow());
+      admission.submit('stock:10', item, () => Promise.reject(new BatchRefusedError('lock_wait')));
+      await settled();
+      expect(item.reject).toHaveBeenCalledWith(expect.any(OverloadedException));
+      expect(item.reject).toHaveBeenCalledWith(expect.objectContaining({ reason: 'lock_wait' }));
+    });
   });
 });

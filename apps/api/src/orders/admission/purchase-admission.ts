@@ -7,6 +7,14 @@ import { EventLoopLag } from './event-loop-lag';
 import { OverloadedException } from './overloaded.error';
 import { ServiceTimeModel } from './service-time';
 import { UnitLine, Waiting } from './unit-line';
+import { BatchRefusedError } from './deadline-refusal';
+
+/**
+ * Serves one batch of a unit's line: answers each of its purchases, and says whether the batch's
+ * time measured the unit's service (a batch that met a fault did not). Throws BatchRefusedError to
+ * have the whole batch answered OVERLOADED (nothing done); any other error rejects the batch.
+ */
+export type ServeBatch<T> = (batch: T[], window: { startedAt: number; endsBy: number }) => Promise<{ measured: boolean }>;
 
 /**
  * Purchases served per lock hold. Under a spike a batch's time is mostly its round trips (lock,
@@ -31,10 +39,12 @@ const MAX_LINES = 10_000;
 export const monotonicNow = (): number => performance.now();
 
 /**
- * Admission control for the purchase queues (one line per stock unit). A purchase is queued only
- * when its estimated answer time, from the queue ahead of it and the unit's measured service time,
- * is within its deadline; otherwise it is refused at once with 503 OVERLOADED and nothing done.
- * Queued purchases whose deadline comes before their batch starts are refused at their deadline.
+ * The purchase queues (one line per stock unit) and their one owner: submit, drain, the batch in
+ * flight, the service-time model and expiry all happen here; the batcher only serves a batch.
+ * A purchase is queued only when its estimated answer time, from the queue ahead of it and the
+ * unit's measured service time, is within its deadline; otherwise it is refused at once with 503
+ * OVERLOADED and nothing done. Queued purchases whose deadline comes before their batch starts are
+ * refused at their deadline.
  */
 @Injectable()
 export class PurchaseAdmission implements OnModuleDestroy {
@@ -68,6 +78,39 @@ export class PurchaseAdmission implements OnModuleDestroy {
   private limits(): AdmissionLimits {
     const margin = this.answerMarginMs();
     return margin === LIMITS.answerMarginMs ? LIMITS : { ...LIMITS, answerMarginMs: margin };
+  }
+
+  /** Queues `item` on the unit's line (or throws OverloadedException) and sees that `serve` drains it. */
+  submit<T extends Waiting>(name: string, item: T, serve: ServeBatch<T>, now = monotonicNow()): void {
+    const line = this.admit(name, item, now);
+    if (!line.draining) void this.drain(line, serve);
+  }
+
+  /** Serves the line until it is empty; a batch that throws is answered and the loop goes on. */
+  private async drain<T extends Waiting>(line: UnitLine<T>, serve: ServeBatch<T>): Promise<void> {
+    line.draining = true;
+    try {
+      for (let batch = this.take(line); batch.length; batch = this.take(line)) await this.serveBatch(line, batch, serve);
+    } finally {
+      line.draining = false;
+      this.settle();
+    }
+  }
+
+  /** One batch, bounded by its oldest purchase's deadline (the line is FIFO). */
+  private async serveBatch<T extends Waiting>(line: UnitLine<T>, batch: T[], serve: ServeBatch<T>): Promise<void> {
+    const startedAt = monotonicNow();
+    const endsBy = batch[0].deadline - this.answerMarginMs();
+    line.inFlight = { size: batch.length, startedAt, endsBy };
+    try {
+      const { measured } = await serve(batch, { startedAt, endsBy });
+      if (measured) line.model.observe(batch.length, monotonicNow() - startedAt);
+    } catch (error) {
+      if (error instanceof BatchRefusedError) this.refuse(batch, error.reason, line);
+      else for (const item of batch) item.reject(error);
+    } finally {
+      line.inFlight = undefined;
+    }
   }
 
   /** Queues `item` on the unit's line, or throws OverloadedException. */
@@ -122,7 +165,7 @@ export class PurchaseAdmission implements OnModuleDestroy {
   }
 
   /** Answers purchases OVERLOADED for `reason`; nothing was done for them. */
-  refuse<T extends Waiting>(items: Waiting[], reason: RefusalReason, line: UnitLine<T>): void {
+  private refuse<T extends Waiting>(items: Waiting[], reason: RefusalReason, line: UnitLine<T>): void {
     if (!items.length) return;
     this.metrics.countRefusals(reason, items.length);
     const error = new OverloadedException(reason, this.retryAfter(line, monotonicNow()));
@@ -135,7 +178,7 @@ export class PurchaseAdmission implements OnModuleDestroy {
   }
 
   /** Called when a line's drain loop found it empty: keeps its model unless there are too many lines. */
-  settle(): void {
+  private settle(): void {
     if (this.lines.size <= MAX_LINES) return;
     for (const [name, line] of this.lines) {
       if (this.lines.size <= MAX_LINES) break;
