@@ -14,7 +14,7 @@ import type { Turn } from './core/local-line';
 import { LockContext } from './core/lock-context';
 import { canonicalKeys, displayKey, LockNaming } from './core/lock-names';
 import { isClusterClient } from './core/lua-script';
-import { isUnreachableError } from './core/redis-errors';
+import { isRedisUnreachable } from './core/redis-errors';
 import { emitSafely } from './core/safe-emit';
 import { now } from './core/timing';
 import { takeOrWait, type Acquired, type WaitSettings } from './core/wait-for-lock';
@@ -215,7 +215,7 @@ export class DistributedLock extends EventEmitter {
 
   /** A driver error that means "no answer" becomes LockUnavailableError (and an event); others are bugs. */
   private unavailable(name: string, error: unknown): unknown {
-    if (!(error instanceof LockUnavailableError) && !isUnreachableError(error)) return error;
+    if (!(error instanceof LockUnavailableError) && !isRedisUnreachable(error)) return error;
     this.emit('unavailable', { key: name, error });
     return error instanceof LockUnavailableError ? error : new LockUnavailableError(name, 'Redis did not answer', error);
   }

@@ -1,6 +1,7 @@
 export { DistributedLock } from './distributed-lock';
 export type { AcquireOptions, DistributedLockOptions, Lock, LockEngine, LockEventMap, LockKey } from './lock';
 export { LockAbortedError, LockError, LockLostError, LockTimeoutError, LockUnavailableError } from './errors';
+export { isRedisUnreachable } from './core/redis-errors';
 export { DistributedLockModule, type DistributedLockModuleOptions, type LockRedis } from './distributed-lock.module';
 export { DistributedLockService } from './distributed-lock.service';
 export { DISTRIBUTED_LOCK, DISTRIBUTED_LOCK_MODULE_OPTIONS } from './distributed-lock.constants';

@@ -1,12 +1,40 @@
 // ioredis reports an unreachable or unusable server through these messages and codes; they
-// mean "no answer", unlike a script error, which is a bug and is rethrown as it is.
-const UNREACHABLE =
-  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|Connection is closed|maxRetriesPerRequest|Stream isn't writeable|enableOfflineQueue|Command timed out|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|Failed to refresh slots cache|None of startup nodes is available|did not answer within/i;
+// mean "no answer" (or "not now": a failover, a node loading, a cluster moving slots), unlike a
+// script error, which is a bug and is rethrown as it is. The one list of them: the app classifies
+// its own Redis failures with isRedisUnreachable too.
+const UNREACHABLE = new RegExp(
+  [
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'EPIPE',
+    'ENOTFOUND',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+    'EAI_AGAIN',
+    'Connection is closed',
+    'maxRetriesPerRequest',
+    'Reached the max retries',
+    "Stream isn't writeable",
+    'enableOfflineQueue',
+    'Command timed out',
+    'Too many Cluster redirections',
+    "Cluster isn't ready",
+    'Failed to refresh slots cache',
+    'None of startup nodes is available',
+    'did not answer within',
+  ].join('|'),
+  'i',
+);
+// Redis' own error replies for a server that cannot serve now; matched as written (upper case),
+// so that an ordinary word in another message ("removed", "loading") does not.
+const NOT_NOW_REPLY = /\b(CLUSTERDOWN|TRYAGAIN|MOVED|MASTERDOWN|READONLY|NOREPLICAS|LOADING)\b/;
 
-export function isUnreachableError(error: unknown): boolean {
+/** Whether a Redis failure means "unreachable now, try again later" rather than a bug. */
+export function isRedisUnreachable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  return UNREACHABLE.test(error.message) || (typeof code === 'string' && UNREACHABLE.test(code));
+  return UNREACHABLE.test(error.message) || NOT_NOW_REPLY.test(error.message) || (typeof code === 'string' && UNREACHABLE.test(code));
 }
 
 export class NoReplyError extends Error {

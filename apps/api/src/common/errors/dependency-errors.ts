@@ -1,3 +1,4 @@
+import { isRedisUnreachable, LockUnavailableError } from '@app/distributed-lock';
 /** Recognises failures of Postgres or Redis that mean "unreachable", not "bad request". */
 
 const PG_UNAVAILABLE_SQLSTATE = /^(08|53|57P0[1-4]|58)/; // connection, resources, shutdown, system errors
@@ -13,27 +14,6 @@ const PG_UNAVAILABLE_MESSAGES = [
   // node-postgres' own query_timeout (DB_STATEMENT_TIMEOUT_MS + 1 s): the server stopped answering.
   'Query read timeout',
 ];
-const REDIS_UNAVAILABLE_MESSAGES = [
-  'Connection is closed',
-  "Stream isn't writeable",
-  'Command timed out',
-  'Reached the max retries',
-  'connect ECONNREFUSED',
-  // A failover in progress: a Cluster still moving slots or electing a master, a Sentinel
-  // replica promoted or demoted, a node loading its data. Each clears by itself.
-  'Too many Cluster redirections',
-  'CLUSTERDOWN',
-  'TRYAGAIN',
-  'MOVED',
-  "Cluster isn't ready",
-  'Failed to refresh slots cache',
-  'None of startup nodes is available',
-  'LOADING',
-  'MASTERDOWN',
-  'READONLY',
-  'NOREPLICAS',
-];
-const REDIS_UNAVAILABLE_NAMES = new Set(['MaxRetriesPerRequestError', 'LockUnavailableError', 'ClusterAllFailedError']);
 // Postgres gave up on this transaction to break a deadlock, or could not serialise it: nothing it
 // did was committed, and running it again is safe.
 const PG_TRANSACTION_CONFLICT = new Set(['40P01', '40001']);
@@ -59,12 +39,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return PG_UNAVAILABLE_MESSAGES.some((m) => message.includes(m)) || candidate.name === 'CannotConnectError';
 }
 
+/**
+ * Redis is unreachable: the lock library said so (LockUnavailableError), or a Redis call of the app
+ * failed in one of the ways the library's one list of such failures names.
+ */
 export function isRedisUnavailable(error: unknown): boolean {
-  if (!error || typeof error !== 'object') return false;
-  const candidate = error as MaybeDriverError;
-  if (typeof candidate.name === 'string' && REDIS_UNAVAILABLE_NAMES.has(candidate.name)) return true;
-  const message = messageOf(candidate);
-  return REDIS_UNAVAILABLE_MESSAGES.some((m) => message.includes(m));
+  return error instanceof LockUnavailableError || isRedisUnreachable(error);
 }
 
 /** A deadlock or serialization failure: the transaction was rolled back and may be run again. */

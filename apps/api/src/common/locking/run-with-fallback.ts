@@ -1,4 +1,4 @@
-import type { Lock } from '@app/distributed-lock';
+import { LockLostError, type Lock } from '@app/distributed-lock';
 import { LockFallback } from '../../config/app-config';
 import { dependencyUnavailable } from '../errors/app.exception';
 import { isRedisUnavailable } from '../errors/dependency-errors';
@@ -36,7 +36,7 @@ export async function runWithFallback<T>(
   try {
     return await underLock(tracked);
   } catch (error) {
-    if (finished && (error as { name?: unknown } | null)?.name === 'LockLostError') return finished.value;
+    if (finished && error instanceof LockLostError) return finished.value;
     if (started || !isRedisUnavailable(error)) throw error;
     if (fallback === 'reject') throw Object.assign(dependencyUnavailable(`redis (${what})`), { cause: error });
   }
