@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { ProductLock } from '../common/locking/product-lock';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { AdminProductsController } from './admin-products.controller';
 import { InventoryService } from './inventory.service';
@@ -7,11 +6,12 @@ import { ProductCache } from './product-cache';
 import { ProductCatalog } from './product-catalog.service';
 import { ProductsController } from './products.controller';
 import { SoldOutFlags } from './sold-out-flags';
-import { StockLedger } from './stock-ledger';
+import { StockModule } from '../stock/stock.module';
 
 @Module({
+  imports: [StockModule],
   controllers: [AdminProductsController, ProductsController],
-  providers: [InventoryService, ProductCatalog, ProductCache, SoldOutFlags, StockLedger, ProductLock, RedisKeyPrefix],
-  exports: [InventoryService, ProductCatalog, SoldOutFlags, ProductLock],
+  providers: [InventoryService, ProductCatalog, ProductCache, SoldOutFlags, RedisKeyPrefix],
+  exports: [InventoryService, ProductCatalog, SoldOutFlags, StockModule],
 })
 export class InventoryModule {}

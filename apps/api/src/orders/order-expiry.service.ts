@@ -4,7 +4,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DistributedLockService } from '@app/distributed-lock';
 import { DataSource } from 'typeorm';
-import { ProductLock, StockUnit, stockLockKey } from '../common/locking/product-lock';
+import { ProductLock, StockUnit, stockLockKey } from '../stock/product-lock';
 import { TypedConfigService } from '../config/app-config.module';
 import { InventoryService } from '../inventory/inventory.service';
 import { QuotaLedger } from './quota-ledger';

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { AuthUser } from '../auth/auth.types';
 import { orderNotFound } from '../common/errors/app.exception';
 import { OrderLock } from '../common/locking/order-lock';
-import { Fence, ProductLock, StockUnit } from '../common/locking/product-lock';
+import { Fence, ProductLock, StockUnit } from '../stock/product-lock';
 import { InventoryService } from '../inventory/inventory.service';
 import { ListOrdersQuery } from './dto/list-orders.query';
 import { decodeCursor, encodeCursor } from './order-cursor';

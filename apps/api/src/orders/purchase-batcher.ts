@@ -5,7 +5,7 @@ import { Histogram, register } from 'prom-client';
 import type { Lock } from '@app/distributed-lock';
 import { HotStatements } from '../database/hot-statements';
 import { OutcomeUnknownError } from '../database/outcome-unknown';
-import { Fence, ProductLock, StockUnit, stockLockKey } from '../common/locking/product-lock';
+import { Fence, ProductLock, StockUnit, stockLockKey } from '../stock/product-lock';
 import { TypedConfigService } from '../config/app-config.module';
 import { InventoryService } from '../inventory/inventory.service';
 import { withConflictRetry } from '../database/conflict-retry';

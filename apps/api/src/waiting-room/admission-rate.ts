@@ -1,4 +1,4 @@
-import { stockLockKey } from '../common/locking/product-lock';
+import { stockLockKey } from '../stock/product-lock';
 import { MAX_BATCH, PurchaseAdmission } from '../orders/admission/purchase-admission';
 import { ServiceTimeModel } from '../orders/admission/service-time';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TokenVerifier } from '../../auth/token-verifier';
-import { stockLockKey } from '../../common/locking/product-lock';
+import { stockLockKey } from '../../stock/product-lock';
 import { ErrorCode } from '../../common/errors/error-code';
 import { ProductCatalog } from '../../inventory/product-catalog.service';
 import { PurchaseMetrics } from '../purchase.metrics';

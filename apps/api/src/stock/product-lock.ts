@@ -3,11 +3,11 @@ import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DistributedLockService, Lock } from '@app/distributed-lock';
 import { DataSource } from 'typeorm';
-import { TypedConfigService } from '../../config/app-config.module';
-import { LockFallback } from '../../config/app-config';
-import { LockedWork, runWithFallback } from './run-with-fallback';
+import { TypedConfigService } from '../config/app-config.module';
+import { LockFallback } from '../config/app-config';
+import { LockedWork, runWithFallback } from '../common/locking/run-with-fallback';
 
-export type { Fence } from './run-with-fallback';
+export type { Fence } from '../common/locking/run-with-fallback';
 
 /** Where units of a product live: the product row, or one segment row of a segmented product. */
 export interface StockUnit {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { Fence, StockUnit } from '../common/locking/product-lock';
+import { Fence, StockUnit } from './product-lock';
 import { queryRows } from '../database/query-rows';
 import { StaleFenceException } from '../common/errors/stale-fence.error';
 
