@@ -7,7 +7,7 @@ export interface DrainBounds {
   ms: number;
 }
 
-/** The default bounds: 16 bodies' worth, at least 4 MiB, for at most 5 s. */
+/** The bounds for a limit: 16 bodies' worth, at least 4 MiB, for at most 5 s. */
 export const drainBoundsFor = (limitBytes: number): DrainBounds => ({ bytes: Math.max(16 * limitBytes, 4 * 1024 * 1024), ms: 5000 });
 
 const tooLarge = (): Error => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
@@ -24,8 +24,11 @@ const tooLarge = (): Error => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
  * A declared Content-Length over the limit is refused without passing anything on; a chunked
  * body is passed to the parser up to the limit, then discarded the same way.
  */
-export function installOversizedBodyDrain(fastify: FastifyInstance, limitBytes: number, bounds: DrainBounds = drainBoundsFor(limitBytes)): void {
+export function installOversizedBodyDrain(fastify: FastifyInstance, defaultLimitBytes: number): void {
   fastify.addHook('preParsing', (request, reply, payload, done) => {
+    // A route may set its own limit; the server's applies otherwise.
+    const limitBytes = request.routeOptions.bodyLimit ?? defaultLimitBytes;
+    const bounds = drainBoundsFor(limitBytes);
     const declared = Number(request.headers['content-length']);
     if (declared > limitBytes) {
       void discardRest(payload, 0, bounds).then((complete) => {
