@@ -63,6 +63,19 @@ function section(r: ScenarioResult): string {
   return lines.join('\n');
 }
 
+/** The history checker's verdict and figures per scenario (its `history: ...` verdicts). */
+function historyTable(results: ScenarioResult[]): string {
+  const judged = results.filter((r) => r.verdicts.some((v) => v.check.startsWith('history: ')));
+  if (!judged.length) return '';
+  const rows = judged.map((r) => {
+    const rules = r.verdicts.filter((v) => v.check.startsWith('history: ') && v.check !== 'history: judged');
+    const broken = rules.filter((v) => !v.ok).map((v) => v.check.slice('history: '.length));
+    const figures = r.verdicts.find((v) => v.check === 'history: judged')?.detail ?? '';
+    return `| ${r.id} | ${broken.length ? `**${broken.length} of ${rules.length} broken**: ${cell(broken.join(', '))}` : `${rules.length}/${rules.length} hold`} | ${cell(figures)} |`;
+  });
+  return ['## History checks', '', '| scenario | checker rules | judged |', '|---|---|---|', ...rows, '', ''].join('\n');
+}
+
 /** Each scenario's latest figures in reports/chaos/, by id. */
 export function readResults(dir = RESULTS_DIR): ScenarioResult[] {
   if (!existsSync(dir)) return [];
@@ -93,7 +106,7 @@ export function renderReliability(results: ScenarioResult[] = readResults()): st
       return `| [${r.id}](#${r.id.toLowerCase()}-${r.title.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-')}) ${cell(r.title)} | ${r.passed ? 'PASS' : '**FAIL**'} | ${r.requests} | ${cell(outcomes(r.outcomes))} | ${cell(r.faults.length + ' injected')} | ${cell(recovery)} | ${verdicts} | ${r.ranAt.slice(0, 16)}Z, ${r.durationS} s |`;
     }),
   ];
-  const doc = `${head.trimEnd()}\n\n## Last run\n\n${table.join('\n')}\n\n## Scenarios in detail\n\n${results.map(section).join('\n\n')}\n`;
+  const doc = `${head.trimEnd()}\n\n${historyTable(results)}## Last run\n\n${table.join('\n')}\n\n## Scenarios in detail\n\n${results.map(section).join('\n\n')}\n`;
   writeFileSync(DOC, doc);
   return DOC;
 }

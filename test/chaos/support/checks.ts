@@ -1,7 +1,7 @@
 import { adminAuth } from '../../support/tokens';
 import { eventually, httpSender, invariants, Order, withPg } from '../../support/api-client';
 import { historyVerdicts } from './history';
-import { AttemptResult, Recorder } from './traffic';
+import { Recorder } from './traffic';
 
 export interface Verdict {
   check: string;
@@ -31,40 +31,12 @@ export async function sqlInvariants(databaseUrl: string): Promise<Verdict[]> {
   return [verdict('SQL: stock>=0, conservation, per-user limit, quota rows, no oversell', problems, `${ids.length} product(s), ${live} live unit(s) of ${supplied} supplied`)];
 }
 
-/** Every 201 a client saw is an order in Postgres (contract invariant 5). */
-export async function durability(databaseUrl: string, attempts: AttemptResult[]): Promise<Verdict> {
-  const ids = [...new Set(attempts.flatMap((a) => a.orderIds))];
-  const found = await withPg(databaseUrl, async (pg) => (await pg.query('SELECT id::text AS id FROM orders WHERE id = ANY($1::bigint[])', [ids])).rows.length);
-  return verdict('every 201 durable', found === ids.length ? [] : [`${ids.length - found} of ${ids.length} answered orders missing`], `${ids.length} answered order(s) all in Postgres`);
-}
-
 /**
  * What every sale is judged by afterwards: the history checker on everything the clients were
  * told, against the stock the test created (the ground truth), and the SQL invariants beside it.
  */
 export async function saleInvariants(id: string, databaseUrl: string, rec: Recorder): Promise<Verdict[]> {
   return [...(await historyVerdicts(id, databaseUrl, rec.history)).verdicts, ...(await sqlInvariants(databaseUrl))];
-}
-
-/**
- * Idempotency (invariant 4): one order per (user, key) at most; every 201 of a key names that
- * order; and an order exists for a key only if the client was told so (or gave up retrying).
- */
-export async function idempotency(databaseUrl: string, attempts: AttemptResult[]): Promise<Verdict> {
-  const rows = await withPg(databaseUrl, async (pg) => (await pg.query('SELECT id::text AS id, user_id, idempotency_key FROM orders WHERE idempotency_key IS NOT NULL')).rows);
-  const byKey = new Map<string, string[]>();
-  for (const r of rows) byKey.set(`${r.user_id}|${r.idempotency_key}`, [...(byKey.get(`${r.user_id}|${r.idempotency_key}`) ?? []), String(r.id)]);
-  const problems: string[] = [];
-  let retried = 0;
-  for (const a of attempts) {
-    const inDb = byKey.get(`${a.user}|${a.key}`) ?? [];
-    if (a.attempts > 1) retried++;
-    if (inDb.length > 1) problems.push(`${a.key}: ${inDb.length} orders`);
-    if (new Set(a.orderIds).size > 1) problems.push(`${a.key}: 201s named different orders ${a.orderIds.join(',')}`);
-    if (a.orderIds.length && inDb[0] !== a.orderIds[0]) problems.push(`${a.key}: answered ${a.orderIds[0]}, Postgres holds ${inDb[0] ?? 'nothing'}`);
-    if (!a.orderIds.length && inDb.length && a.final !== 'gave-up') problems.push(`${a.key}: order ${inDb[0]} exists but the client was told ${a.final}`);
-  }
-  return verdict('idempotent retries: exactly one order per key', problems, `${attempts.length} keys (${retried} retried): one order per 201, none unreported`);
 }
 
 /** The API agrees with Postgres: product stock, and the live units its admin order listing shows. */
