@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { PUBLISHED_SECRETS } from '../../apps/api/src/config/published-secrets';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 const entry = resolve('dist/apps/api/main.js');
 
@@ -23,5 +26,50 @@ describe('start-up with bad configuration', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(name);
     expect(result.stdout).toBe('');
+  });
+});
+
+/** The environment of a plain `node main.js` on a server: this test process's, minus what would make it safe. */
+function bareEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  for (const name of ['NODE_ENV', 'JWT_SECRET', 'JWT_PUBLIC_KEY_FILE', 'JWT_JWKS_URL', 'WAITING_ROOM_SECRET', 'PAYMENT_WEBHOOK_SECRET']) if (!(name in extra)) delete env[name];
+  return env;
+}
+
+describe('start-up in production (NODE_ENV unset) refuses to run without a real key', () => {
+  const longPublished = PUBLISHED_SECRETS.find((secret) => Buffer.byteLength(secret) >= 32)!;
+
+  it.each([
+    ['no key at all', {}, 'JWT_SECRET is required'],
+    ['a secret under 32 bytes', { JWT_SECRET: randomBytes(15).toString('hex') }, 'JWT_SECRET must be at least 32 bytes'],
+    ['the old compose default', { JWT_SECRET: 'change-me-in-production-please' }, 'JWT_SECRET'],
+    ['a secret written in the repository', { JWT_SECRET: longPublished }, 'JWT_SECRET is a value published in this repository'],
+    ['a published webhook secret', { JWT_SECRET: randomBytes(32).toString('hex'), PAYMENT_WEBHOOK_SECRET: longPublished }, 'PAYMENT_WEBHOOK_SECRET'],
+  ])('%s: exit code 1 and one line naming the variable', (_case, extra, message) => {
+    const result = spawnSync(process.execPath, [entry], { env: bareEnvironment(extra), encoding: 'utf8', timeout: 20_000 });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(message);
+    expect(result.stdout).toBe('');
+  });
+});
+
+describe('the migration command of the built app (`main.js migrate`)', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  it('applies the migrations with the database settings alone, then finds nothing to do', () => {
+    const run = () => spawnSync(process.execPath, [entry, 'migrate'], { env: bareEnvironment({ DATABASE_URL: database.url }), encoding: 'utf8', timeout: 60_000 });
+    const first = run();
+    expect(first.stderr).toBe('');
+    expect(first.status).toBe(0);
+    expect(first.stdout).toMatch(/^applied: .*InitialSchema/m);
+    const second = run();
+    expect(second.status).toBe(0);
+    expect(second.stdout.trim()).toBe('schema is up to date');
   });
 });

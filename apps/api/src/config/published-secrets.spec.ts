@@ -8,13 +8,13 @@ const NAME = String.raw`\b[A-Z][A-Z0-9_]*SECRET[A-Z0-9_]*\b`;
 
 /** Ways a secret's value gets written down in this repository. */
 const PATTERNS: RegExp[] = [
-  // TypeScript / YAML / JSON: JWT_SECRET: 'x', const DEMO_SECRET = "x", TEST_JWT_SECRET = `x`
+  // TypeScript / YAML / JSON: a quoted value assigned to a *SECRET* name
   new RegExp(String.raw`${NAME}['"]?\s*[:=]\s*(['"\`])([^'"\`\n]+)\1`, 'g'),
-  // .env files, Dockerfile ENV, shell: JWT_SECRET=x (a $reference is not a value)
+  // .env files, Dockerfile ENV and shell assignments (a $reference is not a value)
   new RegExp(String.raw`${NAME}=([^\s'"\`$#][^\s'"\`]*)`, 'g'),
-  // compose defaults: \${JWT_SECRET:-x}
+  // compose defaults (dollar, brace, NAME:-value)
   new RegExp(String.raw`\$\{${NAME}:-([^}]+)\}`, 'g'),
-  // object properties and CLI flags: { secret: 'x' }, --secret x, --token-secret x
+  // object properties named secret, and the scripts' secret flags
   /\bsecret['"]?\s*:\s*(['"`])([^'"`\n]+)\1/gi,
   /--(?:token-)?secret[ =](?!["'$<])([^\s"'`|)\]]+)/g,
 ];

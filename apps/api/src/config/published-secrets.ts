@@ -17,6 +17,7 @@ export const PUBLISHED_SECRETS: readonly string[] = [
   'whsec_e2e-secret-of-at-least-thirty-two-bytes',
   'invariant-test-secret-0123456789',
   'report-test-secret-0123456789',
+  'too-short',
   // payments-config.spec.ts writes 'x'.repeat(32)
   'x',
   'x'.repeat(32),
