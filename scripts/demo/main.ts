@@ -1,9 +1,8 @@
 import { parseArgs } from 'node:util';
-import { formatSummary, runLoadTest, terminalProgress } from '../loadtest';
+import { formatCheck, formatSummary, runLoadTest, terminalProgress } from '../loadtest';
 import { startStack } from '../infra/stack';
 import { REDIS_TOPOLOGIES, RedisTopology } from '../infra/redis-topology';
 import { mintToken } from '../loadtest/jwt';
-import { formatCheck } from '../history/check-history';
 import { serveStorefront } from '../../examples/storefront/serve';
 
 const DEMO_SECRET = 'demo-secret-for-the-flash-sale';

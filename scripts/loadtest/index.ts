@@ -3,3 +3,5 @@ export { formatSummary } from './summary-table';
 export { terminalProgress, formatProgress } from './progress';
 export { mintToken } from './jwt';
 export type { LoadTestOptions, LoadTestResult, ProgressSnapshot, InvariantResult, LatencySummary, HistogramBucket, SecondBucket } from './types';
+export { checkHistory, formatCheck } from '../history/check-history';
+export type { HistoryCheck } from '../history/check-history';
