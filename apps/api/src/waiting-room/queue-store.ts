@@ -6,7 +6,8 @@ import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { ADMIT, AdmitReply, parseAdmit } from './scripts/admit';
 import { FREEZE, parseFreeze } from './scripts/freeze';
 import { JOIN, JoinReply, parseJoin } from './scripts/join';
-import { parsePoll, POLL, PollReply } from './scripts/poll';
+import { PollBatcher } from './poll-batcher';
+import { PollReply } from './scripts/poll';
 import { CLAIM, RECEIPT, RELEASE } from './scripts/receipt';
 import { runScript } from './scripts/script';
 import { parseSummary, SUMMARY, SummaryReply } from './scripts/summary';
@@ -25,10 +26,14 @@ export interface AdmitStep {
 /** The queues in Redis: each operation is one script on one product's slot. Redis errors propagate. */
 @Injectable()
 export class QueueStore {
+  private readonly polls: PollBatcher;
+
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: RedisConnection,
     private readonly prefix: RedisKeyPrefix,
-  ) {}
+  ) {
+    this.polls = new PollBatcher(redis);
+  }
 
   keys(productId: string): WaitingRoomKeys {
     return waitingRoomKeys(this.prefix.value, productId);
@@ -40,9 +45,9 @@ export class QueueStore {
     return parseJoin(await runScript(this.redis, JOIN, [k.meta, k.users, k.soldOutFlag], [userId, nowMs, saleStartsAtMs ?? -1, epoch]));
   }
 
-  async poll(productId: string, ticketNumber: number): Promise<PollReply> {
-    const k = this.keys(productId);
-    return parsePoll(await runScript(this.redis, POLL, [k.meta, k.ranks, k.admitted, k.bought, k.soldOutFlag, k.buying], [ticketNumber]));
+  /** Read with the other polls of the product arriving in the same turn of the event loop. */
+  poll(productId: string, ticketNumber: number): Promise<PollReply> {
+    return this.polls.poll(productId, this.keys(productId), ticketNumber);
   }
 
   async summary(productId: string, nowMs: number): Promise<SummaryReply> {

@@ -1,35 +1,43 @@
 import { QueueScript } from './script';
 
 /**
- * Everything a poll needs about one ticket, in one round trip and O(1) of the queue's length.
- * KEYS: meta, ranks, admitted, bought, the product's sold-out flag, buying. ARGV: the ticket's number.
- * A pre-queue ticket's place is read from the ranks string (-1 until the start's shuffle).
- * Returns {place, served, seq, pre (-1: not frozen), bought (0/1), admission expiry (ms, -1: none), soldOut (0/1), rate, epoch ('' when none)}.
+ * Everything the polls of some tickets of one product need, in one round trip and O(1) of the
+ * queue's length per ticket. KEYS: meta, ranks, admitted, bought, the product's sold-out flag,
+ * buying. ARGV: the tickets' numbers. A pre-queue ticket's place is read from the ranks string
+ * (-1 until the start's shuffle).
+ * Returns {served, seq, pre (-1: not frozen), soldOut (0/1), rate, epoch ('' when none)}, then per
+ * ticket {place, bought (0/1), admission expiry (ms, -1: none)}.
  */
 export const POLL: QueueScript = {
   name: 'waitingRoomPoll',
   keys: 6,
   lua: `
 local m = redis.call('HMGET', KEYS[1], 'served', 'pre', 'ranked', 'soldOut', 'seq', 'rate', 'epoch')
-local n = tonumber(ARGV[1])
 local served = tonumber(m[1]) or 0
 local pre = tonumber(m[2])
-local place = n
-if pre == nil or n <= pre then
-  place = -1
-  if m[3] == '1' then
-    local b = redis.call('GETRANGE', KEYS[2], (n - 1) * 4, (n - 1) * 4 + 3)
-    if #b == 4 then place = ((b:byte(1) * 256 + b:byte(2)) * 256 + b:byte(3)) * 256 + b:byte(4) end
-  end
-end
-local bought, expires = 0, -1
-if place > 0 and place <= served then
-  bought = redis.call('SISMEMBER', KEYS[4], place)
-  expires = tonumber(redis.call('ZSCORE', KEYS[3], place) or redis.call('ZSCORE', KEYS[6], place)) or -1
-end
 local soldOut = 0
 if m[4] == '1' or redis.call('EXISTS', KEYS[5]) == 1 then soldOut = 1 end
-return {place, served, tonumber(m[5]) or 0, pre or -1, bought, expires, soldOut, m[6] or '0', m[7] or ''}`,
+local out = {served, tonumber(m[5]) or 0, pre or -1, soldOut, m[6] or '0', m[7] or ''}
+for i = 1, #ARGV do
+  local n = tonumber(ARGV[i])
+  local place = n
+  if pre == nil or n <= pre then
+    place = -1
+    if m[3] == '1' then
+      local b = redis.call('GETRANGE', KEYS[2], (n - 1) * 4, (n - 1) * 4 + 3)
+      if #b == 4 then place = ((b:byte(1) * 256 + b:byte(2)) * 256 + b:byte(3)) * 256 + b:byte(4) end
+    end
+  end
+  local bought, expires = 0, -1
+  if place > 0 and place <= served then
+    bought = redis.call('SISMEMBER', KEYS[4], place)
+    expires = tonumber(redis.call('ZSCORE', KEYS[3], place) or redis.call('ZSCORE', KEYS[6], place)) or -1
+  end
+  out[#out + 1] = place
+  out[#out + 1] = bought
+  out[#out + 1] = expires
+end
+return out`,
 };
 
 export interface PollReply {
@@ -49,17 +57,16 @@ export interface PollReply {
   epoch: string;
 }
 
-export function parsePoll(reply: unknown): PollReply {
+const HEAD = 6;
+const PER_TICKET = 3;
+
+/** One PollReply per ticket number sent, in order. */
+export function parsePolls(reply: unknown): PollReply[] {
   const r = reply as Array<number | string>;
-  return {
-    place: Number(r[0]),
-    served: Number(r[1]),
-    seq: Number(r[2]),
-    pre: Number(r[3]),
-    bought: Number(r[4]) === 1,
-    admissionExpiresAt: Number(r[5]),
-    soldOut: Number(r[6]) === 1,
-    rate: Number(r[7]) || 0,
-    epoch: String(r[8]),
-  };
+  const shared = { served: Number(r[0]), seq: Number(r[1]), pre: Number(r[2]), soldOut: Number(r[3]) === 1, rate: Number(r[4]) || 0, epoch: String(r[5]) };
+  const polls: PollReply[] = [];
+  for (let at = HEAD; at + PER_TICKET <= r.length; at += PER_TICKET) {
+    polls.push({ ...shared, place: Number(r[at]), bought: Number(r[at + 1]) === 1, admissionExpiresAt: Number(r[at + 2]) });
+  }
+  return polls;
 }
