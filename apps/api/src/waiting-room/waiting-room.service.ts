@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { productNotFound } from '../common/errors/app.exception';
-import { dependencyUnavailable } from '../common/errors/app.exception';
+import { dependencyUnavailable, productNotFound } from '../common/errors/app.exception';
 import { AuthUser } from '../auth/auth.types';
 import { ProductCatalog } from '../inventory/product-catalog.service';
 import { SaleTerms } from '../inventory/product.view';
