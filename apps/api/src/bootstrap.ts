@@ -8,10 +8,10 @@ import { instrumentHttp } from './metrics/http-metrics';
 import { AppLogger } from './logging/app-logger';
 import { installRequestLog } from './logging/request-log';
 import { TokenVerifier } from './auth/token-verifier';
-import { SoldOutFlags } from './inventory/sold-out-flags';
 import { ProductCatalog } from './inventory/product-catalog.service';
-import { installSoldOutShortcut } from './orders/sold-out-shortcut';
-import { installOverloadShortcut } from './orders/admission/overload-shortcut';
+import { installSoldOutShortcut } from './orders/early-refusal/sold-out-shortcut';
+import { installOverloadShortcut } from './orders/early-refusal/overload-shortcut';
+import { EarlyRefusals } from './orders/early-refusal/early-refusals';
 import { PurchaseAdmission } from './orders/admission/purchase-admission';
 import { PurchaseMetrics } from './orders/purchase.metrics';
 import { installShutdownGate, ShutdownState } from './common/shutdown-gate';
@@ -47,7 +47,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   installShutdownGate(fastify, app.get(ShutdownState));
   instrumentHttp(fastify);
   installRequestLog(fastify, app.get(AppLogger).pino);
-  installSoldOutShortcut(fastify, { tokens: app.get(TokenVerifier), flags: app.get(SoldOutFlags), catalog: app.get(ProductCatalog), metrics: app.get(PurchaseMetrics) });
+  installSoldOutShortcut(fastify, { tokens: app.get(TokenVerifier), early: app.get(EarlyRefusals), catalog: app.get(ProductCatalog), metrics: app.get(PurchaseMetrics) });
   // After the sold-out shortcut: a sold-out answer is final and cheaper than a retry.
   installOverloadShortcut(fastify, { tokens: app.get(TokenVerifier), admission: app.get(PurchaseAdmission), metrics: app.get(PurchaseMetrics), catalog: app.get(ProductCatalog) });
   app.useGlobalPipes(createValidationPipe());

@@ -17,6 +17,8 @@ import { PurchaseMetrics } from './purchase.metrics';
 import { PurchaseService } from './purchase.service';
 import { QuotaLedger } from './quota-ledger';
 import { AttemptPruner } from './purchase-outcome/attempt-pruner';
+import { EarlyRefusals } from './early-refusal/early-refusals';
+import { PurchaseThrottlerGuard } from './early-refusal/purchase-throttler.guard';
 import { AttemptSettlement } from './purchase-outcome/attempt-settlement';
 import { PendingPurchases } from './purchase-outcome/pending-purchases';
 import { PurchasesController } from './purchase-outcome/purchases.controller';
@@ -43,6 +45,8 @@ import { PurchaseStatusService } from './purchase-outcome/purchase-status.servic
     AttemptPruner,
     PendingPurchases,
     PurchaseStatusService,
+    EarlyRefusals,
+    PurchaseThrottlerGuard,
   ],
 })
 export class OrdersModule {}

@@ -4,7 +4,7 @@ import { ApiBearerAuth, ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiHea
 import { CurrentUser } from '../auth/auth.decorators';
 import { AuthUser } from '../auth/auth.types';
 import { ParseIdPipe } from '../common/parse-id.pipe';
-import { UserThrottlerGuard } from '../common/throttling/user-throttler.guard';
+import { PurchaseThrottlerGuard } from './early-refusal/purchase-throttler.guard';
 import { WaitingRoomAdmissionGuard } from '../waiting-room/admission.guard';
 import { PurchaseDto } from './dto/purchase.dto';
 import { PurchaseBody, PurchaseBodyPipe } from './dto/purchase-body.pipe';
@@ -27,7 +27,7 @@ export class PurchaseController {
 
   @Post(':id/purchase')
   @HttpCode(201)
-  @UseGuards(UserThrottlerGuard, WaitingRoomAdmissionGuard)
+  @UseGuards(PurchaseThrottlerGuard, WaitingRoomAdmissionGuard)
   @ApiOperation({ summary: 'Buy units of a product; 201 only once the order is committed' })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'retries with the same key return the first answer and deduct once' })
   @ApiBody({ type: PurchaseDto, required: false })

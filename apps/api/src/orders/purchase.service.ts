@@ -3,15 +3,15 @@ import { AuthUser } from '../auth/auth.types';
 import { dependencyUnavailable, productNotFound } from '../common/errors/app.exception';
 import { StaleFenceException } from '../common/errors/stale-fence.error';
 import { ProductCatalog } from '../inventory/product-catalog.service';
-import { isSaleOpen, SaleTerms } from '../inventory/product.view';
-import { SoldOutFlags } from '../inventory/sold-out-flags';
+import { SaleTerms } from '../inventory/product.view';
+import { EarlyRefusals } from './early-refusal/early-refusals';
 import { purchaseFingerprint } from './idempotency-key';
 import { OrderRepository } from './order-repository';
 import { asFirstAnswered, OrderRow, OrderView } from './order.view';
 import { BatchOutcome, PurchaseBatcher } from './purchase-batcher';
 import { SegmentRouter } from './segment-router';
 import { monotonicNow, PurchaseAdmission } from './admission/purchase-admission';
-import { keyReused, perUserLimit, saleNotActive, soldOut } from './purchase-errors';
+import { keyReused, perUserLimit, soldOut } from './purchase-errors';
 
 export interface PurchaseRequest {
   user: AuthUser;
@@ -37,7 +37,7 @@ export type PurchaseResult = { kind: 'order'; order: OrderView; replayed: boolea
 export class PurchaseService {
   constructor(
     private readonly catalog: ProductCatalog,
-    private readonly flags: SoldOutFlags,
+    private readonly early: EarlyRefusals,
     private readonly orders: OrderRepository,
     private readonly batcher: PurchaseBatcher,
     private readonly segments: SegmentRouter,
@@ -57,7 +57,7 @@ export class PurchaseService {
     const { user, productId, quantity, idempotencyKey, purchaseId, arrivedAt } = request;
     const fingerprint = idempotencyKey ? purchaseFingerprint(productId, quantity) : null;
     const terms = await this.catalog.saleTerms(productId);
-    const refusal = await this.fastRefusal(productId, quantity, terms);
+    const refusal = await this.early.beforeQueue(productId, quantity, terms);
     if (refusal) {
       // A retry of a purchase that already succeeded gets its first answer, not today's refusal.
       const prior = idempotencyKey ? await this.orders.findByIdempotencyKey(user.id, idempotencyKey) : undefined;
@@ -70,15 +70,6 @@ export class PurchaseService {
         ? await this.segments.submit(productId, terms!.segments, item, arrivedAt)
         : await this.batcher.submit({ productId, segment: null }, item, arrivedAt);
     return this.answer(request, terms!, fingerprint, result);
-  }
-
-  /** The refusals decided without a lock or SQL; undefined when the purchase may go ahead. */
-  private async fastRefusal(productId: string, quantity: number, terms: SaleTerms | undefined): Promise<Error | undefined> {
-    if (!terms) return productNotFound(productId);
-    if (!isSaleOpen(terms, Date.now())) return saleNotActive();
-    if (quantity > terms.perUserLimit) return perUserLimit(terms.perUserLimit);
-    if (await this.flags.isSoldOut(productId)) return soldOut(productId);
-    return undefined;
   }
 
   private async answer(request: PurchaseRequest, terms: SaleTerms, fingerprint: string | null, result: BatchOutcome): Promise<PurchaseResult> {

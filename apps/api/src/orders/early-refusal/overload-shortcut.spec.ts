@@ -2,7 +2,7 @@ import { ConfigService } from '@nestjs/config';
 import Fastify, { FastifyInstance } from 'fastify';
 import { TypedConfigService } from '../../config/app-config.module';
 import { installOverloadShortcut } from './overload-shortcut';
-import { monotonicNow, PurchaseAdmission } from './purchase-admission';
+import { monotonicNow, PurchaseAdmission } from '../admission/purchase-admission';
 
 const DEADLINE = 2000;
 const config = { get: () => ({ purchaseDeadlineMs: DEADLINE, purchaseQueueMax: 100_000 }) } as unknown as TypedConfigService & ConfigService;

@@ -4,7 +4,7 @@ import { stockLockKey } from '../../stock/product-lock';
 import { ErrorCode } from '../../common/errors/error-code';
 import { ProductCatalog } from '../../inventory/product-catalog.service';
 import { PurchaseMetrics } from '../purchase.metrics';
-import { monotonicNow, PurchaseAdmission } from './purchase-admission';
+import { monotonicNow, PurchaseAdmission } from '../admission/purchase-admission';
 
 const ROUTE = '/products/:id/purchase';
 

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { TokenVerifier } from '../auth/token-verifier';
-import { ErrorCode, errorBody, STATUS_OF } from '../common/errors/error-code';
-import { ProductCatalog } from '../inventory/product-catalog.service';
-import { isSaleOpen } from '../inventory/product.view';
-import { SoldOutFlags } from '../inventory/sold-out-flags';
-import { PurchaseMetrics } from './purchase.metrics';
-import { generatePurchaseId } from './purchase-outcome/purchase-id.decorator';
+import { TokenVerifier } from '../../auth/token-verifier';
+import { ErrorCode, errorBody, STATUS_OF } from '../../common/errors/error-code';
+import { ProductCatalog } from '../../inventory/product-catalog.service';
+import { isSaleOpen } from '../../inventory/product.view';
+import { PurchaseMetrics } from '../purchase.metrics';
+import { EarlyRefusals } from './early-refusals';
+import { generatePurchaseId } from '../purchase-outcome/purchase-id.decorator';
 
 const ROUTE = '/products/:id/purchase';
 
@@ -17,12 +17,12 @@ const ROUTE = '/products/:id/purchase';
  * is open and that this process saw sold out a moment ago. Anything else goes through the normal
  * pipeline, which would give the same answer here.
  */
-export function installSoldOutShortcut(fastify: FastifyInstance, deps: { tokens: TokenVerifier; flags: SoldOutFlags; catalog: ProductCatalog; metrics: PurchaseMetrics }): void {
+export function installSoldOutShortcut(fastify: FastifyInstance, deps: { tokens: TokenVerifier; early: EarlyRefusals; catalog: ProductCatalog; metrics: PurchaseMetrics }): void {
   const body = JSON.stringify(errorBody(ErrorCode.SoldOut, 'this product is sold out'));
   fastify.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     if (request.method !== 'POST' || request.routeOptions.url !== ROUTE || request.headers['idempotency-key'] !== undefined) return done();
     const productId = (request.params as { id?: string }).id;
-    if (!productId || !deps.flags.knownSoldOut(productId) || !isOneUnitBody(request.body)) return done();
+    if (!productId || !deps.early.knownSoldOut(productId) || !isOneUnitBody(request.body)) return done();
     const terms = deps.catalog.knownTerms(productId);
     if (!terms || !isSaleOpen(terms, Date.now())) return done();
     try {

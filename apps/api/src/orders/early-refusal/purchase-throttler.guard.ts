@@ -1,32 +1,32 @@
 import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
-import { SoldOutFlags } from '../../inventory/sold-out-flags';
-import { AppException } from '../errors/app.exception';
-import { ErrorCode } from '../errors/error-code';
-import { isRedisUnavailable } from '../errors/dependency-errors';
-import { UserRateLimiter } from './user-rate-limiter';
+import { AppException } from '../../common/errors/app.exception';
+import { ErrorCode } from '../../common/errors/error-code';
+import { isRedisUnavailable } from '../../common/errors/dependency-errors';
+import { UserRateLimiter } from '../../common/throttling/user-rate-limiter';
+import { EarlyRefusals } from './early-refusals';
 
 const WARN_EVERY_MS = 10_000;
 
 /**
- * Rate limit per authenticated user (shared across instances through Redis). When Redis cannot
+ * The purchase route's rate limit per authenticated user (shared across instances through Redis). When Redis cannot
  * be reached the limit is skipped rather than turning every purchase into an error: the
  * invariants do not depend on it, Postgres enforces them all.
  */
 @Injectable()
-export class UserThrottlerGuard implements CanActivate {
-  private readonly log = new Logger(UserThrottlerGuard.name);
+export class PurchaseThrottlerGuard implements CanActivate {
+  private readonly log = new Logger(PurchaseThrottlerGuard.name);
   private lastWarnAt = 0;
 
   constructor(
     private readonly limiter: UserRateLimiter,
-    private readonly soldOut: SoldOutFlags,
+    private readonly early: EarlyRefusals,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<{ params?: { id?: string }; user?: { id?: string }; ip?: string }>();
     // A purchase of a product already known sold out is refused at once; counting it costs more than it saves.
     const productId = request.params?.id;
-    if (productId !== undefined && this.soldOut.knownSoldOut(productId)) return true;
+    if (productId !== undefined && this.early.knownSoldOut(productId)) return true;
     const tracker = request.user?.id ? `user:${request.user.id}` : `ip:${String(request.ip)}`;
     let decision;
     try {
