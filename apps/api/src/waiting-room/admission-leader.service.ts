@@ -17,8 +17,9 @@ import { WaitingRoomMetrics } from './waiting-room.metrics';
 import { WaitingRoomSettings } from './waiting-room-settings';
 
 const JOB = 'waiting-room-admission';
-/** With no sale open or about to open, an instance looks again only this much later. */
+/** With no sale open or about to open, or after a failed step, an instance looks again only this much later. */
 const IDLE_BACKOFF_MS = 1000;
+const LEASE_MS = 3000;
 // Sales about to start are listed too, so that an idle instance never starts admitting one late.
 const OPEN_SALES = `${PRODUCT_SELECT} WHERE p.waiting_room IS NOT NULL AND (p.sale_starts_at IS NULL OR p.sale_starts_at <= now() + interval '${IDLE_BACKOFF_MS * 2} milliseconds') AND (p.sale_ends_at IS NULL OR p.sale_ends_at > now())`;
 const STOCK_OF = `${PRODUCT_SELECT} WHERE p.id = ANY($1::bigint[])`;
@@ -84,9 +85,12 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
 
   private async runExclusively(): Promise<void> {
     try {
-      await this.locks.using(`job:${JOB}`, { ttlMs: 10_000, waitMs: 0, reentrant: false }, () => this.step());
+      // A short lease (renewed while the step runs): if the leader dies, another takes over within it.
+      await this.locks.using(`job:${JOB}`, { ttlMs: LEASE_MS, waitMs: 0, reentrant: false }, () => this.step());
     } catch (error) {
       if ((error as Error).name === 'LockTimeoutError') return; // another instance is on it
+      // Postgres or Redis down: report once a backoff, not every tick; nothing is admitted meanwhile.
+      this.idleUntil = Date.now() + IDLE_BACKOFF_MS;
       reportBackgroundFailure(this.log, JOB, 'step', error);
     }
   }
