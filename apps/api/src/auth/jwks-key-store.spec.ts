@@ -1,0 +1,80 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { JwksKeyStore } from './jwks-key-store';
+
+const jwkOf = (kid: string, extra: Record<string, unknown> = {}) => ({
+  ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }),
+  kid,
+  ...extra,
+});
+
+/** A key-set endpoint whose answer the test sets; `hang` never answers. */
+async function keySetServer(): Promise<{ url: string; answer: { body: unknown; hang?: boolean }; requests: () => number; close: () => Promise<void> }> {
+  const answer: { body: unknown; hang?: boolean } = { body: { keys: [] } };
+  let requests = 0;
+  const server: Server = createServer((_req, res) => {
+    requests++;
+    if (!answer.hang) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`,
+    answer,
+    requests: () => requests,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('JwksKeyStore', () => {
+  let idp: Awaited<ReturnType<typeof keySetServer>>;
+  let clock: number;
+  beforeEach(async () => {
+    idp = await keySetServer();
+    clock = 1_000_000;
+  });
+  afterEach(() => idp.close());
+  const store = (options = {}) => new JwksKeyStore(idp.url, { now: () => clock, fetchTimeoutMs: 300, ...options });
+
+  it('holds the signing keys of the set by kid, with the algorithm their type allows', async () => {
+    idp.answer.body = { keys: [jwkOf('a'), jwkOf('enc', { use: 'enc' }), jwkOf('wrong-alg', { alg: 'RS256' }), { kty: 'oct', k: 'c2VjcmV0', kid: 'hmac' }] };
+    const keys = store();
+    await keys.refresh();
+    expect(keys.keyFor('a')).toMatchObject({ algorithm: 'ES256', pem: expect.stringContaining('BEGIN PUBLIC KEY') });
+    for (const kid of ['enc', 'wrong-alg', 'hmac', 'unknown']) expect(keys.keyFor(kid)).toBeUndefined();
+  });
+
+  it('reads the set again only after the minimum interval, sharing one read between callers', async () => {
+    const keys = store({ minRefetchMs: 10_000 });
+    await Promise.all([keys.refresh(), keys.refresh(), keys.refresh()]);
+    expect(idp.requests()).toBe(1);
+    clock += 9_999;
+    await keys.refresh();
+    expect(idp.requests()).toBe(1);
+    clock += 1;
+    await keys.refresh();
+    expect(idp.requests()).toBe(2);
+  });
+
+  it('refuses a set with too many keys and keeps what it had', async () => {
+    idp.answer.body = { keys: [jwkOf('a')] };
+    const keys = store({ maxKeys: 3, minRefetchMs: 0 });
+    await keys.refresh();
+    idp.answer.body = { keys: [jwkOf('b'), jwkOf('c'), jwkOf('d'), jwkOf('e')] };
+    await keys.refresh();
+    expect(keys.keyFor('a')).toBeDefined();
+    expect(keys.keyFor('b')).toBeUndefined();
+  });
+
+  it('gives up on a provider that does not answer within the fetch timeout', async () => {
+    idp.answer.hang = true;
+    const keys = store({ fetchTimeoutMs: 200 });
+    const startedAt = Date.now();
+    await keys.refresh();
+    expect(Date.now() - startedAt).toBeLessThan(2000);
+    expect(keys.keyFor('a')).toBeUndefined();
+  });
+});
