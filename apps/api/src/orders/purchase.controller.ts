@@ -30,6 +30,7 @@ export class PurchaseController {
   @UseGuards(PurchaseThrottlerGuard, WaitingRoomAdmissionGuard)
   @ApiOperation({ summary: 'Buy units of a product; 201 only once the order is committed' })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'retries with the same key return the first answer and deduct once' })
+  @ApiHeader({ name: 'Admission', required: false, description: "for a product with a waiting room: the `admission` of this buyer's ADMITTED ticket" })
   @ApiBody({ type: PurchaseDto, required: false })
   @ApiCreatedResponse({ type: OrderView, headers: { 'Purchase-Id': { description: "the purchase's id (every answer carries it)", schema: { type: 'string' } } } })
   @ApiResponse({
@@ -38,7 +39,7 @@ export class PurchaseController {
     description: "PURCHASE_PENDING: the database's answer was lost and its outcome could not be learnt in time; GET the Location (/purchases/:purchaseId) after Retry-After",
   })
   @ApiConflictResponse({ description: 'SOLD_OUT or PER_USER_LIMIT' })
-  @ApiResponse({ status: 403, description: 'SALE_NOT_ACTIVE' })
+  @ApiResponse({ status: 403, description: 'SALE_NOT_ACTIVE; NOT_ADMITTED (a product with a waiting room, without a valid Admission for this buyer)' })
   @ApiResponse({ status: 422, description: 'IDEMPOTENCY_KEY_REUSED' })
   @ApiResponse({ status: 429, description: 'RATE_LIMITED, with Retry-After' })
   @ApiResponse({

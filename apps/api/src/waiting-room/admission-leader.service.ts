@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { ModuleRef } from '@nestjs/core';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DistributedLockService } from '@app/distributed-lock';
+import { DistributedLockService, LockTimeoutError } from '@app/distributed-lock';
 import { DataSource } from 'typeorm';
 import { TypedConfigService } from '../config/app-config.module';
 import { PRODUCT_SELECT, ProductRow } from '../inventory/product.view';
@@ -88,7 +88,7 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
       // A short lease (renewed while the step runs): if the leader dies, another takes over within it.
       await this.locks.using(`job:${JOB}`, { ttlMs: LEASE_MS, waitMs: 0, reentrant: false }, () => this.step());
     } catch (error) {
-      if ((error as Error).name === 'LockTimeoutError') return; // another instance is on it
+      if (error instanceof LockTimeoutError) return; // another instance is on it
       // Postgres or Redis down: report once a backoff, not every tick; nothing is admitted meanwhile.
       this.idleUntil = Date.now() + IDLE_BACKOFF_MS;
       reportBackgroundFailure(this.log, JOB, 'step', error);

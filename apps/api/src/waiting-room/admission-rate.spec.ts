@@ -3,7 +3,7 @@ import { ServiceTimeModel } from '../orders/admission/service-time';
 import { automaticRate } from './admission-rate';
 
 const admissionWith = (lines: Record<string, ServiceTimeModel>): PurchaseAdmission =>
-  ({ lines: new Map(Object.entries(lines).map(([name, model]) => [name, { model }])) }) as unknown as PurchaseAdmission;
+  ({ serviceModel: (name: string) => lines[name] }) as unknown as PurchaseAdmission;
 
 describe('automaticRate', () => {
   it('paces at half the full-batch purchase rate of the service-time prior before anything was sold', () => {

@@ -6,22 +6,17 @@ import { ServiceTimeModel } from '../orders/admission/service-time';
 const CAPACITY_SHARE = 0.5;
 const MAX_RATE = 5000;
 
-type ModelSource = { lines?: Map<string, { model?: ServiceTimeModel }> };
-
 /**
  * The automatic pace of a product without `admitPerSecond`: half of what its stock units sell per
  * second at full batches, by this instance's service-time model of each unit (the prior until
  * the unit has sold something here). Admitted buyers then meet the purchase deadline.
- *
- * The models live in PurchaseAdmission's lines, which it keeps private; they are only read here.
  */
 export function automaticRate(admission: PurchaseAdmission | undefined, productId: string, segments: number): number {
-  const lines = (admission as unknown as ModelSource | undefined)?.lines;
   const prior = new ServiceTimeModel();
   let perSecond = 0;
   for (let segment = 0; segment < segments; segment++) {
     const name = stockLockKey({ productId, segment: segments > 1 ? segment : null });
-    const model = lines?.get(name)?.model ?? prior;
+    const model = admission?.serviceModel(name) ?? prior;
     perSecond += (MAX_BATCH * 1000) / Math.max(model.batchMs(MAX_BATCH), 1);
   }
   return Math.max(1, Math.min(MAX_RATE, Math.floor(perSecond * CAPACITY_SHARE)));

@@ -80,6 +80,11 @@ export class PurchaseAdmission implements OnModuleDestroy {
     return margin === LIMITS.answerMarginMs ? LIMITS : { ...LIMITS, answerMarginMs: margin };
   }
 
+  /** The unit's measured service time, or undefined before this instance served it (read only). */
+  serviceModel(name: string): ServiceTimeModel | undefined {
+    return this.lines.get(name)?.model;
+  }
+
   /** Queues `item` on the unit's line (or throws OverloadedException) and sees that `serve` drains it. */
   submit<T extends Waiting>(name: string, item: T, serve: ServeBatch<T>, now = monotonicNow()): void {
     const line = this.admit(name, item, now);
