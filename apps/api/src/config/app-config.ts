@@ -42,14 +42,15 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const auth = loadAuthConfig(env, nodeEnv);
   const jwtSecret = auth.hsSecret;
   refusePublishedSecrets(env, nodeEnv);
+  const port = integer(3000, 0, 65535)(env.PORT, 'PORT');
   const lockTtlMs = integer(5000, 100, 600_000)(env.LOCK_TTL_MS, 'LOCK_TTL_MS');
   return {
     nodeEnv,
-    port: integer(3000, 0, 65535)(env.PORT, 'PORT'),
+    port,
     logLevel: oneOf('info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const)(env.LOG_LEVEL, 'LOG_LEVEL'),
     jwtSecret,
     auth,
-    ops: loadOpsConfig(env, nodeEnv),
+    ops: loadOpsConfig(env, nodeEnv, port),
     database: loadDatabaseConfig(env),
     redis: {
       ...redisTopology(env),

@@ -88,6 +88,8 @@ describe('operations surface', () => {
     expect(loadConfig({ NODE_ENV: 'test', METRICS_PORT: '9100', DOCS_ENABLED: 'false' }).ops).toEqual({ metricsPort: 9100, docsEnabled: false });
     expect(loadConfig(production({ JWT_SECRET: ownSecret(), DOCS_ENABLED: 'true' })).ops.docsEnabled).toBe(true);
     expect(refusal({ NODE_ENV: 'test', METRICS_PORT: 'nine' })).toMatch(/METRICS_PORT must be an integer/);
+    expect(refusal({ NODE_ENV: 'test', METRICS_PORT: '3000' })).toMatch(/METRICS_PORT must differ from PORT/);
+    expect(refusal(production({ JWT_SECRET: ownSecret(), PORT: '9464' }))).toMatch(/METRICS_PORT must differ from PORT/);
   });
 
   it('opens CORS to no origin in production unless CORS_ORIGINS says so', () => {

@@ -1,4 +1,4 @@
-import { bool, Env, integer } from './env.schema';
+import { bool, ConfigError, Env, integer } from './env.schema';
 
 type NodeEnv = 'development' | 'production' | 'test';
 
@@ -11,11 +11,13 @@ export interface OpsConfig {
 }
 
 /** Production keeps both off the public port by default; development and test show them there. */
-export function loadOpsConfig(env: Env, nodeEnv: NodeEnv): OpsConfig {
+export function loadOpsConfig(env: Env, nodeEnv: NodeEnv, publicPort: number): OpsConfig {
   const production = nodeEnv === 'production';
   const rawPort = env.METRICS_PORT === '' ? undefined : env.METRICS_PORT;
-  return {
-    metricsPort: rawPort === undefined ? (production ? 9464 : undefined) : integer(0, 0, 65535)(rawPort, 'METRICS_PORT'),
-    docsEnabled: bool(!production)(env.DOCS_ENABLED, 'DOCS_ENABLED'),
-  };
+  const metricsPort = rawPort === undefined ? (production ? 9464 : undefined) : integer(0, 0, 65535)(rawPort, 'METRICS_PORT');
+  // The same port twice would fail at listen(), after the public port already answers.
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === publicPort) {
+    throw new ConfigError(`Invalid configuration: METRICS_PORT must differ from PORT (both ${publicPort})`);
+  }
+  return { metricsPort, docsEnabled: bool(!production)(env.DOCS_ENABLED, 'DOCS_ENABLED') };
 }
