@@ -56,13 +56,19 @@ describe('tokens from an identity provider (JWT_JWKS_URL)', () => {
 
   it('accepts a key that appears after rotation once the set is read again', async () => {
     idp.keys = [first, rotated];
-    // The set was read at start-up; the next read may come 10 s after it.
-    await sleep(Math.max(0, idp.lastRequestAt + 10_200 - Date.now()));
     const before = idp.requests;
     expect(await statusWith(harness, ok(rotated))).toBe(200);
     expect(idp.requests).toBe(before + 1);
     expect(await statusWith(harness, ok(rotated))).toBe(200);
     expect(idp.requests).toBe(before + 1);
+  });
+
+  it('picks up a second rotation only 10 s after the last read', async () => {
+    const third = signingKey('key-3', 'RS256');
+    idp.keys = [first, rotated, third];
+    expect(await statusWith(harness, ok(third))).toBe(401);
+    await sleep(Math.max(0, idp.lastRequestAt + 10_200 - Date.now()));
+    expect(await statusWith(harness, ok(third))).toBe(200);
   }, 20_000);
 
   it('reads the set at most once per 10 s however many unknown kids arrive', async () => {

@@ -59,6 +59,14 @@ describe('JwksKeyStore', () => {
     expect(idp.requests()).toBe(2);
   });
 
+  it('lets the first refetch follow the start-up read at once', async () => {
+    const keys = store({ minRefetchMs: 10_000 });
+    await keys.load();
+    await keys.refresh();
+    await keys.refresh();
+    expect(idp.requests()).toBe(2);
+  });
+
   it('refuses a set with too many keys and keeps what it had', async () => {
     idp.answer.body = { keys: [jwkOf('a')] };
     const keys = store({ maxKeys: 3, minRefetchMs: 0 });

@@ -22,14 +22,15 @@ const DEFAULTS: JwksOptions = { fetchTimeoutMs: 3000, minRefetchMs: 10_000, maxK
 
 /**
  * An identity provider's signing keys (JWKS), by `kid`. Read once at start-up and again when a
- * token names a key the cache does not hold (the provider rotated), but never more than once per
- * `minRefetchMs`: a flood of tokens with made-up `kid`s costs the provider one request per window.
+ * token names a key the cache does not hold (the provider rotated), but such reads never more
+ * than once per `minRefetchMs`: a flood of tokens with made-up `kid`s costs the provider one
+ * request per window.
  */
 export class JwksKeyStore {
   private readonly log = new Logger('JwksKeyStore');
   private readonly options: JwksOptions;
   private keys = new Map<string, VerificationKey>();
-  private lastFetchAt = Number.NEGATIVE_INFINITY;
+  private lastRefetchAt = Number.NEGATIVE_INFINITY;
   private inFlight: Promise<void> | undefined;
   /** How many times the key set was requested (for the logs and tests of the refetch bound). */
   fetches = 0;
@@ -47,11 +48,20 @@ export class JwksKeyStore {
     return this.keys.get(kid);
   }
 
-  /** Fetches the set unless one was fetched within `minRefetchMs`; concurrent callers share one fetch. */
+  /** The start-up read. It opens no refetch window: a key rotated in just before start-up is still picked up at once. */
+  load(): Promise<void> {
+    return this.inFlight ?? this.fetchOnce();
+  }
+
+  /** A read for a token naming an unknown key: at most one per `minRefetchMs`; concurrent callers share one. */
   refresh(): Promise<void> {
     if (this.inFlight) return this.inFlight;
-    if (this.options.now() - this.lastFetchAt < this.options.minRefetchMs) return Promise.resolve();
-    this.lastFetchAt = this.options.now();
+    if (this.options.now() - this.lastRefetchAt < this.options.minRefetchMs) return Promise.resolve();
+    this.lastRefetchAt = this.options.now();
+    return this.fetchOnce();
+  }
+
+  private fetchOnce(): Promise<void> {
     this.inFlight = this.fetchKeys()
       .catch((error: unknown) => this.log.warn(`could not read the key set at ${this.url}: ${(error as Error).message}`))
       .finally(() => (this.inFlight = undefined));

@@ -46,7 +46,7 @@ export class TokenVerifier implements OnApplicationBootstrap {
 
   /** Reads the identity provider's key set before traffic arrives (a failure is logged; tokens wait for the next refetch). */
   async onApplicationBootstrap(): Promise<void> {
-    await this.jwks?.refresh();
+    await this.jwks?.load();
   }
 
   /** Synchronous check: the cache, or one signature check with a key already held. */
