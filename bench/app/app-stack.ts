@@ -1,10 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiProcess } from '../../scripts/infra/api-process';
 import { freePort } from '../../test/support/free-port';
 
-export const BENCH_SECRET = 'bench-secret-0123456789';
+/** A fresh secret per bench run: the instances run as in production, which refuses published secrets. */
+export const BENCH_SECRET = randomBytes(32).toString('hex');
 
 /** N built API instances on one database and Redis, tuned for measuring, not for defaults. */
 export async function startInstances(count: number, databaseUrl: string, redisUrl: string, profile = false): Promise<{ apis: ApiProcess[]; profileDir?: string }> {
@@ -18,8 +20,9 @@ export async function startInstances(count: number, databaseUrl: string, redisUr
         REDIS_URL: redisUrl,
         JWT_SECRET: BENCH_SECRET,
         LOG_LEVEL: 'warn',
-        // development: /metrics on the public port (the bench reads it), and its secret is a published one.
-        NODE_ENV: 'development',
+        // Measured as deployed: production's CORS (none), docs off, /metrics on its own port.
+        NODE_ENV: 'production',
+        METRICS_PORT: String(await freePort()),
         RATE_LIMIT_PER_SECOND: '1000000',
         DB_MIGRATE: i === 0 ? 'true' : 'false',
       },

@@ -186,7 +186,7 @@ async function appCell(env: CpuBenchEnv, plan: CellPlan): Promise<CpuCell> {
     });
     window = { fromMs: measuredFrom, toMs: Date.now() - spawnedAt };
     cell.peakRssMb = peakRssMb(api.pid);
-    if (plan.spike) cell.deadlineMisses = await deadlineMisses(api.url);
+    if (plan.spike) cell.deadlineMisses = await deadlineMisses(api.metricsUrl);
   } finally {
     await balancer?.stop();
     await api.stop();

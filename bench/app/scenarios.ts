@@ -57,7 +57,7 @@ export async function hot(env: BenchEnv, instances: number, between?: () => Prom
     }
     const load = mergeLoads(slices);
     const rss = apis.map((a) => peakRssMb(a.pid));
-    const means = await Promise.all(apis.map((a) => batchMean(a.url)));
+    const means = await Promise.all(apis.map((a) => batchMean(a.metricsUrl)));
     await Promise.all(apis.map((a) => a.stop()));
     const report = await invariants(env.databaseUrl, productId);
     return {

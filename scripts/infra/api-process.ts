@@ -40,6 +40,12 @@ export class ApiProcess {
     return `http://127.0.0.1:${this.options.port}`;
   }
 
+  /** Where its /metrics and /health/details answer: the METRICS_PORT listener when set, else the public port. */
+  get metricsUrl(): string {
+    const port = this.options.env.METRICS_PORT;
+    return port ? `http://127.0.0.1:${port}` : this.url;
+  }
+
   get pid(): number | undefined {
     return this.child?.pid;
   }
