@@ -2,6 +2,7 @@ import { ApiProcess } from '../../scripts/infra/api-process';
 import { Api, httpSender, sleep } from '../support/api-client';
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { watchExits } from './support/background';
 import { check, contractAnswers, saleInvariants, Verdict } from './support/checks';
 import { baseEnv, startApis, stopAll } from './support/cluster';
 import { saveResult } from './support/results';
@@ -44,6 +45,8 @@ describe('chaos 12: Postgres replies delayed past the client timeout', () => {
 
   it('tells every buyer the truth: no lie, no lost 201, no oversell, no 500', async () => {
     const urls = apis.map((a) => a.url);
+    // Contract invariant 9: no instance exits because Postgres failed (a dead instance's buyers only see ECONNREFUSED).
+    const exits = watchExits(apis);
     const product = await new Api(httpSender(urls[0])).createProduct({ stock: STOCK, perUserLimit: 1 });
     const rec = new Recorder();
     rec.track(product);
@@ -69,7 +72,9 @@ describe('chaos 12: Postgres replies delayed past the client timeout', () => {
     const held = proxy.stats.repliesDelayed - delayedBefore;
     const late = rec.history.ops.filter((op) => op.op === 'purchase' && op.status !== undefined && op.completeMs - op.invokeMs > STATEMENT_TIMEOUT_MS).length;
     const pending = rec.count('202');
+    exits.stop();
     const verdicts: Verdict[] = [
+      check('no instance exited', exits.exits().length === 0, exits.exits().length ? `exited: ${exits.exits().join(', ')}` : 'every instance up throughout'),
       check('the fault happened: replies held, answers later than the statement timeout', held > 0 && late > 0, `${held} reply chunk(s) held; ${late} answer(s) after > ${STATEMENT_TIMEOUT_MS} ms; ${pending} x 202 PURCHASE_PENDING`),
       check('sales went on after the fault', recoveryMs !== undefined, `first 201 ${recoveryMs} ms after the last window`),
       check('no 500', rec.count('500') === 0, JSON.stringify(rec.outcomes)),

@@ -4,7 +4,7 @@ import { Api, eventually, httpSender, sleep, withPg } from '../support/api-clien
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { auth } from '../support/tokens';
-import { pendingOrders } from './support/background';
+import { pendingOrders, watchExits } from './support/background';
 import { check, contractAnswers, saleInvariants, Verdict } from './support/checks';
 import { baseEnv, startApi, stopAll } from './support/cluster';
 import { skewedClockEnv } from './support/faketime';
@@ -47,6 +47,8 @@ describe('chaos 14: an instance whose clock runs 10 minutes fast', () => {
 
   it('expires nothing early, never expires a paid order, and oversells nothing', async () => {
     const urls = apis.map((a) => a.url);
+    // Contract invariant 9: no instance exits (a dead instance's buyers would only see ECONNREFUSED).
+    const exits = watchExits(apis);
     const ahead = await Promise.all(urls.map(clockAheadS));
     const product = await new Api(httpSender(urls[0])).createProduct({ stock: 300, perUserLimit: 1 });
     const rec = new Recorder();
@@ -72,7 +74,9 @@ describe('chaos 14: an instance whose clock runs 10 minutes fast', () => {
     const refusedEarly = rec.history.ops.filter((op) => op.op === 'pay' && op.status === 409 && op.completeMs < (orders.get(op.orderId)?.expiresAtMs ?? 0) - 250);
     const closedEarly = await withPg(db.url, async (pg) => Number((await pg.query(`SELECT count(*) AS n FROM orders WHERE status = 'EXPIRED' AND closed_at < expires_at`)).rows[0].n));
     const expired = [...orders.values()].filter((o) => o.status === 'EXPIRED').length;
+    exits.stop();
     const verdicts: Verdict[] = [
+      check('no instance exited', exits.exits().length === 0, exits.exits().length ? `exited: ${exits.exits().join(', ')}` : 'every instance up throughout'),
       check('the skew was in effect: api1 Date ~10 min ahead, api0 on time', Math.abs(ahead[1] - SKEW_S) <= 30 && Math.abs(ahead[0]) <= 2, `Date headers ahead by ${ahead.join(' s, ')} s`),
       check('sales, pays and expiries all happened', rec.count('201') > 0 && succeeded(rec.history, 'pay') > 0 && expired > 0, `${rec.count('201')} 201s, ${succeeded(rec.history, 'pay')} pays answered 200, ${expired} expired`),
       check('every unpaid order expired', settled === true, `pending left: ${await pendingOrders(db.url)}`),
