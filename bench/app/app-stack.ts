@@ -34,11 +34,12 @@ export async function startInstances(count: number, databaseUrl: string, redisUr
   return { apis, profileDir };
 }
 
-export async function createProduct(url: string, adminToken: string, stock: number, perUserLimit: number): Promise<string> {
+/** `extra`: more fields of the product, e.g. its `waitingRoom`. */
+export async function createProduct(url: string, adminToken: string, stock: number, perUserLimit: number, extra: Record<string, unknown> = {}): Promise<string> {
   const res = await fetch(`${url}/admin/products`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
-    body: JSON.stringify({ sku: `BENCH-${Date.now()}-${Math.random().toString(36).slice(2, 7)}`, name: 'bench product', priceCents: 100, stock, perUserLimit }),
+    body: JSON.stringify({ sku: `BENCH-${Date.now()}-${Math.random().toString(36).slice(2, 7)}`, name: 'bench product', priceCents: 100, stock, perUserLimit, ...extra }),
   });
   const body = (await res.json()) as { id?: string };
   if (res.status !== 201 || !body.id) throw new Error(`creating the bench product failed: HTTP ${res.status}`);

@@ -144,10 +144,12 @@ async function deadlineMisses(url: string): Promise<number | undefined> {
   }
 }
 
-type CellPlan = {
+export type CellPlan = {
   name: string;
-  /** Stock and per-user limit of the cell's product; none for liveness. */
-  product?: { stock: number; perUserLimit: number };
+  /** Stock and per-user limit of the cell's product (and its waiting room); none for liveness. */
+  product?: { stock: number; perUserLimit: number; waitingRoom?: Record<string, number> };
+  /** Runs before the warm-up, on the fresh instance: the request paths the load walks (e.g. tickets). */
+  paths?: (url: string, productId: string | undefined) => Promise<string[]>;
   spec: (url: string, productId: string | undefined) => Omit<WrkSpec, 'connections' | 'seconds' | 'tokens'>;
   connections?: number;
   seconds?: number;
@@ -161,7 +163,7 @@ type CellPlan = {
 };
 
 /** Runs a plan on a fresh API process (its own peak RSS and profile), checks invariants after. */
-async function appCell(env: CpuBenchEnv, plan: CellPlan): Promise<CpuCell> {
+export async function appCell(env: CpuBenchEnv, plan: CellPlan): Promise<CpuCell> {
   const spawnedAt = Date.now();
   const { apis, profileDir } = await startInstances(1, env.databaseUrl, env.redisUrl, env.profile);
   const api = apis[0];
@@ -170,9 +172,11 @@ async function appCell(env: CpuBenchEnv, plan: CellPlan): Promise<CpuCell> {
   let productId: string | undefined;
   let balancer: Balancer | undefined;
   try {
-    productId = plan.product ? await createProduct(api.url, adminToken(), plan.product.stock, plan.product.perUserLimit) : undefined;
+    const { product } = plan;
+    productId = product ? await createProduct(api.url, adminToken(), product.stock, product.perUserLimit, product.waitingRoom ? { waitingRoom: product.waitingRoom } : {}) : undefined;
     balancer = plan.viaBalancer ? await startBalancer(api.options.port, plan.viaBalancer) : undefined;
-    const base = { ...plan.spec(balancer?.url ?? api.url, productId), connections: plan.connections ?? env.connections };
+    const paths = plan.paths ? await plan.paths(api.url, productId) : undefined;
+    const base = { ...plan.spec(balancer?.url ?? api.url, productId), connections: plan.connections ?? env.connections, paths };
     const tag = plan.name.replace(/\W+/g, '').slice(0, 12);
     // Through a balancer, the warm-up fills its pool of connections to the instance, as the traffic
     // before a sale does: the instance accepts new connections one per event-loop turn.

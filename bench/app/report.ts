@@ -5,7 +5,7 @@ import type { HotResult } from './scenarios';
 import { median } from '../lock/stats';
 import type { RoundFigures } from './rounds';
 
-type CpuKey = 'floor' | 'nest' | 'live' | 'product' | 'soldOut' | 'hot' | 'floorSpike' | 'spike' | 'balancedSpike';
+type CpuKey = 'floor' | 'nest' | 'live' | 'product' | 'soldOut' | 'hot' | 'poll' | 'join' | 'floorSpike' | 'spike' | 'balancedSpike';
 
 export interface AppBenchResult {
   command: string;
@@ -74,7 +74,36 @@ function cpuTable(r: AppBenchResult): string {
   const ok = (c: CpuCell) => c.load.ok2xx;
   return `| load (${r.env.connections} connections, ${r.env.seconds} s) | answers/s | answers per server CPU-second | vs bare Fastify | server µs per answer | of it in the kernel | Redis µs | Postgres µs | p50 / p99 / max | answers |
 |---|---:|---:|---:|---:|---:|---:|---:|---|---|
-${[row('floor', ok), row('nest', ok), row('live', ok), row('product', ok), row('soldOut', (c) => c.load.byStatus['409'] ?? 0), row('hot', created)].filter(Boolean).join('\n')}`;
+${[row('floor', ok), row('nest', ok), row('live', ok), row('product', ok), row('soldOut', (c) => c.load.byStatus['409'] ?? 0), row('hot', created), row('poll', ok), row('join', ok)].filter(Boolean).join('\n')}`;
+}
+
+/**
+ * CPU per answer of a cell against the liveness route's, round by round (each round's live cell
+ * ran beside it): the median and the range, or the one run's when there were no rounds.
+ */
+export function cpuVsLive(r: AppBenchResult, key: CpuKey): number[] {
+  const cell = r.rounds?.[key]?.perCpuSecond;
+  const live = r.rounds?.live?.perCpuSecond;
+  if (cell?.length && live?.length === cell.length) return cell.map((perCpuS, i) => live[i] / perCpuS);
+  const one = r.cpu[key];
+  return one && r.cpu.live ? [r.cpu.live.perCpuSecond / one.perCpuSecond] : [];
+}
+
+/** The waiting room's goals: API CPU per poll and per join against the liveness route's. */
+function waitingRoomTable(r: AppBenchResult): string {
+  const row = (what: string, key: CpuKey, goal?: number) => {
+    const ratios = cpuVsLive(r, key);
+    if (!ratios.length) return '';
+    const mid = median(ratios);
+    return `| ${what} | ${ratios.map((x) => `${n(x, 2)}×`).join(', ')} | ${n(mid, 2)}× | ${goal === undefined ? '–' : `≤ ${goal}×`} | ${verdict(goal === undefined ? undefined : mid <= goal)} |`;
+  };
+  const rows = [row('API CPU per poll / per liveness answer', 'poll', 1.5), row('API CPU per join / per liveness answer', 'join', 2.5), row('API CPU per hot purchase (no waiting room) / per liveness answer', 'hot')].filter(Boolean);
+  if (!rows.length) return '';
+  return `Waiting room against liveness (CPU per answer, each round's cells side by side):
+
+| ratio | per round | median | goal | |
+|---|---|---:|---:|---|
+${rows.join('\n')}`;
 }
 
 function answerMix(c: CpuCell): string {
@@ -184,7 +213,7 @@ Top functions: ${p.topFunctions.slice(0, 10).map((f) => `${code(f.name.trim())} 
 
 /** The bench's tables, as printed and as written into the docs. */
 export function renderTables(r: AppBenchResult): string {
-  return [cpuTable(r), spikeTable(r), goalsTable(r), redisTable(r.cpu.hot), limitTable(r), profileTables(r)].filter(Boolean).join('\n\n');
+  return [cpuTable(r), waitingRoomTable(r), spikeTable(r), goalsTable(r), redisTable(r.cpu.hot), limitTable(r), profileTables(r)].filter(Boolean).join('\n\n');
 }
 
 function render(r: AppBenchResult): string {

@@ -5,6 +5,7 @@ import { createDatabase } from '../../scripts/infra/databases';
 import { ensurePostgres } from '../../scripts/infra/postgres';
 import { RedisServerProcess } from '../../test/support/redis-server';
 import { balancedSpikeCell, CpuBenchEnv, CpuCell, floorCell, floorSpikeCell, hotCell, liveCell, nestFloorCell, productReadCell, soldOutCell, spikeCell } from './cpu-cells';
+import { joinCell, pollCell } from './waiting-room-cells';
 import { LimitProbe } from './limit';
 import { AppBenchResult, renderTables, writeAppSection } from './report';
 import { hot, HotResult, ROUNDS } from './scenarios';
@@ -13,18 +14,19 @@ import { ensureHaproxy } from './balancer';
 import { ensureSs } from './accept-queue';
 import { rotate, summariseRounds } from './rounds';
 
-const ALL_CELLS = ['floor', 'nest', 'live', 'product', 'soldout', 'hot', 'floorspike', 'spike', 'balanced', 'limit'] as const;
+const ALL_CELLS = ['floor', 'nest', 'live', 'product', 'soldout', 'hot', 'poll', 'join', 'floorspike', 'spike', 'balanced', 'limit'] as const;
 type CellName = (typeof ALL_CELLS)[number];
 /** The cells at the usual connections, whose ratios to the floor are the goals: run in rounds. */
-const ROUND_CELLS: readonly CellName[] = ['floor', 'nest', 'live', 'product', 'soldout', 'hot'];
-type RoundKey = 'floor' | 'nest' | 'live' | 'product' | 'soldOut' | 'hot';
+const ROUND_CELLS: readonly CellName[] = ['floor', 'nest', 'live', 'product', 'soldout', 'hot', 'poll', 'join'];
+type RoundKey = 'floor' | 'nest' | 'live' | 'product' | 'soldOut' | 'hot' | 'poll' | 'join';
 /** The app's cells that the last pass runs under `node --cpu-prof`. */
 const PROFILED_CELLS: readonly CellName[] = ['live', 'soldout', 'hot'];
 
 /**
  * `npm run bench` (app part), one run on a private Redis and a fresh database:
  *  - CPU per answer with wrk, server CPU read from /proc: the bare Fastify floor, bare NestJS,
- *    liveness, the product read, the sold-out refusal and the hot purchase (distinct users),
+ *    liveness, the product read, the sold-out refusal, the hot purchase (distinct users) and the
+ *    waiting room's poll (distinct tickets) and join (distinct users),
  *    taking turns over `--rounds` rounds, then the spike of thousands of connections on the floor
  *    and on the app, with invariants checked after every cell;
  *  - the hot-row comparison: hot purchases through 1 instance taking turns with the naive
@@ -87,6 +89,8 @@ async function main(): Promise<void> {
       ['product', 'product', productReadCell],
       ['soldout', 'soldOut', soldOutCell],
       ['hot', 'hot', hotCell],
+      ['poll', 'poll', pollCell],
+      ['join', 'join', joinCell],
       ['floorspike', 'floorSpike', floorSpikeCell],
       ['spike', 'spike', spikeCell],
       ['balanced', 'balancedSpike', balancedSpikeCell],
@@ -138,7 +142,7 @@ async function main(): Promise<void> {
     await redis.stop();
   }
   const result: AppBenchResult = {
-    command: `npm run bench:app -- --seconds ${env.seconds} --connections ${env.connections} --users ${env.users} --spike-connections ${env.spikeConnections} --spike-seconds ${env.spikeSeconds} --rounds ${rounds}${values['skip-profile'] ? ' --skip-profile' : ''}`,
+    command: `npm run bench:app --${values.cells === ALL_CELLS.join(',') ? '' : ` --cells ${values.cells}`} --seconds ${env.seconds} --connections ${env.connections} --users ${env.users} --spike-connections ${env.spikeConnections} --spike-seconds ${env.spikeSeconds} --rounds ${rounds}${values['skip-profile'] ? ' --skip-profile' : ''}`,
     date: startedAt.toISOString(),
     machine: { cpu: cpus()[0]?.model.trim(), cores: cpus().length, node: process.version, loadStart, loadEnd: loadavg()[0] },
     env: { seconds: env.seconds, connections: env.connections, users: env.users, spikeConnections: env.spikeConnections, spikeSeconds: env.spikeSeconds, rounds },

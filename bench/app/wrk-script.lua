@@ -1,8 +1,9 @@
--- Driven by bench/app/wrk.ts. Arguments: a file of bearer tokens (one a line, or "" for none)
--- and the number of threads; method and body come from WRK_METHOD and WRK_BODY. Each thread
--- walks its own stride of the tokens, so every user is distinct until the list wraps. Answers
--- are counted by status and, for refusals, by the contract's error code; done() prints one
--- JSON line the runner parses.
+-- Driven by bench/app/wrk.ts. Arguments: a file of bearer tokens (one a line, or "" for none),
+-- the number of threads, and a file of request paths (one a line, or "" for the url's own);
+-- method and body come from WRK_METHOD and WRK_BODY. Each thread walks its own stride of the
+-- tokens and paths, so every user (or ticket) is distinct until the list wraps. Answers are
+-- counted by status and, for refusals, by the contract's error code; done() prints one JSON line
+-- the runner parses.
 local threads = {}
 wrk.method = os.getenv("WRK_METHOD") or "GET"
 wrk.body = os.getenv("WRK_BODY")
@@ -21,6 +22,12 @@ function init(args)
     end
   end
   stride = tonumber(args[2]) or 1
+  paths = {}
+  if args[3] and args[3] ~= "" then
+    for line in io.lines(args[3]) do
+      if line ~= "" then paths[#paths + 1] = line end
+    end
+  end
   cursor = thread_index
   headers = { ["Content-Type"] = "application/json" }
 end
@@ -28,9 +35,11 @@ end
 function request()
   if #tokens > 0 then
     headers["Authorization"] = tokens[(cursor % #tokens) + 1]
-    cursor = cursor + stride
   end
-  return wrk.format(nil, nil, headers, wrk.body)
+  local path = nil
+  if #paths > 0 then path = paths[(cursor % #paths) + 1] end
+  cursor = cursor + stride
+  return wrk.format(nil, path, headers, wrk.body)
 end
 
 function response(status, _, body)

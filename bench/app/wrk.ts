@@ -13,6 +13,8 @@ export interface WrkSpec {
   seconds: number;
   /** Bearer tokens, each thread walking its own stride (distinct users until the list wraps). */
   tokens?: string[];
+  /** Request paths walked the same way (e.g. one ticket each); the url's path when absent. */
+  paths?: string[];
   /** A request unanswered after this long counts as a timeout (wrk's default is 2 s). */
   timeoutS?: number;
 }
@@ -49,10 +51,10 @@ export function openFileHardLimit(): number {
 }
 
 let tokenDir: string | undefined;
-function tokenFile(tokens: string[]): string {
+function lineFile(kind: string, lines: string[]): string {
   tokenDir ??= mkdtempSync(join(tmpdir(), 'bench-wrk-'));
-  const file = join(tokenDir, `tokens-${tokens.length}-${tokens[0]?.slice(-12) ?? 'none'}.txt`);
-  writeFileSync(file, tokens.join('\n'));
+  const file = join(tokenDir, `${kind}-${lines.length}-${lines[0]?.slice(-12).replace(/\W/g, '_') ?? 'none'}.txt`);
+  writeFileSync(file, lines.join('\n'));
   return file;
 }
 
@@ -71,8 +73,9 @@ export async function runWrk(spec: WrkSpec): Promise<WrkResult> {
     SCRIPT,
     spec.url,
     '--',
-    spec.tokens?.length ? tokenFile(spec.tokens) : '',
+    spec.tokens?.length ? lineFile('tokens', spec.tokens) : '',
     String(Math.min(THREADS, spec.connections)),
+    spec.paths?.length ? lineFile('paths', spec.paths) : '',
   ];
   const shellArgs = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   const env = { ...process.env, WRK_METHOD: spec.method, ...(spec.body !== undefined ? { WRK_BODY: spec.body } : {}) };
