@@ -22,6 +22,7 @@
     PRODUCT_NOT_FOUND: 'This product does not exist.',
     VALIDATION_FAILED: 'The shop could not understand this request.',
     IDEMPOTENCY_KEY_REUSED: 'This purchase was already sent with different details.',
+    NOT_ADMITTED: 'This product is sold through a queue: wait for your turn, then buy.',
   };
   const UNREACHABLE = "The shop's API cannot be reached from this page (a network error, or this site is not an allowed origin).";
 
@@ -29,6 +30,8 @@
   // it once), a new click after a final answer is a new attempt.
   let idempotencyKey = null;
   let retryTimer = null;
+  /** The product's waiting room, when it has one (its queue admits buyers in turn). */
+  let room = null;
 
   fillSettingsForm();
   if (!apiBase || !settings.product) {
@@ -37,6 +40,10 @@
     return;
   }
   $('buy').addEventListener('click', buy);
+  $('join').addEventListener('click', () => {
+    $('join').disabled = true;
+    room.join();
+  });
   $('refresh').addEventListener('click', () => loadProduct('no-cache'));
   loadProduct('default');
 
@@ -63,8 +70,51 @@
     $('price').textContent = formatPrice(body.priceCents);
     $('stock').textContent = String(body.stock);
     $('product').dataset.state = body.stock > 0 ? 'available' : 'sold-out';
-    $('buy').disabled = retryTimer !== null || !settings.token;
+    if (body.waitingRoom && !room) room = window.createWaitingRoom({ apiBase, productId: settings.product, token: settings.token, onStatus: showQueue, onRefused: queueRefused });
+    $('join').hidden = !room;
+    $('join').disabled = !settings.token || room?.status !== null;
+    $('buy').disabled = retryTimer !== null || !settings.token || (room !== null && room.status?.state !== 'ADMITTED');
     $('refresh').disabled = false;
+  }
+
+  /** What a shopper in the queue is told for each ticket state. */
+  function queueMessage(status) {
+    switch (status.state) {
+      case 'WAITING':
+        return `You are number ${status.position} in line. Estimated wait: ${formatWait(status.etaS)}.`;
+      case 'ADMITTED':
+        return `It's your turn: buy before ${new Date(status.admissionExpiresAt).toLocaleTimeString()}.`;
+      case 'SOLD_OUT':
+        return 'Sold out: every unit found a buyer before your turn came.';
+      case 'EXPIRED':
+        return 'Your turn passed unused, so your place went to the next shopper in line.';
+      default:
+        return 'You bought yours: thank you for waiting.';
+    }
+  }
+
+  function showQueue(status) {
+    const queue = $('queue');
+    queue.hidden = false;
+    queue.dataset.state = status.state;
+    queue.dataset.position = String(status.position);
+    $('queue-message').textContent = queueMessage(status);
+    $('queue-position').textContent = status.state === 'WAITING' ? String(status.position) : '–';
+    $('queue-eta').textContent = status.state === 'WAITING' ? formatWait(status.etaS) : '–';
+    $('join').disabled = true;
+    $('buy').disabled = retryTimer !== null || status.state !== 'ADMITTED';
+    if (status.state === 'SOLD_OUT') $('product').dataset.state = 'sold-out';
+  }
+
+  function queueRefused(answer) {
+    $('join').disabled = false;
+    if (answer.unreachable) showOutcome('unreachable', { message: UNREACHABLE });
+    else showOutcome(answer.status === 503 || answer.status === 429 ? 'retry' : 'refused', { ...answer, message: MESSAGES[answer.code] || answer.message || `HTTP ${answer.status}` });
+  }
+
+  function formatWait(seconds) {
+    if (seconds < 60) return `about ${Math.max(1, Math.round(seconds))} s`;
+    return `about ${Math.round(seconds / 60)} min`;
   }
 
   async function buy() {
@@ -74,7 +124,7 @@
     try {
       response = await fetch(`${apiBase}/products/${encodeURIComponent(settings.product)}/purchase`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${settings.token}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+        headers: purchaseHeaders(),
         body: JSON.stringify({ quantity: 1 }),
       });
     } catch {
@@ -87,6 +137,7 @@
     const details = { status: response.status, requestId: response.headers.get('x-request-id') };
     if (response.status === 201) {
       idempotencyKey = null;
+      room?.refresh(); // the ticket now reads BOUGHT
       showOutcome('ok', { ...details, message: `Order ${body.id} is yours: pay before ${new Date(body.expiresAt).toLocaleTimeString()}.` });
     } else if (response.status === 429 || response.status === 503) {
       // Readable across origins only because the API exposes it (Access-Control-Expose-Headers).
@@ -103,12 +154,19 @@
     await loadProduct('no-cache');
   }
 
+  /** An admitted shopper's purchase carries the admission the queue handed out. */
+  function purchaseHeaders() {
+    const headers = { authorization: `Bearer ${settings.token}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey };
+    if (room?.status?.admission) headers.admission = room.status.admission;
+    return headers;
+  }
+
   /** The Buy button comes back once Retry-After has passed; the retry reuses the attempt's key. */
   function waitBeforeRetry(seconds) {
     clearTimeout(retryTimer);
     retryTimer = setTimeout(() => {
       retryTimer = null;
-      $('buy').disabled = false;
+      $('buy').disabled = room !== null && room.status?.state !== 'ADMITTED';
     }, seconds * 1000);
   }
 

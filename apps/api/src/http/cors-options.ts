@@ -1,8 +1,8 @@
 import type { FastifyCorsOptions } from '@fastify/cors';
 import type { CorsOrigins } from '../config/edge-config';
 
-/** What a storefront page sends: the token, a JSON body, a purchase's key, a revalidation, its own request id. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'X-Request-Id'];
+/** What a storefront page sends: the token, a JSON body, a purchase's key, a revalidation, its own request id, a waiting room's admission. */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'X-Request-Id', 'Admission'];
 /** What a storefront page may read beyond the CORS-safelisted headers (Cache-Control and Content-Type are). */
 export const CORS_EXPOSED_HEADERS = ['Retry-After', 'X-Request-Id', 'ETag'];
 export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT'];

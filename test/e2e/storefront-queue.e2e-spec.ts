@@ -1,0 +1,131 @@
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { serveStorefront, Storefront } from '../../examples/storefront/serve';
+import { injectSender } from '../support/api-client';
+import { AppHarness, startApp } from '../support/app-harness';
+import { browserTests, CHROMIUM_ARGS } from '../support/chromium';
+import { adminAuth, token } from '../support/tokens';
+import { WaitingRoomClient } from '../support/waiting-room-client';
+
+const BROWSER_TEST_MS = 60_000;
+const SCREENSHOTS = 'reports/storefront';
+
+/**
+ * The storefront example in headless Chromium, on its own origin, selling a product that has a
+ * waiting room: the page joins, shows the shopper's place and wait, polls when the API says to,
+ * and buys with the admission once admitted; or tells the shopper it sold out or the turn passed.
+ */
+const { browserPath, itInBrowser } = browserTests('the storefront waiting-room browser test');
+
+describe('storefront in a browser, a product sold through a waiting room', () => {
+  let shop: Storefront;
+  let harness: AppHarness;
+  let room: WaitingRoomClient;
+  let apiUrl: string;
+  let browser: Browser;
+  let context: BrowserContext;
+
+  beforeAll(async () => {
+    if (!browserPath) return;
+    shop = await serveStorefront();
+    harness = await startApp({ CORS_ORIGINS: shop.origin, WAITING_ROOM_TICK_MS: '100' });
+    await harness.app.listen(0, '127.0.0.1');
+    apiUrl = `http://127.0.0.1:${(harness.app.getHttpServer().address() as AddressInfo).port}`;
+    room = new WaitingRoomClient(injectSender(harness.app));
+    browser = await chromium.launch({ executablePath: browserPath, args: CHROMIUM_ARGS });
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await harness?.close();
+    await shop?.close();
+  });
+
+  beforeEach(async () => {
+    if (browserPath) context = await browser.newContext();
+  });
+  afterEach(() => context?.close());
+
+  const open = async (product: string, shopper: string): Promise<Page> => {
+    const page = await context.newPage();
+    await page.goto(shop.pageUrl({ api: apiUrl, product, token: token(shopper) }));
+    await page.waitForSelector('#join:not([disabled])');
+    return page;
+  };
+  const queueShown = (page: Page) =>
+    page.$eval('#queue', (el) => ({ state: el.getAttribute('data-state'), position: Number(el.getAttribute('data-position')), message: el.querySelector('#queue-message')?.textContent ?? '' }));
+  const ordersOf = async (productId: string, userId: string) => (await room.api.listOrders(adminAuth(), { productId })).body.items.filter((order) => order.userId === userId);
+
+  itInBrowser('shows the place and wait, polls at pollAfterMs, then buys with the admission (201)', async () => {
+    // One admission a second, three shoppers ahead: the page's shopper waits a few seconds.
+    const product = await room.createProduct({ name: 'Queued console', stock: 10, perUserLimit: 1, waitingRoom: { admitPerSecond: 1 } });
+    for (const ahead of ['ahead-1', 'ahead-2', 'ahead-3']) await room.joined(product.id, ahead);
+    const page = await open(product.id, 'queued-shopper');
+    // Each poll, and the pollAfterMs of the answer before it (the page must not poll sooner).
+    const polls: Array<{ at: number; pollAfterMs: number }> = [];
+    let lastPollAfterMs = 0;
+    page.on('response', async (response) => {
+      if (!/\/queue(\/|$)/.test(new URL(response.url()).pathname) || response.request().method() === 'OPTIONS') return;
+      const body = (await response.json().catch(() => ({}))) as { pollAfterMs?: number };
+      if (response.request().method() === 'GET') polls.push({ at: Date.now(), pollAfterMs: lastPollAfterMs });
+      lastPollAfterMs = body.pollAfterMs ?? 0;
+    });
+    await expect(page.isDisabled('#buy')).resolves.toBe(true);
+    await page.click('#join');
+    await page.waitForSelector('#queue[data-state="WAITING"]');
+    const waiting = await queueShown(page);
+    expect(waiting.position).toBeGreaterThanOrEqual(2);
+    expect(waiting.message).toMatch(new RegExp(`^You are number ${waiting.position} in line\\. Estimated wait: about \\d+ (s|min)\\.$`));
+    await expect(page.textContent('#queue-position')).resolves.toBe(String(waiting.position));
+    await expect(page.isDisabled('#buy')).resolves.toBe(true);
+    await page.screenshot({ path: `${SCREENSHOTS}/queue-waiting.png` });
+
+    await page.waitForSelector('#queue[data-state="ADMITTED"]', { timeout: 20_000 });
+    expect((await queueShown(page)).message).toMatch(/^It's your turn: buy before /);
+    await page.screenshot({ path: `${SCREENSHOTS}/queue-admitted.png` });
+    // The polls up to the admission (after a purchase the page polls at once, to show BOUGHT).
+    const pollsWhileQueued = [...polls];
+    await page.click('#buy');
+    await page.waitForSelector('#outcome[data-state="ok"]');
+    await expect(page.getAttribute('#outcome', 'data-status')).resolves.toBe('201');
+    await page.waitForSelector('#queue[data-state="BOUGHT"]');
+    expect(await ordersOf(product.id, 'queued-shopper')).toHaveLength(1);
+
+    // The page polled while it waited, and never before the API's pollAfterMs (timer slack aside).
+    const gaps = pollsWhileQueued.slice(1).map((poll, i) => ({ gap: poll.at - pollsWhileQueued[i].at, wanted: poll.pollAfterMs }));
+    expect(pollsWhileQueued.length).toBeGreaterThanOrEqual(2);
+    for (const { gap, wanted } of gaps) expect(gap).toBeGreaterThanOrEqual(wanted - 50);
+  }, BROWSER_TEST_MS);
+
+  itInBrowser('tells a waiting shopper SOLD_OUT once the last unit sells, and refuses a new join (409)', async () => {
+    const product = await room.createProduct({ name: 'Last lamp', stock: 1, perUserLimit: 1, waitingRoom: { admitPerSecond: 5 } });
+    const front = await room.joined(product.id, 'lamp-front');
+    const page = await open(product.id, 'lamp-behind');
+    await page.click('#join');
+    await page.waitForSelector('#queue[data-state="WAITING"]');
+    const admitted = await room.until(product.id, front.ticket, ['ADMITTED']);
+    expect((await room.purchase(product.id, 'lamp-front', admitted.admission)).status).toBe(201);
+    await page.waitForSelector('#queue[data-state="SOLD_OUT"]', { timeout: 10_000 });
+    expect((await queueShown(page)).message).toMatch(/^Sold out/);
+    await expect(page.isDisabled('#buy')).resolves.toBe(true);
+    await page.screenshot({ path: `${SCREENSHOTS}/queue-sold-out.png` });
+
+    const late = await open(product.id, 'lamp-late');
+    await late.click('#join');
+    await late.waitForSelector('#outcome[data-state="refused"]');
+    await expect(late.getAttribute('#outcome', 'data-code')).resolves.toBe('SOLD_OUT');
+  }, BROWSER_TEST_MS);
+
+  itInBrowser('tells an admitted shopper who did not buy in time that the turn passed (EXPIRED)', async () => {
+    const product = await room.createProduct({ name: 'Brief offer', stock: 5, perUserLimit: 1, waitingRoom: { admitPerSecond: 10, admissionTtlS: 1 } });
+    const page = await open(product.id, 'slow-shopper');
+    await page.click('#join');
+    await page.waitForSelector('#queue[data-state="ADMITTED"]');
+    await page.waitForSelector('#queue[data-state="EXPIRED"]', { timeout: 15_000 });
+    expect((await queueShown(page)).message).toMatch(/^Your turn passed/);
+    await expect(page.isDisabled('#buy')).resolves.toBe(true);
+    expect(await ordersOf(product.id, 'slow-shopper')).toEqual([]);
+  }, BROWSER_TEST_MS);
+});
