@@ -1,6 +1,7 @@
 import { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from './migrations';
 import { ENTITIES } from './entities';
+import { GuardedPgClient } from './guarded-pg-client';
 
 /** One options factory for the app and the migration CLI, so both see the same schema. */
 export function dataSourceOptions(url: string, poolSize = 10, statementTimeoutMs = 5000): DataSourceOptions {
@@ -14,6 +15,8 @@ export function dataSourceOptions(url: string, poolSize = 10, statementTimeoutMs
     migrationsRun: false,
     poolSize,
     extra: {
+      // Every pooled connection keeps an error listener while it is checked out too.
+      Client: GuardedPgClient,
       max: poolSize,
       connectionTimeoutMillis: 2000,
       statement_timeout: statementTimeoutMs,
