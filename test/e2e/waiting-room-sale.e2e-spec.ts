@@ -7,6 +7,7 @@ import { InstanceClient } from '../support/queue-sale-http';
 import { RedisServerProcess } from '../support/redis-server';
 import { startApis } from '../support/scale-sale';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { token } from '../support/tokens';
 
 /**
  * The big sale through a waiting room: STOCK units, BUYERS queued buyers (QUEUE_SALE_BUYERS;
@@ -115,8 +116,9 @@ describe(`a sale of ${STOCK} units to ${BUYERS} queued buyers through 2 instance
   });
 
   it('never had more outstanding admissions than stock left, sampled every 100 ms', () => {
-    // A sample a tick for the sale's length at least (the sampler runs until every buyer is done).
-    expect(run.samples.length).toBeGreaterThanOrEqual(Math.floor((run.lastUnitAt! - run.saleStartsAt) / 100) - 10);
+    // A sample every 100 ms (or every round trip, when one takes longer) until every buyer is done:
+    // at least half as many as the sale had ticks, even on a loaded machine.
+    expect(run.samples.length).toBeGreaterThanOrEqual(Math.floor((run.lastUnitAt! - run.saleStartsAt) / 200));
     expect(run.samples.some((s) => s.admitted > 0)).toBe(true);
     expect(run.samples.filter((s) => s.admitted > s.derivedStock)).toEqual([]);
   });
@@ -128,5 +130,12 @@ describe(`a sale of ${STOCK} units to ${BUYERS} queued buyers through 2 instance
     // Every buyer who did not buy ends knowing it sold out (none left waiting).
     const notBought = run.buyers.filter((b) => b.finalState !== 'BOUGHT');
     expect(notBought.filter((b) => b.finalState !== 'SOLD_OUT')).toEqual([]);
+  });
+
+  it('answers a join after the last unit 409 SOLD_OUT, on either instance', async () => {
+    for (const [i, client] of clients.entries()) {
+      const late = await client.send('POST', `/products/${run.productId}/queue`, { authorization: `Bearer ${token(`late-joiner-${i}`)}` });
+      expect({ status: late.status, code: late.body.code }).toEqual({ status: 409, code: 'SOLD_OUT' });
+    }
   });
 });
