@@ -93,7 +93,31 @@ export interface PollRecord extends OpBase {
   orderId?: string;
 }
 
-export type OpRecord = PurchaseRecord | PayRecord | CancelRecord | SetStockRecord | ReadRecord | PollRecord;
+/** POST /products/:id/queue: a buyer joins a waiting room (200 ticket status, or 409 SOLD_OUT...). */
+export interface QueueJoinRecord extends OpBase {
+  op: 'queueJoin';
+  productId: string;
+  userId: string;
+  ticketId?: string;
+  /** The answered ticket state (WAITING, ADMITTED, SOLD_OUT, EXPIRED, BOUGHT). */
+  state?: string;
+  position?: number;
+  /** When the server asked the buyer to poll next. */
+  pollAfterMs?: number;
+}
+
+/** GET /products/:id/queue/:ticket: a buyer polls its ticket. */
+export interface QueuePollRecord extends OpBase {
+  op: 'queuePoll';
+  productId: string;
+  userId: string;
+  ticketId?: string;
+  state?: string;
+  position?: number;
+  pollAfterMs?: number;
+}
+
+export type OpRecord = PurchaseRecord | PayRecord | CancelRecord | SetStockRecord | ReadRecord | PollRecord | QueueJoinRecord | QueuePollRecord;
 export type HistoryRecord = MetaRecord | OpRecord;
 
 /** An order as the final state shows it (GET /orders or the orders table). */
@@ -125,7 +149,8 @@ export function verdictOf(op: OpBase): Verdict {
   return 'unknown';
 }
 
-const OPS = new Set(['purchase', 'pay', 'cancel', 'setStock', 'read', 'poll']);
+/** Queue operations change no stock and no order: the checker only holds them to "no 5xx but 503". */
+const OPS = new Set(['purchase', 'pay', 'cancel', 'setStock', 'read', 'poll', 'queueJoin', 'queuePoll']);
 
 /** Parses JSON lines; throws with the line number on anything that is not a history record. */
 export function parseHistory(text: string): { meta: MetaRecord; ops: OpRecord[] } {

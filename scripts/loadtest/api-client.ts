@@ -5,6 +5,8 @@ export interface ContractProduct {
   sku: string;
   stock: number;
   perUserLimit: number;
+  saleStartsAt?: string | null;
+  waitingRoom?: { admitPerSecond?: number; admissionTtlS: number; preQueueS: number };
 }
 
 export interface ContractOrder {
@@ -38,12 +40,17 @@ export class ApiClient {
     private readonly timeoutMs = 15_000,
   ) {}
 
-  createProduct(body: { sku: string; name: string; priceCents: number; stock: number; perUserLimit: number }): Promise<ContractProduct> {
+  createProduct(body: { sku: string; name: string; priceCents: number; stock: number; perUserLimit: number; waitingRoom?: { admitPerSecond?: number; admissionTtlS?: number } }): Promise<ContractProduct> {
     return this.call<ContractProduct>('POST', '/admin/products', body);
   }
 
   getProduct(id: string): Promise<ContractProduct> {
     return this.call<ContractProduct>('GET', `/products/${encodeURIComponent(id)}`);
+  }
+
+  /** The public queue summary: `{ waiting, admitted, soldOut, seedCommitment, seed }`. */
+  queueSummary(productId: string): Promise<{ seed: string | null; seedCommitment: string }> {
+    return this.call('GET', `/products/${encodeURIComponent(productId)}/queue`);
   }
 
   /** Every order of the product, following `nextCursor` (admin sees all users' orders). */

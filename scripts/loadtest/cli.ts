@@ -13,6 +13,7 @@ const USAGE = `usage: npm run loadtest -- --url http://host:port [--url ...] (--
   --users U --connections C (--duration S | --requests R) [--quantity Q] [--token-secret S]
   [--per-user-limit L] [--report-dir reports | --no-report] [--max-retries 3] [--max-retry-delay-ms 2000]
   [--timeout-ms 10000] [--history FILE] [--check [--database-url URL]]
+  waiting room: --waiting-room --users BUYERS --duration S [--admit-per-second N] [--admission-ttl-s S] [--allow-remote]
 exit codes: 0 invariants hold (and the history check passed), 1 an invariant or the history check failed, 2 bad usage or the run could not be set up`;
 
 function number(flag: string, value: string | undefined): number | undefined {
@@ -45,6 +46,10 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
       history: { type: 'string' },
       check: { type: 'boolean' },
       'database-url': { type: 'string' },
+      'waiting-room': { type: 'boolean' },
+      'admit-per-second': { type: 'string' },
+      'admission-ttl-s': { type: 'string' },
+      'allow-remote': { type: 'boolean' },
     },
   });
   return {
@@ -65,6 +70,10 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     historyFile: values.history,
     check: values.check,
     databaseUrl: values['database-url'],
+    waitingRoom: values['waiting-room'],
+    admitPerSecond: number('admit-per-second', values['admit-per-second']),
+    admissionTtlS: number('admission-ttl-s', values['admission-ttl-s']),
+    allowRemote: values['allow-remote'],
   };
 }
 

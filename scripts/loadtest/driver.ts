@@ -38,7 +38,7 @@ export interface DriveOptions {
   history?: HistoryLog;
 }
 
-interface Response {
+export interface Response {
   sample: RequestSample;
   orderId?: string;
   retryAfterMs?: number;
@@ -104,13 +104,14 @@ async function attempt(options: DriveOptions, transport: HttpTransport, n: numbe
   }
 }
 
-async function purchase(transport: HttpTransport, url: string, productId: string, token: string, key: string, body: string): Promise<Response> {
+/** One POST of a purchase; `extraHeaders` carries the waiting room's Admission. */
+export async function purchase(transport: HttpTransport, url: string, productId: string, token: string, key: string, body: string, extraHeaders: Record<string, string> = {}): Promise<Response> {
   const started = performance.now();
   const invokeMs = Date.now();
   try {
     const res = await transport.post(
       `${url}/products/${encodeURIComponent(productId)}/purchase`,
-      { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
+      { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key, ...extraHeaders },
       body,
     );
     const latencyMs = performance.now() - started;

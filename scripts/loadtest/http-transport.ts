@@ -14,7 +14,7 @@ export class TransportError extends Error {
 }
 
 /**
- * POSTs over keep-alive connections, at most `maxSockets` per origin. Node's core client rather
+ * Requests over keep-alive connections, at most `maxSockets` per origin. Node's core client rather
  * than fetch: see the measurement in driver.ts.
  */
 export class HttpTransport {
@@ -26,12 +26,20 @@ export class HttpTransport {
   ) {}
 
   post(url: string, headers: Record<string, string>, body: string): Promise<HttpAnswer> {
+    return this.send('POST', url, headers, body);
+  }
+
+  get(url: string, headers: Record<string, string>): Promise<HttpAnswer> {
+    return this.send('GET', url, headers, '');
+  }
+
+  private send(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body: string): Promise<HttpAnswer> {
     const target = new URL(url);
     const client = target.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const request = client.request(
         target,
-        { method: 'POST', agent: this.agentFor(target), headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+        { method, agent: this.agentFor(target), headers: method === 'GET' ? headers : { ...headers, 'content-length': Buffer.byteLength(body) } },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));

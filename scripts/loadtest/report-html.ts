@@ -1,5 +1,6 @@
 import { barList, columnChart, escapeHtml, Series } from './svg-charts';
 import { LoadTestResult } from './types';
+import { waitingRoomHtml } from './waiting-room-html';
 
 const STATUS_SERIES: (Series & { match: (status: string) => boolean })[] = [
   { name: '201 created', color: '#2e9e5b', match: (s) => s === '201' },
@@ -100,6 +101,7 @@ tr.pass td:first-child{color:#1d6b3e;font-weight:600}tr.fail td:first-child{colo
 figure.chart{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}svg{max-width:100%;height:auto;background:#fbfcfd;border:1px solid #e3e7ed}
 .grid{stroke:#e3e7ed}.tick{font-size:11px;fill:#5a6675}.axis{font-size:12px;fill:#5a6675}.value{font-size:11px;fill:#1d2733}
 .legend{margin-top:4px}.key{margin-right:14px;font-size:12px}.key i{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:-1px}
+h3{font-size:15px;margin:20px 0 6px}.note{color:#5a6675;font-size:12px}
 footer{margin-top:32px;color:#5a6675;font-size:12px}`;
 
 /** The report as one self-contained page: inline CSS and SVG, no scripts, nothing fetched. */
@@ -119,6 +121,7 @@ export function renderReportHtml(r: LoadTestResult): string {
 <div class="verdict ${r.ok ? 'ok' : 'bad'}" id="verdict">${r.ok ? 'All invariants hold' : 'INVARIANT VIOLATED'}${r.invariants.some((i) => !i.ok && i.severity === 'warning') ? ' (with warnings)' : ''}</div>
 <h2>Invariants</h2>${invariantTable(r)}
 <h2>Run</h2>${facts(r)}
+${r.waitingRoom ? waitingRoomHtml(r.waitingRoom) : ''}
 <h2>Throughput</h2>${throughputChart(r)}
 <h2>Latency</h2>${latencyCharts(r)}
 <h2>Outcomes</h2>${barList('Every response, by status and contract code', outcomeBars)}${barList('Each attempt, by its final outcome (after retries)', attemptBars)}${refusalBars(r)}

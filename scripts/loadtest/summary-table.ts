@@ -29,6 +29,24 @@ function admissionSection(r: LoadTestResult): string[] {
   ];
 }
 
+const sec = (value: number): string => `${(value / 1000).toFixed(2)} s`;
+
+/** The waiting-room flow's figures, when it ran. */
+function waitingRoomSection(r: LoadTestResult): string[] {
+  const w = r.waitingRoom;
+  if (!w) return [];
+  return [
+    `Waiting room (${w.buyers} buyers):`,
+    table([
+      ['ended', Object.entries(w.finals).map(([k, v]) => `${k} ${v}`).join(', ')],
+      ['join → admission', `p50 ${sec(w.joinToAdmissionMs.p50)}  p99 ${sec(w.joinToAdmissionMs.p99)}  max ${sec(w.joinToAdmissionMs.max)}`],
+      ['admission → purchase', `p50 ${sec(w.admissionToPurchaseMs.p50)}  p99 ${sec(w.admissionToPurchaseMs.p99)}  max ${sec(w.admissionToPurchaseMs.max)}`],
+      ['inversions', `${w.order.inversions} over ${w.order.compared} tickets`],
+      ['sold-out reach', `p50 ${sec(w.soldOut.reachMs.p50)}  p99 ${sec(w.soldOut.reachMs.p99)} (${w.soldOut.pollers} pollers), ${w.soldOut.staleAnswers} stale answers`],
+    ]),
+  ];
+}
+
 /** The end-of-run text: what was sent, what came back, how fast, and the invariant verdict. */
 export function formatSummary(r: LoadTestResult): string {
   const sections = [
@@ -48,6 +66,7 @@ export function formatSummary(r: LoadTestResult): string {
     'Attempts by final outcome:',
     table(sorted(r.attemptOutcomes)),
     ...admissionSection(r),
+    ...waitingRoomSection(r),
     'Transport errors:',
     Object.keys(r.errors).length ? table(sorted(r.errors)) : '  none',
     'Invariants:',

@@ -87,6 +87,6 @@ function legend(series: Series[]): string {
   return `<div class="legend">${items.join('')}</div>`;
 }
 
-function svg(title: string, body: string, after: string, height = H): string {
+export function svg(title: string, body: string, after: string, height = H): string {
   return `<figure class="chart"><figcaption>${escapeHtml(title)}</figcaption><svg role="img" aria-label="${escapeHtml(title)}" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" xmlns="http://www.w3.org/2000/svg">${body}</svg>${after}</figure>`;
 }

@@ -1,4 +1,5 @@
 import type { HistoryCheck } from '../history/check-history';
+import type { WaitingRoomReport } from './waiting-room-report';
 
 /** Public shapes of the load-test tool: what `runLoadTest` takes and what it gives back. */
 
@@ -41,6 +42,18 @@ export interface LoadTestOptions {
   check?: boolean;
   /** With `check`: read the final orders from Postgres instead of the admin API. */
   databaseUrl?: string;
+  /**
+   * The waiting-room flow: each of `users` buyers joins the product's queue, polls at the
+   * server's pollAfterMs and buys once admitted (a created product gets a waiting room). Needs
+   * `durationS` (the time bound), not `requests`.
+   */
+  waitingRoom?: boolean;
+  /** The created product's waitingRoom.admitPerSecond (absent: the server's automatic rate). */
+  admitPerSecond?: number;
+  /** The created product's waitingRoom.admissionTtlS (absent: the server's default, 120). */
+  admissionTtlS?: number;
+  /** The waiting-room flow refuses targets other than loopback unless this is set. */
+  allowRemote?: boolean;
   /** Identifies this run in user ids (`lt-<runId>-<n>`), the sku and idempotency keys. Default random. */
   runId?: string;
 }
@@ -109,7 +122,7 @@ export interface LoadTestResult {
   finishedAt: string;
   urls: string[];
   product: ProductSnapshot & { createdByRun: boolean; initialStock: number; finalStock: number };
-  config: { users: number; connections: number; durationS?: number; requests?: number; quantity: number; maxRetries: number };
+  config: { users: number; connections: number; durationS?: number; requests?: number; quantity: number; maxRetries: number; waitingRoom?: boolean };
   elapsedS: number;
   /** Logical purchase attempts started (one Idempotency-Key each). */
   attempts: number;
@@ -133,6 +146,8 @@ export interface LoadTestResult {
   /** Absent when a target's /metrics could not be read. */
   admission?: AdmissionReport;
   invariants: InvariantResult[];
+  /** The waiting-room flow's figures (with `waitingRoom`). */
+  waitingRoom?: WaitingRoomReport;
   /** Where the history went (`historyFile`, or beside the report with `check`). */
   historyPath?: string;
   /** The checker's verdict on the history (with `check`). */

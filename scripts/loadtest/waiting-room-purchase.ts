@@ -1,0 +1,49 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { purchase } from './driver';
+import { HttpTransport } from './http-transport';
+import { outcomeKey } from './recorder';
+import { isRetryableStatus, retryDelayMs } from './retry-policy';
+import { QueueDriveOptions } from './waiting-room-driver';
+
+/**
+ * One purchase attempt of an admitted buyer: one Idempotency-Key with its Admission, re-sent after
+ * 503/429/202/transport errors as the classic flow's attempts are (same retry policy and budget).
+ */
+export async function buyOnce(
+  o: QueueDriveOptions,
+  transport: HttpTransport,
+  user: { id: string; token: string },
+  admission: string,
+  key: string,
+  deadline: number,
+): Promise<{ outcome: string; completeMs: number }> {
+  const body = JSON.stringify({ quantity: o.quantity });
+  o.recorder.attempts++;
+  for (let retry = 0; ; retry++) {
+    const url = o.urls[retry % o.urls.length];
+    const response = await purchase(transport, url, o.productId, user.token, key, body, { admission });
+    o.recorder.record(response.sample);
+    o.history?.add({
+      op: 'purchase',
+      process: user.id,
+      invokeMs: response.invokeMs,
+      completeMs: response.completeMs,
+      productId: o.productId,
+      userId: user.id,
+      quantity: o.quantity,
+      key,
+      ...(response.sample.error !== undefined ? { error: response.sample.error } : { status: response.sample.status }),
+      ...(response.sample.code !== undefined ? { code: response.sample.code } : {}),
+      ...(response.purchaseId !== undefined ? { purchaseId: response.purchaseId } : {}),
+      ...(response.orderId !== undefined ? { orderId: response.orderId } : {}),
+    });
+    const retryable = response.sample.error !== undefined || isRetryableStatus(response.sample.status);
+    if (!retryable || retry >= o.maxRetries || Date.now() >= deadline) {
+      o.recorder.recordAttemptOutcome(response.sample);
+      if (response.orderId) o.recorder.recordCreated(response.orderId, user.id);
+      return { outcome: outcomeKey(response.sample), completeMs: response.completeMs };
+    }
+    o.recorder.retries++;
+    await sleep(retryDelayMs(response.retryAfterMs, retry, o.maxRetryDelayMs));
+  }
+}
