@@ -20,7 +20,7 @@ type CellName = (typeof ALL_CELLS)[number];
 const ROUND_CELLS: readonly CellName[] = ['floor', 'nest', 'live', 'product', 'soldout', 'hot', 'poll', 'join'];
 type RoundKey = 'floor' | 'nest' | 'live' | 'product' | 'soldOut' | 'hot' | 'poll' | 'join';
 /** The app's cells that the last pass runs under `node --cpu-prof`. */
-const PROFILED_CELLS: readonly CellName[] = ['live', 'soldout', 'hot'];
+const PROFILED_CELLS: readonly CellName[] = ['live', 'soldout', 'hot', 'poll', 'join'];
 
 /**
  * `npm run bench` (app part), one run on a private Redis and a fresh database:
