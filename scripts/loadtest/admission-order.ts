@@ -34,8 +34,8 @@ export interface AdmissionOrder {
   admitted: number;
   inversions: number;
   examples: string[];
-  /** Admission (first ADMITTED answer) by queue rank, for the chart: [rank, ms since start]. */
-  points: [number, number][];
+  /** For the chart, by queue rank: [rank, first ADMITTED answer, last WAITING poll sent (null: none)], ms since the start. */
+  points: [number, number, number | null][];
 }
 
 export function queueOrder(traces: BuyerTrace[], saleStartsAtMs: number | null, seedHex: string | null): OrderedTicket[] {
@@ -81,7 +81,9 @@ export function admissionOrder(tickets: OrderedTicket[], startedAtMs: number): A
     add(lowerBound(waits, b.waitingUntilMs));
     if (!latest || b.waitingUntilMs > latest.waitingUntilMs) latest = b;
   }
-  const points = tickets.flatMap((t, rank): [number, number][] => (Number.isFinite(t.admittedByMs) ? [[rank + 1, t.admittedByMs - startedAtMs]] : []));
+  const points = tickets.flatMap((t, rank): [number, number, number | null][] =>
+    Number.isFinite(t.admittedByMs) ? [[rank + 1, t.admittedByMs - startedAtMs, Number.isFinite(t.waitingUntilMs) ? t.waitingUntilMs - startedAtMs : null]] : [],
+  );
   return { compared: tickets.length, preQueue: tickets.filter((t) => t.preQueue).length, admitted: points.length, inversions, examples, points };
 }
 

@@ -33,20 +33,22 @@ function orderScatter(w: WaitingRoomReport): string {
     const px = PAD.left + (tick / x.max) * plotW;
     parts.push(`<text class="tick" x="${px.toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${tick}</text>`);
   }
-  for (const [rank, ms] of points) {
-    const px = PAD.left + (rank / x.max) * plotW;
-    const py = PAD.top + plotH - (ms / 1000 / y.max) * plotH;
-    parts.push(`<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="2.2" fill="#3b6fb6"/>`);
+  const yOf = (ms: number) => PAD.top + plotH - (Math.max(0, ms) / 1000 / y.max) * plotH;
+  for (const [rank, ms, waitingMs] of points) {
+    const px = (PAD.left + (rank / x.max) * plotW).toFixed(1);
+    // The window the admission happened in: still WAITING at the lower end, ADMITTED by the dot.
+    if (waitingMs !== null) parts.push(`<line x1="${px}" x2="${px}" y1="${yOf(waitingMs).toFixed(1)}" y2="${yOf(ms).toFixed(1)}" stroke="#a9bfdf" stroke-width="1.2"/>`);
+    parts.push(`<circle cx="${px}" cy="${yOf(ms).toFixed(1)}" r="2.2" fill="#3b6fb6"/>`);
   }
   parts.push(`<text class="axis" x="${PAD.left + plotW / 2}" y="${H - 6}" text-anchor="middle">place in the queue order (pre-queue by HMAC, then ticket number)</text>`);
   parts.push(`<text class="axis" x="14" y="${PAD.top + plotH / 2}" transform="rotate(-90 14 ${PAD.top + plotH / 2})" text-anchor="middle">first seen ADMITTED (s into the run)</text>`);
   const note = step > 1 ? ` (every ${step}th ticket)` : '';
-  return svg(`Admission against queue order: ${w.order.inversions} inversion(s)${note}`, parts.join(''), '', H);
+  return svg(`Admission against queue order: ${w.order.inversions} inversion(s)${note}`, parts.join(''), '<div class="legend"><span class="key"><i style="background:#3b6fb6"></i>first ADMITTED answer</span><span class="key"><i style="background:#a9bfdf"></i>from the last WAITING poll sent</span></div>', H);
 }
 
 function percentileColumns(title: string, l: LatencySummary, color: string): string {
-  const cols = (['p50', 'p90', 'p99', 'max'] as const).map((k) => ({ label: `${k} ${s(l[k])}`, values: [l[k] / 1000] }));
-  return columnChart(title, [{ name: title, color }], cols, 's');
+  const cols = (['p50', 'p90', 'p99', 'max'] as const).map((k) => ({ label: `${k} ${Math.round(l[k])} ms`, values: [Math.max(0, l[k])] }));
+  return columnChart(title, [{ name: title, color }], cols, 'ms');
 }
 
 /** The report's waiting-room part: facts, wait times, admission order, sold-out reach. */
@@ -68,9 +70,9 @@ export function waitingRoomHtml(w: WaitingRoomReport): string {
   const examples = w.order.examples.length ? `<ul>${w.order.examples.map((e) => `<li>${escapeHtml(e)}</li>`).join('')}</ul>` : '';
   const finals = barList('How each buyer ended', Object.entries(w.finals).sort((a, b) => b[1] - a[1]).map(([label, value]) => ({ label, value, color: label === 'BOUGHT' ? '#2e9e5b' : label === 'SOLD_OUT' ? '#e0a526' : '#8a97a8' })));
   return `<h2>Waiting room</h2>${facts}${finals}
-<h3>Wait times</h3>${percentileColumns('Join → first ADMITTED answer (s)', w.joinToAdmissionMs, '#3b6fb6')}${percentileColumns('First ADMITTED answer → purchase answer (s)', w.admissionToPurchaseMs, '#2e9e5b')}
+<h3>Wait times</h3>${percentileColumns('Join → first ADMITTED answer (ms)', w.joinToAdmissionMs, '#3b6fb6')}${percentileColumns('First ADMITTED answer → purchase answer (ms)', w.admissionToPurchaseMs, '#2e9e5b')}
 <h3>Admission order</h3>${orderScatter(w)}${examples}
-<p class="note">An inversion is a pair of tickets A before B in queue order (tickets taken before the sale's start ranked by HMAC-SHA256(seed, ticketId), then the rest by ticket number) where A was still answered WAITING at a poll sent after B had been answered ADMITTED. Admission is seen at polls, so each dot is an upper bound of its admission time.</p>
-<h3>Sold-out reach</h3>${so.pollers ? percentileColumns('First SOLD_OUT answer − last 201, per poller (s)', so.reachMs, '#e0a526') : ''}
+<p class="note">An inversion is a pair of tickets A before B in queue order (tickets taken before the sale's start ranked by HMAC-SHA256(seed, ticketId), then the rest by ticket number) where A was still answered WAITING at a poll sent after B had been answered ADMITTED. Admission is seen at polls: each ticket was admitted somewhere on its line, between its last WAITING poll and its dot. In a fair admission no line starts above a dot to its right.</p>
+<h3>Sold-out reach</h3>${so.pollers ? percentileColumns('First SOLD_OUT answer − last 201, per poller (ms)', so.reachMs, '#e0a526') : ''}
 <p class="note">A poller hears SOLD_OUT at its next poll, at most its last pollAfterMs later; the server's promise (every poll answers SOLD_OUT within 1 s of the last unit) is judged by the stale answers: polls sent more than 1 s after the last 201 that still answered WAITING or ADMITTED.</p>`;
 }
