@@ -1,6 +1,8 @@
 import { createHash, createHmac } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { ApiProcess } from '../../scripts/infra/api-process';
+import { checkHistory, formatCheck } from '../../scripts/history/check-history';
+import { readFinalOrders } from '../../scripts/history/final-state';
 import { withPg } from '../support/api-client';
 import { runQueueSale, QueueSaleRun } from '../support/queue-sale';
 import { InstanceClient } from '../support/queue-sale-http';
@@ -130,6 +132,14 @@ describe(`a sale of ${STOCK} units to ${BUYERS} queued buyers through 2 instance
     // Every buyer who did not buy ends knowing it sold out (none left waiting).
     const notBought = run.buyers.filter((b) => b.finalState !== 'BOUGHT');
     expect(notBought.filter((b) => b.finalState !== 'SOLD_OUT')).toEqual([]);
+  });
+
+  it("passes the history checker: every purchase answer true against Postgres's final orders", async () => {
+    const finalOrders = await readFinalOrders([run.productId], { databaseUrl: db.url });
+    run.history.save('reports/waiting-room-sale/history.jsonl');
+    const check = checkHistory(run.history.meta, run.history.ops, finalOrders);
+    expect({ ok: check.ok, report: check.ok ? '' : formatCheck(check) }).toEqual({ ok: true, report: '' });
+    expect(check.figures.created).toBe(STOCK);
   });
 
   it('answers a join after the last unit 409 SOLD_OUT, on either instance', async () => {

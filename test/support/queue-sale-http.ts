@@ -4,6 +4,8 @@ export interface JsonAnswer<T = Record<string, unknown>> {
   status: number;
   body: T;
   retryAfterS?: number;
+  /** The `Purchase-Id` header of a purchase's answer. */
+  purchaseId?: string;
 }
 
 /**
@@ -39,7 +41,8 @@ export class InstanceClient {
               parsed = { raw: text };
             }
             const retryAfter = res.headers['retry-after'];
-            resolve({ status: res.statusCode ?? 0, body: parsed as T, retryAfterS: retryAfter === undefined ? undefined : Number(retryAfter) });
+            const purchaseId = res.headers['purchase-id'];
+            resolve({ status: res.statusCode ?? 0, body: parsed as T, retryAfterS: retryAfter === undefined ? undefined : Number(retryAfter), purchaseId: typeof purchaseId === 'string' ? purchaseId : undefined });
           });
           res.on('error', reject);
         },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { HistoryLog } from '../../scripts/history/writer';
 import { sleep } from './api-client';
 import { InstanceClient, JsonAnswer } from './queue-sale-http';
 import { adminToken, token } from './tokens';
@@ -43,6 +44,8 @@ export interface QueueSaleRun {
   lastUnitAt?: number;
   /** Answers no buyer following the contract should get (e.g. 409 SOLD_OUT with an admission). */
   unexpected: string[];
+  /** Every purchase as its client saw it, for the history checker (scripts/history). */
+  history: HistoryLog;
 }
 
 export interface QueueSaleOptions {
@@ -84,7 +87,8 @@ export async function runQueueSale(options: QueueSaleOptions): Promise<QueueSale
     }),
     'create product',
   );
-  const run: QueueSaleRun = { productId: product.id, saleStartsAt, lastJoinAnsweredAt: 0, seedCommitment: null, seed: null, buyers: [], polls: [], samples: [], sold: 0, unexpected: [] };
+  const history = new HistoryLog('waiting-room-sale', [{ productId: product.id, initialStock: stock, perUserLimit: 1 }]);
+  const run: QueueSaleRun = { productId: product.id, saleStartsAt, lastJoinAnsweredAt: 0, seedCommitment: null, seed: null, buyers: [], polls: [], samples: [], sold: 0, unexpected: [], history };
   const queuePath = `/products/${product.id}/queue`;
   run.seedCommitment = ok(await clients[0].send<{ seedCommitment: string | null }>('GET', queuePath), 'summary').seedCommitment;
 
@@ -148,9 +152,13 @@ export async function runQueueSale(options: QueueSaleOptions): Promise<QueueSale
 
   /** One purchase with the admission, retried after Retry-After with the same key; true once bought. */
   async function buy(client: InstanceClient, record: BuyerRecord, admission: string): Promise<boolean> {
-    const headers = { authorization: `Bearer ${token(record.user)}`, admission, 'idempotency-key': randomUUID() };
+    const key = randomUUID();
+    const headers = { authorization: `Bearer ${token(record.user)}`, admission, 'idempotency-key': key };
     while (Date.now() < record.admissionExpiresAt!) {
-      const answer = await client.send('POST', `/products/${run.productId}/purchase`, headers, { quantity: 1 });
+      const invokeMs = Date.now();
+      const answer = await client.send<{ id?: string; code?: string }>('POST', `/products/${run.productId}/purchase`, headers, { quantity: 1 });
+      const status = answer.status;
+      history.add({ op: 'purchase', productId: run.productId, userId: record.user, quantity: 1, key, purchaseId: answer.purchaseId, invokeMs, completeMs: Date.now(), status, code: answer.body.code, orderId: status === 201 ? String(answer.body.id) : undefined });
       if (answer.status === 201) {
         record.boughtAt = Date.now();
         record.finalState = 'BOUGHT';
