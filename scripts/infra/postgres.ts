@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { freePort } from '../../test/support/free-port';
 import { postgresAnswers, waitFor } from './probe';
@@ -51,7 +51,7 @@ async function startPrivatePostgres(): Promise<RunningService> {
   if (!postgresBinDir()) installPackages(['postgresql'], 'PostgreSQL binaries are missing');
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL binaries not found under /usr/lib/postgresql after install');
-  const dataDir = resolve('.infra/postgres');
+  const dataDir = unusedDataDir();
   const port = await freePort();
   const runner = postgresRunner(dataDir);
   const run = (tool: string, args: string[]): void => {
@@ -68,4 +68,33 @@ async function startPrivatePostgres(): Promise<RunningService> {
   await waitFor(() => postgresAnswers(url), 20_000, `private postgres on port ${port}`);
   console.log(`[infra] started a private PostgreSQL at ${url}`);
   return { url, private: true, stop: async () => run('pg_ctl', ['-D', dataDir, '-m', 'fast', 'stop']) };
+}
+
+/**
+ * `.infra/postgres`, or `.infra/postgres-2`, `-3`... when a private server of another run (a test
+ * run's, while the demo's own test starts one more) is still using it: two servers cannot share a
+ * data folder.
+ */
+function unusedDataDir(): string {
+  for (let n = 1; ; n++) {
+    const dir = resolve(n === 1 ? '.infra/postgres' : `.infra/postgres-${n}`);
+    if (!serverRunsIn(dir)) return dir;
+  }
+}
+
+/** Whether postmaster.pid names a live process (a stale file after a crash does not count). */
+function serverRunsIn(dataDir: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(`${dataDir}/postmaster.pid`, 'utf8').split('\n')[0]);
+  } catch {
+    return false;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
