@@ -97,7 +97,7 @@ async function main(): Promise<number> {
   } catch (error) {
     progress.done();
     console.error(`load test failed: ${(error as Error).message}`);
-    if (/required|must be|is not an http/.test((error as Error).message)) console.error(USAGE);
+    if (/required|must be|is not an http|--waiting-room|need --/.test((error as Error).message)) console.error(USAGE);
     return 2;
   }
 }
