@@ -1,11 +1,13 @@
+import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runLoadTest } from '../../scripts/loadtest';
 import { parseHistory, QueueJoinRecord, QueuePollRecord } from '../../scripts/history/format';
 import { startApp, AppHarness, TEST_JWT_SECRET } from '../support/app-harness';
-import { withPg } from '../support/api-client';
+import { injectSender, withPg } from '../support/api-client';
 import { freePort } from '../support/free-port';
 import { testOutputDir } from '../support/test-output';
+import { WaitingRoomClient } from '../support/waiting-room-client';
 
 jest.setTimeout(180_000);
 
@@ -95,5 +97,36 @@ describe('load test through a waiting room', () => {
     expect(html).not.toMatch(/<script|\ssrc=|<link/);
     const json = JSON.parse(readFileSync(result.reportPaths!.json, 'utf8')) as typeof result;
     expect(json.waitingRoom?.order.inversions).toBe(0);
+  });
+
+  it('ranks a pre-queue by the HMAC of the published seed', async () => {
+    const room = new WaitingRoomClient(injectSender(harness.app));
+    const product = await room.createProduct({ stock: 20, saleStartsAt: new Date(Date.now() + 3000).toISOString(), waitingRoom: { admitPerSecond: 100, preQueueS: 60 } });
+    const dir = testOutputDir('loadtest-waiting-room-pre');
+    const historyFile = join(dir, 'history.jsonl');
+    const result = await runLoadTest({ urls: [url], productId: product.id, users: 80, connections: 16, durationS: 60, waitingRoom: true, tokenSecret: TEST_JWT_SECRET, reportDir: null, historyFile, check: true });
+    const orders = await withPg(harness.database.url, (pg) => pg.query(`SELECT 1 FROM orders WHERE product_id = $1 AND status IN ('PENDING_PAYMENT', 'PAID')`, [product.id]));
+    expect(orders.rows.length).toBe(20);
+    expect(result.ok).toBe(true);
+
+    // Every buyer joined before the start; the test ranks them itself from the seed the API publishes.
+    const seed = Buffer.from((await room.summary(product.id)).seed!, 'hex');
+    const { ops } = parseHistory(readFileSync(historyFile, 'utf8'));
+    const queueOps = ops.filter((op): op is QueueJoinRecord | QueuePollRecord => op.op === 'queueJoin' || op.op === 'queuePoll');
+    const ids = [...new Set(queueOps.map((op) => op.ticketId).filter((id) => id !== undefined))];
+    const rank = (id: string) => createHmac('sha256', seed).update(id, 'utf8').digest('hex');
+    const tickets = ids.map((id) => {
+      const mine = queueOps.filter((op) => op.ticketId === id);
+      return {
+        key: rank(id),
+        waitingUntil: Math.max(-Infinity, ...mine.filter((op) => op.state === 'WAITING').map((op) => op.invokeMs)),
+        admittedBy: Math.min(Infinity, ...mine.filter((op) => op.state === 'ADMITTED').map((op) => op.completeMs)),
+      };
+    });
+    let inversions = 0;
+    for (const a of tickets) for (const b of tickets) if (a.key < b.key && a.waitingUntil > b.admittedBy) inversions++;
+    expect(inversions).toBe(0);
+    expect(result.waitingRoom?.order).toMatchObject({ compared: 80, preQueue: 80, inversions: 0 });
+    expect(result.waitingRoom?.order.admitted).toBe(tickets.filter((t) => Number.isFinite(t.admittedBy)).length);
   });
 });
