@@ -1,16 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ApiProcess } from '../../scripts/infra/api-process';
 import { freePort } from '../../test/support/free-port';
+import { benchScratchDir } from './scratch-dir';
 
 /** A fresh secret per bench run: the instances run as in production, which refuses published secrets. */
 export const BENCH_SECRET = randomBytes(32).toString('hex');
 
 /** N built API instances on one database and Redis, tuned for measuring, not for defaults. */
 export async function startInstances(count: number, databaseUrl: string, redisUrl: string, profile = false): Promise<{ apis: ApiProcess[]; profileDir?: string }> {
-  const profileDir = profile ? mkdtempSync(join(tmpdir(), 'bench-prof-')) : undefined;
+  const profileDir = profile ? benchScratchDir('bench-prof') : undefined;
   const apis: ApiProcess[] = [];
   for (let i = 0; i < count; i++) {
     const api = new ApiProcess({

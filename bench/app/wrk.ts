@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { hasCommand, installPackages } from '../../scripts/infra/system-packages';
 import type { LoadResult } from './http-load';
+import { benchScratchDir } from './scratch-dir';
 
 export interface WrkSpec {
   url: string;
@@ -52,7 +52,7 @@ export function openFileHardLimit(): number {
 
 let tokenDir: string | undefined;
 function lineFile(kind: string, lines: string[]): string {
-  tokenDir ??= mkdtempSync(join(tmpdir(), 'bench-wrk-'));
+  tokenDir ??= benchScratchDir('bench-wrk');
   const file = join(tokenDir, `${kind}-${lines.length}-${lines[0]?.slice(-12).replace(/\W/g, '_') ?? 'none'}.txt`);
   writeFileSync(file, lines.join('\n'));
   return file;
