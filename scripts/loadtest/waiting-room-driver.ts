@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HistoryLog } from '../history/writer';
 import { DriveOptions } from './driver';
+import { GatedTransport } from './gated-transport';
 import { HttpAnswer, HttpTransport, TransportError } from './http-transport';
 import { parseRetryAfter, retryDelayMs } from './retry-policy';
 import { buyOnce } from './waiting-room-purchase';
@@ -21,7 +22,7 @@ export interface QueueDriveOptions extends Omit<DriveOptions, 'requests'> {
 
 export async function driveWaitingRoom(options: QueueDriveOptions): Promise<BuyerTrace[]> {
   const deadline = options.recorder.startedAt + options.durationS * 1000;
-  const transport = new HttpTransport(options.connections, options.requestTimeoutMs);
+  const transport = new GatedTransport(options.connections * options.urls.length, options.connections, options.requestTimeoutMs);
   try {
     return await Promise.all(options.users.map((user, n) => buyer(options, transport, user, n, deadline)));
   } finally {
