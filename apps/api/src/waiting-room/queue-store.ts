@@ -42,7 +42,7 @@ export class QueueStore {
   async join(productId: string, userId: string, nowMs: number, saleStartsAtMs: number | null): Promise<JoinReply> {
     const k = this.keys(productId);
     const epoch = nextEpochCandidate();
-    return parseJoin(await runScript(this.redis, JOIN, [k.meta, k.users, k.soldOutFlag], [userId, nowMs, saleStartsAtMs ?? -1, epoch]));
+    return parseJoin(await runScript(this.redis, JOIN, [k.meta, k.users, k.soldOutFlag, k.ranks, k.admitted, k.bought, k.buying], [userId, nowMs, saleStartsAtMs ?? -1, epoch]));
   }
 
   /** Read with the other polls of the product arriving in the same turn of the event loop. */

@@ -6,6 +6,7 @@ import { SaleTerms } from '../inventory/product.view';
 import { automaticRate } from './admission-rate';
 import { saleSeed, seedCommitment, ticketIdOf } from './fair-order';
 import { QueueStore } from './queue-store';
+import type { PollReply } from './scripts/poll';
 import { TicketClaims, TicketSigner } from './ticket-signer';
 import { describeTicket, lostPlace, TicketStatusView } from './ticket-status';
 import { WAITING_ROOM_KEY } from './waiting-room.constants';
@@ -47,7 +48,7 @@ export class WaitingRoomService {
       throw soldOutAtJoin(productId);
     }
     this.metrics.joins.inc({ outcome: joined.created ? 'new' : 'existing' });
-    return this.status(terms, { productId, epoch: joined.epoch, number: joined.number, userTag: this.signer.userTag(user.id) });
+    return this.status(terms, { productId, epoch: joined.epoch, number: joined.number, userTag: this.signer.userTag(user.id) }, undefined, joined.status);
   }
 
   async poll(productId: string, rawTicket: string): Promise<TicketStatusView> {
@@ -76,8 +77,9 @@ export class WaitingRoomService {
     };
   }
 
-  private async status(terms: Terms, claims: TicketClaims, ticket = this.signer.ticket(claims)): Promise<TicketStatusView> {
-    const reply = await this.redis(() => this.store.poll(claims.productId, claims.number));
+  /** A ticket's status; `known` when the join already read it in its own round trip. */
+  private async status(terms: Terms, claims: TicketClaims, ticket = this.signer.ticket(claims), known?: PollReply): Promise<TicketStatusView> {
+    const reply = known ?? (await this.redis(() => this.store.poll(claims.productId, claims.number)));
     const now = Date.now();
     // A ticket of a queue that Redis lost (restarted empty, failed over without it) has no place any more.
     if (reply.epoch !== claims.epoch) return { ticket, ticketId: ticketIdOf(claims.number), ...lostPlace() };

@@ -8,36 +8,44 @@ import { QueueScript } from './script';
  * Returns {served, seq, pre (-1: not frozen), soldOut (0/1), rate, epoch ('' when none)}, then per
  * ticket {place, bought (0/1), admission expiry (ms, -1: none)}.
  */
-export const POLL: QueueScript = {
-  name: 'waitingRoomPoll',
-  keys: 6,
-  lua: `
-local m = redis.call('HMGET', KEYS[1], 'served', 'pre', 'ranked', 'soldOut', 'seq', 'rate', 'epoch')
+/**
+ * The poll's Lua, for the keys named by `k` (Lua expressions such as `KEYS[1]`) and the ticket
+ * numbers in the Lua table `numbers`; leaves the answer in the local `out`. Shared by POLL and by
+ * JOIN, which answers its ticket's status in the same round trip.
+ */
+export function pollLua(k: { meta: string; ranks: string; admitted: string; bought: string; soldOutFlag: string; buying: string }, numbers: string): string {
+  return `
+local m = redis.call('HMGET', ${k.meta}, 'served', 'pre', 'ranked', 'soldOut', 'seq', 'rate', 'epoch')
 local served = tonumber(m[1]) or 0
 local pre = tonumber(m[2])
 local soldOut = 0
-if m[4] == '1' or redis.call('EXISTS', KEYS[5]) == 1 then soldOut = 1 end
+if m[4] == '1' or redis.call('EXISTS', ${k.soldOutFlag}) == 1 then soldOut = 1 end
 local out = {served, tonumber(m[5]) or 0, pre or -1, soldOut, m[6] or '0', m[7] or ''}
-for i = 1, #ARGV do
-  local n = tonumber(ARGV[i])
+for i = 1, #${numbers} do
+  local n = tonumber(${numbers}[i])
   local place = n
   if pre == nil or n <= pre then
     place = -1
     if m[3] == '1' then
-      local b = redis.call('GETRANGE', KEYS[2], (n - 1) * 4, (n - 1) * 4 + 3)
+      local b = redis.call('GETRANGE', ${k.ranks}, (n - 1) * 4, (n - 1) * 4 + 3)
       if #b == 4 then place = ((b:byte(1) * 256 + b:byte(2)) * 256 + b:byte(3)) * 256 + b:byte(4) end
     end
   end
   local bought, expires = 0, -1
   if place > 0 and place <= served then
-    bought = redis.call('SISMEMBER', KEYS[4], place)
-    expires = tonumber(redis.call('ZSCORE', KEYS[3], place) or redis.call('ZSCORE', KEYS[6], place)) or -1
+    bought = redis.call('SISMEMBER', ${k.bought}, place)
+    expires = tonumber(redis.call('ZSCORE', ${k.admitted}, place) or redis.call('ZSCORE', ${k.buying}, place)) or -1
   end
   out[#out + 1] = place
   out[#out + 1] = bought
   out[#out + 1] = expires
-end
-return out`,
+end`;
+}
+
+export const POLL: QueueScript = {
+  name: 'waitingRoomPoll',
+  keys: 6,
+  lua: pollLua({ meta: 'KEYS[1]', ranks: 'KEYS[2]', admitted: 'KEYS[3]', bought: 'KEYS[4]', soldOutFlag: 'KEYS[5]', buying: 'KEYS[6]' }, 'ARGV') + '\nreturn out',
 };
 
 export interface PollReply {
