@@ -1,3 +1,4 @@
+import { LockLostError, LockTimeoutError } from '@app/distributed-lock';
 import { BadRequestException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import { AllExceptionsFilter } from './all-exceptions.filter';
 import { AppException } from './app.exception';
@@ -16,8 +17,9 @@ describe('AllExceptionsFilter.toAnswer', () => {
   });
 
   it('answers lock timeouts and lost leases with 503 LOCK_TIMEOUT and Retry-After', () => {
-    const timeout = Object.assign(new Error('timed out'), { name: 'LockTimeoutError' });
-    expect(filter.toAnswer(timeout)).toEqual({ body: expect.objectContaining({ statusCode: 503, code: 'LOCK_TIMEOUT' }), retryAfterS: 1 });
+    for (const error of [new LockTimeoutError('stock:1', 3000), new LockLostError('stock:1')]) {
+      expect(filter.toAnswer(error)).toEqual({ body: expect.objectContaining({ statusCode: 503, code: 'LOCK_TIMEOUT' }), retryAfterS: 1 });
+    }
   });
 
   it('answers an unreachable Postgres or Redis with 503 DEPENDENCY_UNAVAILABLE', () => {

@@ -1,3 +1,4 @@
+import { LockLostError, LockTimeoutError } from '@app/distributed-lock';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ErrorCode, errorBody } from './error-code';
@@ -36,10 +37,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
 /** The contract answer for any error (pure: the filter logs, metrics count). */
 export function classifyError(exception: unknown): ErrorAnswer {
   if (exception instanceof HttpException) return fromHttpException(exception);
-  const name = (exception as { name?: string } | null)?.name;
   // A lock not had in time, a lease lost, or rows that stayed deadlocked after the bounded retries
   // of withConflictRetry: nothing was done, and the client may retry shortly.
-  if (name === 'LockTimeoutError' || name === 'LockLostError' || isTransactionConflict(exception)) {
+  if (exception instanceof LockTimeoutError || exception instanceof LockLostError || isTransactionConflict(exception)) {
     return { body: errorBody(ErrorCode.LockTimeout, 'the product is busy, retry shortly'), retryAfterS: 1 };
   }
   if (isRedisUnavailable(exception)) return { body: errorBody(ErrorCode.DependencyUnavailable, 'redis is unavailable, retry later'), retryAfterS: 1 };
