@@ -91,11 +91,13 @@ export class QueueStore {
 
 // A queue's epoch is set by its first join; every join offers a candidate, and only the first one
 // counts. A random prefix per process and a counter make candidates unique across instances and
-// restarts without drawing random bytes on every join (9% of a join's CPU when it did).
+// restarts without drawing random bytes on every join (9% of a join's CPU when it did). The counter
+// wraps at 36^8 so that a candidate stays within a ticket's 16 characters of epoch.
 const EPOCH_PREFIX = randomBytes(6).toString('base64url');
+const EPOCH_COUNTER_WRAP = 36 ** 8;
 let epochCounter = 0;
 
 function nextEpochCandidate(): string {
-  epochCounter = (epochCounter + 1) % Number.MAX_SAFE_INTEGER;
+  epochCounter = (epochCounter + 1) % EPOCH_COUNTER_WRAP;
   return `${EPOCH_PREFIX}${epochCounter.toString(36)}`;
 }
