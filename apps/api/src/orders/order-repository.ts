@@ -14,6 +14,12 @@ export class OrderRepository {
     return rows[0];
   }
 
+  /** The order a purchase made, whoever bought it (an admin's question): the key alone, not indexed. */
+  async findByPurchaseId(purchaseId: string): Promise<OrderRow | undefined> {
+    const rows: OrderRow[] = await this.db.query(`SELECT ${ORDER_COLUMNS} FROM orders WHERE idempotency_key = $1 ORDER BY id LIMIT 1`, [purchaseId]);
+    return rows[0];
+  }
+
   async findById(id: string, tx: EntityManager | DataSource = this.db): Promise<OrderRow | undefined> {
     const rows: OrderRow[] = await tx.query(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, [id]);
     return rows[0];

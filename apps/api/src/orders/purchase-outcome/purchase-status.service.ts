@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AuthUser } from '../../auth/auth.types';
 import { AppException } from '../../common/errors/app.exception';
 import { ErrorCode } from '../../common/errors/error-code';
-import { ORDER_COLUMNS, OrderRow, toOrderView } from '../order.view';
+import { OrderRepository } from '../order-repository';
+import { OrderRow, toOrderView } from '../order.view';
 import { PendingPurchases } from './pending-purchases';
 import { PurchaseStatusView } from './purchase-status.view';
 
@@ -19,7 +18,7 @@ const SETTLE_ON_ASK_MS = 500;
 @Injectable()
 export class PurchaseStatusService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly orders: OrderRepository,
     private readonly pending: PendingPurchases,
   ) {}
 
@@ -39,12 +38,8 @@ export class PurchaseStatusService {
   }
 
   /** The order a purchase made; for an admin (no owner) by purchase id alone. */
-  private async findOrder(purchaseId: string, owner: string | null): Promise<OrderRow | undefined> {
-    const rows: OrderRow[] =
-      owner === null
-        ? await this.db.query(`SELECT ${ORDER_COLUMNS} FROM orders WHERE idempotency_key = $1 ORDER BY id LIMIT 1`, [purchaseId])
-        : await this.db.query(`SELECT ${ORDER_COLUMNS} FROM orders WHERE user_id = $1 AND idempotency_key = $2`, [owner, purchaseId]);
-    return rows[0];
+  private findOrder(purchaseId: string, owner: string | null): Promise<OrderRow | undefined> {
+    return owner === null ? this.orders.findByPurchaseId(purchaseId) : this.orders.findByIdempotencyKey(owner, purchaseId);
   }
 }
 
