@@ -58,6 +58,13 @@ describe('chaos 11: lock overlaps counted under faults', () => {
     const failures: Record<string, number> = {};
     const faults: string[] = [];
     let stop = false;
+    // Holders inside a section while Redis is paused stay in it until the pause ends, as a holder
+    // blocked on something else would: their lease cannot be renewed, so the pause must cost one.
+    let redisPaused = false;
+    let inSection = 0;
+    const stayWhilePaused = async () => {
+      while (redisPaused) await sleep(20);
+    };
     const started = Date.now();
     const at = () => Date.now() - started;
 
@@ -66,10 +73,17 @@ describe('chaos 11: lock overlaps counted under faults', () => {
         try {
           await lock.using('stock:s11', { ttlMs: TTL_MS, waitMs: 1500 }, async (signal, held) => {
             const enteredMs = at();
-            // Now and then a holder stalls past its lease, as a long GC pause would make it.
-            await sleep(Math.random() < 0.1 ? TTL_MS * 1.5 : 5 + Math.random() * 20);
-            const committed = await withPg(db.url, async (pg) => (await pg.query('UPDATE fenced SET fence = $1, writes = writes + 1 WHERE id = 1 AND fence <= $1', [held.fence])).rowCount === 1);
-            sections.push({ holder, fence: held.fence, enteredMs, leftMs: at(), lost: signal.aborted, committed });
+            inSection += 1;
+            try {
+              // Now and then a holder stalls past its lease, as a long GC pause would make it.
+              await sleep(Math.random() < 0.1 ? TTL_MS * 1.5 : 5 + Math.random() * 20);
+              await stayWhilePaused();
+              const committed = await withPg(db.url, async (pg) => (await pg.query('UPDATE fenced SET fence = $1, writes = writes + 1 WHERE id = 1 AND fence <= $1', [held.fence])).rowCount === 1);
+              await stayWhilePaused();
+              sections.push({ holder, fence: held.fence, enteredMs, leftMs: at(), lost: signal.aborted, committed });
+            } finally {
+              inSection -= 1;
+            }
           });
         } catch (error) {
           const name = (error as Error).name || 'Error';
@@ -81,10 +95,13 @@ describe('chaos 11: lock overlaps counted under faults', () => {
     const loops = locks.flatMap((lock, i) => [0, 1].map((j) => holderLoop(lock, `p${i}w${j}`)));
 
     await sleep(1500);
+    while (inSection === 0) await sleep(1); // pause while some holder is inside its section
+    redisPaused = true;
     redis.pause();
-    faults.push(`SIGSTOP redis for ${TTL_MS * 2} ms (lease ${TTL_MS} ms) at t=${(at() / 1000).toFixed(1)} s`);
+    faults.push(`SIGSTOP redis for ${TTL_MS * 2} ms (lease ${TTL_MS} ms) at t=${(at() / 1000).toFixed(1)} s, with a holder inside its section`);
     await sleep(TTL_MS * 2);
     redis.resume();
+    redisPaused = false;
     await sleep(2000);
     await redis.kill();
     faults.push(`SIGKILL redis at t=${(at() / 1000).toFixed(1)} s, restarted empty 500 ms later`);
