@@ -31,8 +31,11 @@ export interface AppConfig {
   http: { bodyLimitBytes: number; rateLimitPerSecond: number };
   edge: EdgeConfig;
   payments: PaymentsConfig;
-  /** secret: WAITING_ROOM_SECRET (unset: derived from JWT_SECRET); tickMs: how often the admission step runs. */
-  waitingRoom: { secret: string | undefined; tickMs: number };
+  /**
+   * secret: WAITING_ROOM_SECRET (unset: derived from JWT_SECRET); tickMs: how often the admission
+   * step runs; pollsPerSecond: the polls of one product's queue the fleet is sized to answer.
+   */
+  waitingRoom: { secret: string | undefined; tickMs: number; pollsPerSecond: number };
 }
 
 /** Reads and validates the environment; throws ConfigError with one line naming the variable. */
@@ -81,6 +84,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     waitingRoom: {
       secret: env.WAITING_ROOM_SECRET ? secretOfAtLeast(32)(env.WAITING_ROOM_SECRET, 'WAITING_ROOM_SECRET') : undefined,
       tickMs: integer(200, 20, 10_000)(env.WAITING_ROOM_TICK_MS, 'WAITING_ROOM_TICK_MS'),
+      pollsPerSecond: integer(10_000, 100, 10_000_000)(env.WAITING_ROOM_POLLS_PER_S, 'WAITING_ROOM_POLLS_PER_S'),
     },
   };
 }

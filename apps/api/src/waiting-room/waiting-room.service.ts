@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { TypedConfigService } from '../config/app-config.module';
 import { dependencyUnavailable, productNotFound } from '../common/errors/app.exception';
 import { AuthUser } from '../auth/auth.types';
 import { ProductCatalog } from '../inventory/product-catalog.service';
@@ -27,13 +29,18 @@ export interface QueueSummary {
 /** Joining, polling and the public summary. A poll reads Redis once (no Postgres once the product's terms are known). */
 @Injectable()
 export class WaitingRoomService {
+  private readonly pollsPerSecond: number;
+
   constructor(
     private readonly catalog: ProductCatalog,
     private readonly store: QueueStore,
     private readonly signer: TicketSigner,
     private readonly metrics: WaitingRoomMetrics,
     @Inject(WAITING_ROOM_KEY) private readonly key: Buffer,
-  ) {}
+    @Inject(ConfigService) config: TypedConfigService,
+  ) {
+    this.pollsPerSecond = config.get('waitingRoom', { infer: true }).pollsPerSecond;
+  }
 
   async join(productId: string, user: AuthUser): Promise<TicketStatusView> {
     const terms = await this.termsOf(productId);
@@ -89,6 +96,7 @@ export class WaitingRoomService {
       saleStartsAtMs: terms.saleStartsAtMs,
       // Until the leader publishes its pace (the sale has not started): the set pace, or the automatic one's prior.
       fallbackRate: terms.waitingRoom.admitPerSecond ?? automaticRate(undefined, terms.id, terms.segments),
+      pollsPerSecond: this.pollsPerSecond,
     });
     const view: TicketStatusView = { ticket, ticketId: ticketIdOf(claims.number), ...described };
     if (admissionExpiresAtMs !== undefined) {
