@@ -5,12 +5,12 @@ import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { ADMIT, AdmitReply, parseAdmit } from './scripts/admit';
 import { FREEZE, parseFreeze } from './scripts/freeze';
-import { JOIN, JoinReply, parseJoin } from './scripts/join';
-import { PollBatcher } from './poll-batcher';
-import { PollReply } from './scripts/poll';
+import { JOIN, joinArgs, JoinReply, JoinRequest, parseJoins } from './scripts/join';
+import { parsePolls, POLL, PollReply } from './scripts/poll';
 import { CLAIM, RECEIPT, RELEASE } from './scripts/receipt';
 import { runScript } from './scripts/script';
 import { parseSummary, SUMMARY, SummaryReply } from './scripts/summary';
+import { TurnBatcher } from './turn-batcher';
 import { waitingRoomKeys, WaitingRoomKeys } from './waiting-room-keys';
 
 export interface AdmitStep {
@@ -23,31 +23,38 @@ export interface AdmitStep {
   perUserLimit: number;
 }
 
-/** The queues in Redis: each operation is one script on one product's slot. Redis errors propagate. */
+/**
+ * The queues in Redis: each operation is one script on one product's slot. Joins and polls of one
+ * product arriving in the same turn of the event loop share one script call. Redis errors propagate.
+ */
 @Injectable()
 export class QueueStore {
-  private readonly polls: PollBatcher;
+  /** Grouped by product and sale start (a product's terms, the same for every join of a turn). */
+  private readonly joins = new TurnBatcher<JoinRequest & { productId: string; saleStartsAtMs: number | null }, JoinReply>((_, joins) => {
+    const { productId, saleStartsAtMs } = joins[0];
+    const k = this.keys(productId);
+    return runScript(this.redis, JOIN, [k.meta, k.users, k.soldOutFlag, k.ranks, k.admitted, k.bought, k.buying], joinArgs(saleStartsAtMs, nextEpochCandidate(), joins)).then((reply) => parseJoins(reply, joins.length));
+  });
+  private readonly polls = new TurnBatcher<number, PollReply>((productId, numbers) => {
+    const k = this.keys(productId);
+    return runScript(this.redis, POLL, [k.meta, k.ranks, k.admitted, k.bought, k.soldOutFlag, k.buying], numbers).then(parsePolls);
+  });
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: RedisConnection,
     private readonly prefix: RedisKeyPrefix,
-  ) {
-    this.polls = new PollBatcher(redis);
-  }
+  ) {}
 
   keys(productId: string): WaitingRoomKeys {
     return waitingRoomKeys(this.prefix.value, productId);
   }
 
-  async join(productId: string, userId: string, nowMs: number, saleStartsAtMs: number | null): Promise<JoinReply> {
-    const k = this.keys(productId);
-    const epoch = nextEpochCandidate();
-    return parseJoin(await runScript(this.redis, JOIN, [k.meta, k.users, k.soldOutFlag, k.ranks, k.admitted, k.bought, k.buying], [userId, nowMs, saleStartsAtMs ?? -1, epoch]));
+  join(productId: string, userId: string, nowMs: number, saleStartsAtMs: number | null): Promise<JoinReply> {
+    return this.joins.add(`${productId}|${saleStartsAtMs ?? ''}`, { productId, saleStartsAtMs, userId, nowMs });
   }
 
-  /** Read with the other polls of the product arriving in the same turn of the event loop. */
   poll(productId: string, ticketNumber: number): Promise<PollReply> {
-    return this.polls.poll(productId, this.keys(productId), ticketNumber);
+    return this.polls.add(productId, ticketNumber);
   }
 
   async summary(productId: string, nowMs: number): Promise<SummaryReply> {
