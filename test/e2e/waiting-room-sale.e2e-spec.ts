@@ -20,8 +20,11 @@ import { token } from '../support/tokens';
 const STOCK = 2_000;
 const BUYERS = Number(process.env.QUEUE_SALE_BUYERS ?? 5_000);
 const ADMIT_PER_SECOND = 200;
-/** The fleet's poll budget for the queue (the app's default): pollers poll about once a second while the queue fits it. */
-const POLLS_PER_S = 10_000;
+/**
+ * The fleet's poll budget for the queue (QUEUE_SALE_POLLS_PER_S; the app's default): pollers poll
+ * about once a second while the queue fits it.
+ */
+const POLLS_PER_S = Number(process.env.QUEUE_SALE_POLLS_PER_S ?? 10_000);
 /**
  * Every join must land in the pre-queue: joins took about 1.4 ms each here (700 a second through
  * the 2 instances, the machine shared), so the start is set that far ahead and a margin;
