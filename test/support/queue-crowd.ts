@@ -75,6 +75,30 @@ export class QueueCrowd {
     }
   }
 
+  /** Rounds of polls without buying until `count` admissions are held or the time is up; how many are. */
+  async holdAdmissions(count: number, withinMs: number): Promise<number> {
+    for (const deadline = Date.now() + withinMs; this.held() < count && Date.now() < deadline; ) await this.pollAll(false);
+    return this.held();
+  }
+
+  /**
+   * What a sale through a fault must end with, from the clients' answers and Postgres: every
+   * admission shown before the fault bought, nothing unexpected answered, the buyers exactly the
+   * first `stock` to join (arrival order kept), everyone after them told SOLD_OUT, and Postgres
+   * agreeing (no stock left, the live orders the buyers').
+   */
+  async expectSoldInArrivalOrder(stock: number, databaseUrl: string): Promise<void> {
+    const heldBefore = this.buyers.filter((b) => b.admittedBeforeFault);
+    expect(heldBefore.map((b) => b.purchaseStatus)).toEqual(heldBefore.map(() => 201));
+    expect(this.unexpected).toEqual([]);
+    const bought = this.bought();
+    expect(bought).toEqual(Array.from({ length: stock }, (_, i) => i));
+    expect(this.buyers.slice(stock).map((b) => b.final)).toEqual(this.buyers.slice(stock).map(() => 'SOLD_OUT'));
+    const pg = await this.ground(databaseUrl);
+    expect(pg.stock).toBe(0);
+    expect(pg.users.sort()).toEqual(bought.map((i) => this.buyers[i].user).sort());
+  }
+
   /** Rounds of polls until every buyer is done or the time is up. */
   async finish(timeoutMs: number): Promise<void> {
     for (const deadline = Date.now() + timeoutMs; this.buyers.some((b) => !b.final) && Date.now() < deadline; ) await this.pollAll(true);
