@@ -1,17 +1,9 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { injectSender, sleep } from '../support/api-client';
 import { AppHarness, startApp } from '../support/app-harness';
+import { runOrderScript, seededOrder } from '../support/queue-order';
 import { eventually, TicketStatus, WaitingRoomClient } from '../support/waiting-room-client';
-
-/**
- * The order recomputed here from the published seed, with node's crypto and nothing of the app:
- * pre-queue ticket ids sorted by the lowercase hex of HMAC-SHA256(seed bytes, ticketId).
- */
-function recomputePreQueueOrder(seedHex: string, ticketIds: string[]): string[] {
-  const keyOf = (id: string) => createHmac('sha256', Buffer.from(seedHex, 'hex')).update(id, 'utf8').digest('hex');
-  return [...ticketIds].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
-}
 
 /**
  * Polls every ticket, latest in `order` first: a ticket admitted out of order would then be seen
@@ -55,7 +47,8 @@ describe('waiting room fairness', () => {
     expect(createHash('sha256').update(Buffer.from(seed!, 'hex')).digest('hex')).toBe(seedCommitment);
     expect(seedCommitment).toBe(before.seedCommitment);
     const byId = new Map([...preQueue, ...later].map((t) => [t.ticketId, t]));
-    const expected = [...recomputePreQueueOrder(seed!, preQueue.map((t) => t.ticketId)), ...later.map((t) => t.ticketId)].map((id) => byId.get(id)!);
+    // The order recomputed by the independent script (scripts/queue-order) from the published seed.
+    const expected = [...seededOrder(seed!, seedCommitment!, preQueue.map((t) => t.ticketId)), ...later.map((t) => t.ticketId)].map((id) => byId.get(id)!);
 
     const sizes = new Set<number>();
     for (;;) {
@@ -71,6 +64,12 @@ describe('waiting room fairness', () => {
       await sleep(40);
     }
     expect(sizes.size).toBeGreaterThan(5); // admitted a few at a time, at the pace asked
+    // The script's own verdict on the admission order seen, and its refusals of a swapped order and of another seed.
+    const admittedPreQueue = expected.slice(0, preQueue.length).map((t) => t.ticketId);
+    expect(runOrderScript(seed!, seedCommitment!, admittedPreQueue, true)).toMatch(/^PASS: 16 tickets admitted in the seeded order/);
+    const swapped = [admittedPreQueue[1], admittedPreQueue[0], ...admittedPreQueue.slice(2)];
+    expect(() => runOrderScript(seed!, seedCommitment!, swapped, true)).toThrow(/FAIL: admission 1 went to ticket/);
+    expect(() => runOrderScript('00'.repeat(32), seedCommitment!, admittedPreQueue)).toThrow(/FAIL: SHA-256 of the seed is/);
   }, 20_000);
 
   it('never lets outstanding admissions exceed the stock, and gives an expired admission\'s place to the next ticket', async () => {

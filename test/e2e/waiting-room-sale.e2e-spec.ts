@@ -1,9 +1,10 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { ApiProcess } from '../../scripts/infra/api-process';
 import { checkHistory, formatCheck } from '../../scripts/history/check-history';
 import { readFinalOrders } from '../../scripts/history/final-state';
 import { withPg } from '../support/api-client';
+import { seededOrder } from '../support/queue-order';
 import { runQueueSale, QueueSaleRun } from '../support/queue-sale';
 import { InstanceClient } from '../support/queue-sale-http';
 import { RedisServerProcess } from '../support/redis-server';
@@ -51,9 +52,9 @@ describe(`a sale of ${STOCK} units to ${BUYERS} queued buyers through 2 instance
     apis = await startApis(2, { DATABASE_URL: db.url, REDIS_URL: redis.url, WAITING_ROOM_TICK_MS: '100', WAITING_ROOM_POLLS_PER_S: String(POLLS_PER_S) });
     clients = apis.map((api) => new InstanceClient(api.url));
     run = await runQueueSale({ clients, buyers: BUYERS, stock: STOCK, admitPerSecond: ADMIT_PER_SECOND, joinWindowMs: JOIN_WINDOW_MS, saleTimeoutMs: SALE_TIMEOUT_MS });
-    const key = Buffer.from(run.seed ?? '', 'hex');
-    const rank = run.buyers.map((b) => createHmac('sha256', key).update(b.ticketId, 'utf8').digest('hex'));
-    order = run.buyers.map((_, i) => i).sort((a, b) => (rank[a] < rank[b] ? -1 : rank[a] > rank[b] ? 1 : 0));
+    // The seeded order, recomputed by the independent script (scripts/queue-order) from the published seed.
+    const indexOf = new Map(run.buyers.map((b, i) => [b.ticketId, i]));
+    order = seededOrder(run.seed ?? '', run.seedCommitment ?? '', run.buyers.map((b) => b.ticketId)).map((id) => indexOf.get(id)!);
     mkdirSync('reports/waiting-room-sale', { recursive: true });
     writeFileSync('reports/waiting-room-sale/figures.json', JSON.stringify(figures(), null, 2));
     console.log(`waiting-room sale ${JSON.stringify(figures())}`);
