@@ -48,7 +48,7 @@ describe('waiting room fairness', () => {
     expect(seedCommitment).toBe(before.seedCommitment);
     const byId = new Map([...preQueue, ...later].map((t) => [t.ticketId, t]));
     // The order recomputed by the independent script (scripts/queue-order) from the published seed.
-    const expected = [...seededOrder(seed!, seedCommitment!, preQueue.map((t) => t.ticketId)), ...later.map((t) => t.ticketId)].map((id) => byId.get(id)!);
+    const expected = [...(await seededOrder(seed!, seedCommitment!, preQueue.map((t) => t.ticketId))), ...later.map((t) => t.ticketId)].map((id) => byId.get(id)!);
 
     const sizes = new Set<number>();
     for (;;) {
@@ -66,10 +66,10 @@ describe('waiting room fairness', () => {
     expect(sizes.size).toBeGreaterThan(5); // admitted a few at a time, at the pace asked
     // The script's own verdict on the admission order seen, and its refusals of a swapped order and of another seed.
     const admittedPreQueue = expected.slice(0, preQueue.length).map((t) => t.ticketId);
-    expect(runOrderScript(seed!, seedCommitment!, admittedPreQueue, true)).toMatch(/^PASS: 16 tickets admitted in the seeded order/);
+    expect(await runOrderScript(seed!, seedCommitment!, admittedPreQueue, true)).toMatch(/^PASS: 16 tickets admitted in the seeded order/);
     const swapped = [admittedPreQueue[1], admittedPreQueue[0], ...admittedPreQueue.slice(2)];
-    expect(() => runOrderScript(seed!, seedCommitment!, swapped, true)).toThrow(/FAIL: admission 1 went to ticket/);
-    expect(() => runOrderScript('00'.repeat(32), seedCommitment!, admittedPreQueue)).toThrow(/FAIL: SHA-256 of the seed is/);
+    await expect(runOrderScript(seed!, seedCommitment!, swapped, true)).rejects.toThrow(/FAIL: admission 1 went to ticket/);
+    await expect(runOrderScript('00'.repeat(32), seedCommitment!, admittedPreQueue)).rejects.toThrow(/FAIL: SHA-256 of the seed is/);
   }, 20_000);
 
   it('never lets outstanding admissions exceed the stock, and gives an expired admission\'s place to the next ticket', async () => {

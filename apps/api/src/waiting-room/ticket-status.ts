@@ -19,9 +19,10 @@ const MIN_POLL_MS = 500;
 const MAX_POLL_MS = 15_000;
 /**
  * The mean interval a waiting ticket polls at while the poll budget allows it: with the ±25%
- * spread the longest is 938 ms, so a poller hears of the sell-out within about a second.
+ * spread the longest is 750 ms, which leaves a quarter of a second for the poll's own round trip
+ * (and a busy client's late timers), so a poller hears of the sell-out within a second.
  */
-const NOTICE_POLL_MS = 750;
+const NOTICE_POLL_MS = 600;
 const SETTLED_POLL_MS = 30_000;
 const JITTER = 0.25;
 
@@ -65,10 +66,10 @@ export function describeTicket(input: StatusInputs): Omit<TicketStatusView, 'tic
 }
 
 /**
- * How long a waiting ticket waits before its next poll (before the spread). Every waiting ticket
- * polls about once a second, so that each learns of an admission or the sell-out within a second,
- * unless the queue is longer than the fleet's poll budget allows: then the interval grows with the
- * queue (`waiting / pollsPerSecond`), keeping the product's poll rate near the budget. A ticket
+ * How long a waiting ticket waits before its next poll (before the spread): NOTICE_POLL_MS, so that
+ * each learns of an admission or the sell-out within a second, unless the queue is longer than the
+ * fleet's poll budget allows: then the interval grows with the queue (`waiting / pollsPerSecond`),
+ * keeping the product's poll rate at the budget. A ticket
  * near the front polls more often, a quarter of its wait, down to MIN_POLL_MS. Before the sale
  * starts nothing can change, so a ticket polls after half the time left until the start.
  */
