@@ -1,4 +1,5 @@
 import type { ApiProcess } from '../../scripts/infra/api-process';
+import { replicasCaughtUp } from '../support/lock-contention';
 import { QueueCrowd } from '../support/queue-crowd';
 import { InstanceClient } from '../support/queue-sale-http';
 import { RedisSentinelGroup, SENTINEL_MASTER_NAME } from '../support/redis-sentinel';
@@ -43,8 +44,10 @@ describe('chaos 16: Redis failover under Sentinel while a waiting room has admis
     await crowd.join(BUYERS);
     const heldAtFailover = await crowd.holdAdmissions(HELD_BEFORE_FAILOVER, 30_000);
     expect(heldAtFailover).toBeGreaterThanOrEqual(HELD_BEFORE_FAILOVER);
-    await group.waitForReplicaInSync(10_000);
+    // Online is not enough: the replica must have acknowledged every write made up to now, the
+    // admissions the buyers were shown among them, or the failover may lose some of them.
     const master = await group.master();
+    await replicasCaughtUp(master, 10_000);
     const failoverStartedAt = Date.now();
     await master.kill();
     crowd.faulted = true;

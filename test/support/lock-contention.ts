@@ -47,16 +47,20 @@ export async function listenForWakes(client: Redis, channel: string, sharded: bo
   return { count: () => count, close: () => client.disconnect() };
 }
 
-/** Resolves once every replica of `primary` has acknowledged all it was sent (replication is asynchronous). */
+/**
+ * Resolves once every replica of `primary` has acknowledged all it had been sent when called
+ * (replication is asynchronous). The target is the primary's offset at the call: writes that go
+ * on meanwhile (a waiting room's ticks) would otherwise keep it ahead of the once-a-second acks.
+ */
 export async function replicasCaughtUp(primary: RedisServerProcess, timeoutMs = 10_000): Promise<void> {
   const client = primary.client();
   try {
+    const target = Number(/master_repl_offset:(\d+)/.exec(await client.info('replication'))?.[1]);
     await eventually(
       async () => {
         const info = await client.info('replication');
-        const offset = Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
         const acked = [...info.matchAll(/^slave\d+:.*\boffset=(\d+)/gm)].map((m) => Number(m[1]));
-        return acked.length > 0 && acked.every((o) => o >= offset);
+        return acked.length > 0 && acked.every((o) => o >= target);
       },
       timeoutMs,
       20,
