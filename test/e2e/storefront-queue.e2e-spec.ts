@@ -61,17 +61,19 @@ describe('storefront in a browser, a product sold through a waiting room', () =>
   itInBrowser('shows the place and wait, polls at pollAfterMs, then buys with the admission (201)', async () => {
     // One admission a second, three shoppers ahead: the page's shopper waits a few seconds.
     const product = await room.createProduct({ name: 'Queued console', stock: 10, perUserLimit: 1, waitingRoom: { admitPerSecond: 1 } });
-    for (const ahead of ['ahead-1', 'ahead-2', 'ahead-3']) await room.joined(product.id, ahead);
+    // The page first (loading Chromium's page takes a while, and admissions run meanwhile), then
+    // the three ahead and at once the page's join: it lands behind at least two still waiting.
     const page = await open(product.id, 'queued-shopper');
-    // Each poll, and the pollAfterMs of the answer before it (the page must not poll sooner).
-    const polls: Array<{ at: number; pollAfterMs: number }> = [];
-    let lastPollAfterMs = 0;
-    page.on('response', async (response) => {
-      if (!/\/queue(\/|$)/.test(new URL(response.url()).pathname) || response.request().method() === 'OPTIONS') return;
-      const body = (await response.json().catch(() => ({}))) as { pollAfterMs?: number };
-      if (response.request().method() === 'GET') polls.push({ at: Date.now(), pollAfterMs: lastPollAfterMs });
-      lastPollAfterMs = body.pollAfterMs ?? 0;
+    // Every join and poll of the page: when the browser sent it (its own clock, not when this
+    // process heard of it) and the pollAfterMs its answer gave (the page must not ask again sooner).
+    const queueCalls: Array<Promise<{ method: string; sentAt: number; pollAfterMs: number }>> = [];
+    page.on('response', (response) => {
+      const request = response.request();
+      if (!/\/queue(\/|$)/.test(new URL(response.url()).pathname) || request.method() === 'OPTIONS') return;
+      const sentAt = request.timing().startTime;
+      queueCalls.push(response.json().then((body: { pollAfterMs?: number }) => ({ method: request.method(), sentAt, pollAfterMs: body.pollAfterMs ?? 0 }), () => ({ method: request.method(), sentAt, pollAfterMs: 0 })));
     });
+    for (const ahead of ['ahead-1', 'ahead-2', 'ahead-3']) await room.joined(product.id, ahead);
     await expect(page.isDisabled('#buy')).resolves.toBe(true);
     await page.click('#join');
     await page.waitForSelector('#queue[data-state="WAITING"]');
@@ -85,17 +87,20 @@ describe('storefront in a browser, a product sold through a waiting room', () =>
     await page.waitForSelector('#queue[data-state="ADMITTED"]', { timeout: 20_000 });
     expect((await queueShown(page)).message).toMatch(/^It's your turn: buy before /);
     await page.screenshot({ path: `${SCREENSHOTS}/queue-admitted.png` });
-    // The polls up to the admission (after a purchase the page polls at once, to show BOUGHT).
-    const pollsWhileQueued = [...polls];
+    // The calls up to the admission (after a purchase the page polls at once, to show BOUGHT).
+    const callsWhileQueued = queueCalls.length;
     await page.click('#buy');
     await page.waitForSelector('#outcome[data-state="ok"]');
     await expect(page.getAttribute('#outcome', 'data-status')).resolves.toBe('201');
     await page.waitForSelector('#queue[data-state="BOUGHT"]');
     expect(await ordersOf(product.id, 'queued-shopper')).toHaveLength(1);
 
-    // The page polled while it waited, and never before the API's pollAfterMs (timer slack aside).
-    const gaps = pollsWhileQueued.slice(1).map((poll, i) => ({ gap: poll.at - pollsWhileQueued[i].at, wanted: poll.pollAfterMs }));
-    expect(pollsWhileQueued.length).toBeGreaterThanOrEqual(2);
+    // The page polled while it waited, and never before the API's pollAfterMs (timer slack aside):
+    // each call was sent at least the previous answer's pollAfterMs after the previous call.
+    const calls = (await Promise.all(queueCalls.slice(0, callsWhileQueued))).sort((a, b) => a.sentAt - b.sentAt);
+    expect(calls.map((c) => c.method)).toEqual(['POST', ...calls.slice(1).map(() => 'GET')]);
+    expect(calls.length).toBeGreaterThanOrEqual(3);
+    const gaps = calls.slice(1).map((call, i) => ({ gap: call.sentAt - calls[i].sentAt, wanted: calls[i].pollAfterMs }));
     for (const { gap, wanted } of gaps) expect(gap).toBeGreaterThanOrEqual(wanted - 50);
   }, BROWSER_TEST_MS);
 
