@@ -3,8 +3,11 @@
  * attacker flooding a victim's order gets only refusals and never delays the victim; each order
  * route has its own per-user budget; a PAID order is cancelled only by an admin (a refund).
  */
+import { ConfigService } from '@nestjs/config';
+import { TypedConfigService } from '../../apps/api/src/config/app-config.module';
 import { AppHarness, startApp } from '../support/app-harness';
 import { Api, ApiResponse, expectContractError, expectInvariants, injectSender, Order, withPg } from '../support/api-client';
+import { pinRateWindow } from '../support/rate-clock';
 import { adminAuth, auth } from '../support/tokens';
 
 jest.setTimeout(90_000);
@@ -53,6 +56,8 @@ describe('order routes: ownership before locks, per-user budgets, refunds', () =
     const attacker = auth('attacker');
     const attackerAnswers: ApiResponse[] = [];
     let flooding = true;
+    // One rate window for the whole flood, so its 429s do not depend on how fast the waves run.
+    const unpin = pinRateWindow();
     const { result: { paid, tookMs }, owners } = await lockOwnersDuring(async () => {
       // Hundreds of requests in waves of 50, on every route, for as long as the victim is paying.
       const flood = (async () => {
@@ -70,12 +75,13 @@ describe('order routes: ownership before locks, per-user budgets, refunds', () =
       flooding = false;
       await flood;
       return { paid: victimPaid, tookMs: took };
-    });
+    }).finally(unpin);
 
     expect(paid.status).toBe(200);
     expect(paid.body).toMatchObject({ id: victimOrder.id, status: 'PAID', userId: 'victim' });
-    // Far below the order lock's lease (LOCK_TTL_MS, 5 s): the victim never queued behind the attacker.
-    expect(tookMs).toBeLessThan(1000);
+    // Below the order lock's lease: the victim never waited out a lock an attacker held. (How far
+    // below depends on the CPU the flood leaves; the lock's MONITOR trace below is the proof.)
+    expect(tookMs).toBeLessThan(harness.app.get<ConfigService, TypedConfigService>(ConfigService).get('lock', { infer: true }).ttlMs);
     expect(attackerAnswers.length).toBeGreaterThanOrEqual(300);
     const statuses = new Set(attackerAnswers.map((a) => a.status));
     expect([...statuses].sort()).toEqual([403, 429]);
@@ -95,14 +101,20 @@ describe('order routes: ownership before locks, per-user budgets, refunds', () =
   it('each order route has its own per-user budget: spending the reads leaves paying untouched', async () => {
     const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
     const order: Order = (await api.purchase(product.id, 'reader')).body;
-    const reads = await Promise.all(Array.from({ length: 40 }, () => api.getOrder(order.id, auth('reader'))));
-    const limited = reads.filter((r) => r.status === 429);
-    expect(limited.length).toBeGreaterThan(0);
-    expect(reads.filter((r) => r.status === 200).length).toBeLessThanOrEqual(40 - limited.length);
-    expectContractError(limited[0], 429, 'RATE_LIMITED');
-    // Same user, same second: the pay route's budget is untouched, and another user's reads too.
-    expect((await api.pay(order.id, auth('reader'))).status).toBe(200);
-    expect((await api.getOrder(order.id, adminAuth())).status).toBe(200);
+    // Reads and pay in one rate window, however long they take: RATE_LIMIT_PER_SECOND is 20.
+    const unpin = pinRateWindow();
+    try {
+      const reads = await Promise.all(Array.from({ length: 40 }, () => api.getOrder(order.id, auth('reader'))));
+      const limited = reads.filter((r) => r.status === 429);
+      expect(limited).toHaveLength(20);
+      expect(reads.filter((r) => r.status === 200)).toHaveLength(20);
+      expectContractError(limited[0], 429, 'RATE_LIMITED');
+      // Same user, same window: the pay route's budget is untouched, and another user's reads too.
+      expect((await api.pay(order.id, auth('reader'))).status).toBe(200);
+      expect((await api.getOrder(order.id, adminAuth())).status).toBe(200);
+    } finally {
+      unpin();
+    }
   });
 
   it('a customer cannot cancel a PAID order (409); an admin can, and the stock and quota return', async () => {
