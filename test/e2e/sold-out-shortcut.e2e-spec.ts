@@ -25,15 +25,21 @@ describe('sold-out shortcut', () => {
     harness.app.inject({ method: 'POST', url: `/products/${productId}/purchase`, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload) });
 
   it('refuses a plain purchase with 409 SOLD_OUT in the contract shape, without reaching the purchase service', async () => {
-    await purchase({ quantity: 1 }, auth('warm-up')); // refreshes this process's short memory of the flag
-    const service = jest.spyOn(harness.app.get(PurchaseService), 'purchase');
+    // The process trusts what it saw for 250 ms, read from Date.now at each request: with the clock
+    // stopped, the warm-up either finds that memory valid or renews it (from the Redis flag), and a
+    // stall before the next request cannot let it lapse.
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(Date.now());
+    let service: jest.SpyInstance | undefined;
     try {
+      await purchase({ quantity: 1 }, auth('warm-up'));
+      service = jest.spyOn(harness.app.get(PurchaseService), 'purchase');
       const res = await purchase({ quantity: 1 }, auth('buyer'));
       expect(res.statusCode).toBe(409);
       expect(res.json()).toEqual({ statusCode: 409, code: 'SOLD_OUT', message: expect.any(String) });
       expect(service).not.toHaveBeenCalled();
     } finally {
-      service.mockRestore();
+      service?.mockRestore();
+      clock.mockRestore();
     }
   });
 
