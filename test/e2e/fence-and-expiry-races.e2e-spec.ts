@@ -8,7 +8,7 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 import { OrderExpiryService } from '../../apps/api/src/orders/order-expiry.service';
 import { AppHarness, startApp } from '../support/app-harness';
-import { Api, expectInvariants, injectSender, Order, withPg } from '../support/api-client';
+import { Api, eventually, expectInvariants, injectSender, Order, withPg } from '../support/api-client';
 import { auth } from '../support/tokens';
 
 jest.setTimeout(90_000);
@@ -97,14 +97,26 @@ describe('an idempotency key committed by another transaction during a batch', (
     const racer = new Client({ connectionString: db });
     await Promise.all([holder.connect(), racer.connect()]);
     try {
+      const pidOf = async (client: Client): Promise<number> => (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      const [holderPid, racerPid] = [await pidOf(holder), await pidOf(racer)];
       await holder.query('BEGIN');
       await holder.query(batch(first.id, ['race-a'], ['race-key']));
       const racing = racer.query(batch(second.id, ['race-a', 'race-b'], ['race-key', null])).then(
         () => 'answered',
         (error: { code?: string }) => error.code,
       );
-      // The racer's insert waits on the holder's uncommitted order with the same key.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The racer's insert waits on the holder's uncommitted order with the same key: commit only
+      // once Postgres shows its backend blocked by the holder's, or the race would not be run.
+      // (Asked on a connection of its own: inside the holder's transaction the view is a snapshot.)
+      await eventually(
+        () =>
+          withPg(db, async (pg) =>
+            (await pg.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock' AND pg_blocking_pids(pid) @> ARRAY[$2::int]", [racerPid, holderPid])).rowCount,
+          ),
+        20_000,
+        20,
+        "the racer's batch to wait on the holder's key",
+      );
       await holder.query('COMMIT');
       expect(await racing).toBe('40001');
       const untouched = await expectInvariants(db, second.id);
