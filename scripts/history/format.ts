@@ -93,9 +93,8 @@ export interface PollRecord extends OpBase {
   orderId?: string;
 }
 
-/** POST /products/:id/queue: a buyer joins a waiting room (200 ticket status, or 409 SOLD_OUT...). */
-export interface QueueJoinRecord extends OpBase {
-  op: 'queueJoin';
+/** What a waiting-room answer said of the buyer's ticket (absent on a refusal). */
+interface TicketAnswer extends OpBase {
   productId: string;
   userId: string;
   ticketId?: string;
@@ -106,15 +105,14 @@ export interface QueueJoinRecord extends OpBase {
   pollAfterMs?: number;
 }
 
+/** POST /products/:id/queue: a buyer joins a waiting room (200 ticket status, or 409 SOLD_OUT...). */
+export interface QueueJoinRecord extends TicketAnswer {
+  op: 'queueJoin';
+}
+
 /** GET /products/:id/queue/:ticket: a buyer polls its ticket. */
-export interface QueuePollRecord extends OpBase {
+export interface QueuePollRecord extends TicketAnswer {
   op: 'queuePoll';
-  productId: string;
-  userId: string;
-  ticketId?: string;
-  state?: string;
-  position?: number;
-  pollAfterMs?: number;
 }
 
 export type OpRecord = PurchaseRecord | PayRecord | CancelRecord | SetStockRecord | ReadRecord | PollRecord | QueueJoinRecord | QueuePollRecord;

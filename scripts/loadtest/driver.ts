@@ -16,6 +16,7 @@
  * API instances it is measuring, so fetch's overhead would have been taken from the server.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { PurchaseRecord } from '../history/format';
 import { HistoryLog } from '../history/writer';
 import { HttpTransport, TransportError } from './http-transport';
 import { Recorder, RequestSample } from './recorder';
@@ -79,29 +80,41 @@ async function attempt(options: DriveOptions, transport: HttpTransport, n: numbe
     const url = urls[(n + retry) % urls.length];
     const response = await purchase(transport, url, options.productId, user.token, key, body);
     recorder.record(response.sample);
-    options.history?.add({
-      op: 'purchase',
-      process: `w${n % options.connections}`,
-      invokeMs: response.invokeMs,
-      completeMs: response.completeMs,
-      productId: options.productId,
-      userId: user.id,
-      quantity: options.quantity,
-      key,
-      ...(response.sample.error !== undefined ? { error: response.sample.error } : { status: response.sample.status }),
-      ...(response.sample.code !== undefined ? { code: response.sample.code } : {}),
-      ...(response.purchaseId !== undefined ? { purchaseId: response.purchaseId } : {}),
-      ...(response.orderId !== undefined ? { orderId: response.orderId } : {}),
-    });
-    const retryable = response.sample.error !== undefined || isRetryableStatus(response.sample.status);
-    if (!retryable || retry >= options.maxRetries || Date.now() >= deadline) {
-      recorder.recordAttemptOutcome(response.sample);
-      if (response.orderId) recorder.recordCreated(response.orderId, user.id);
-      return;
-    }
+    options.history?.add(purchaseRecord(response, { process: `w${n % options.connections}`, productId: options.productId, userId: user.id, quantity: options.quantity, key }));
+    if (attemptIsOver(recorder, response, user.id, retry >= options.maxRetries || Date.now() >= deadline)) return;
     recorder.retries++;
     await sleep(retryDelayMs(response.retryAfterMs, retry, options.maxRetryDelayMs));
   }
+}
+
+/** A purchase answer as a history record (docs/LOADTEST.md). */
+export function purchaseRecord(response: Response, request: { process: string; productId: string; userId: string; quantity: number; key: string }): PurchaseRecord {
+  return {
+    op: 'purchase',
+    process: request.process,
+    invokeMs: response.invokeMs,
+    completeMs: response.completeMs,
+    productId: request.productId,
+    userId: request.userId,
+    quantity: request.quantity,
+    key: request.key,
+    ...(response.sample.error !== undefined ? { error: response.sample.error } : { status: response.sample.status }),
+    ...(response.sample.code !== undefined ? { code: response.sample.code } : {}),
+    ...(response.purchaseId !== undefined ? { purchaseId: response.purchaseId } : {}),
+    ...(response.orderId !== undefined ? { orderId: response.orderId } : {}),
+  };
+}
+
+/**
+ * Whether an attempt ends with this answer: a definite one, or a retryable one with the retry
+ * budget (`outOfRetries`) spent. An attempt that ends is counted by its outcome, and its order.
+ */
+export function attemptIsOver(recorder: Recorder, response: Response, userId: string, outOfRetries: boolean): boolean {
+  const retryable = response.sample.error !== undefined || isRetryableStatus(response.sample.status);
+  if (retryable && !outOfRetries) return false;
+  recorder.recordAttemptOutcome(response.sample);
+  if (response.orderId) recorder.recordCreated(response.orderId, userId);
+  return true;
 }
 
 /** One POST of a purchase; `extraHeaders` carries the waiting room's Admission. */

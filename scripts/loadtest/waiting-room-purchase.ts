@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { purchase } from './driver';
+import { attemptIsOver, purchase, purchaseRecord } from './driver';
 import { HttpTransport } from './http-transport';
 import { outcomeKey } from './recorder';
-import { isRetryableStatus, retryDelayMs } from './retry-policy';
+import { retryDelayMs } from './retry-policy';
 import { QueueDriveOptions } from './waiting-room-driver';
 
 /**
@@ -23,24 +23,8 @@ export async function buyOnce(
     const url = o.urls[retry % o.urls.length];
     const response = await purchase(transport, url, o.productId, user.token, key, body, { admission });
     o.recorder.record(response.sample);
-    o.history?.add({
-      op: 'purchase',
-      process: user.id,
-      invokeMs: response.invokeMs,
-      completeMs: response.completeMs,
-      productId: o.productId,
-      userId: user.id,
-      quantity: o.quantity,
-      key,
-      ...(response.sample.error !== undefined ? { error: response.sample.error } : { status: response.sample.status }),
-      ...(response.sample.code !== undefined ? { code: response.sample.code } : {}),
-      ...(response.purchaseId !== undefined ? { purchaseId: response.purchaseId } : {}),
-      ...(response.orderId !== undefined ? { orderId: response.orderId } : {}),
-    });
-    const retryable = response.sample.error !== undefined || isRetryableStatus(response.sample.status);
-    if (!retryable || retry >= o.maxRetries || Date.now() >= deadline) {
-      o.recorder.recordAttemptOutcome(response.sample);
-      if (response.orderId) o.recorder.recordCreated(response.orderId, user.id);
+    o.history?.add(purchaseRecord(response, { process: user.id, productId: o.productId, userId: user.id, quantity: o.quantity, key }));
+    if (attemptIsOver(o.recorder, response, user.id, retry >= o.maxRetries || Date.now() >= deadline)) {
       return { outcome: outcomeKey(response.sample), completeMs: response.completeMs };
     }
     o.recorder.retries++;
