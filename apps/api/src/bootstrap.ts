@@ -7,15 +7,10 @@ import { createValidationPipe } from './common/validation.pipe';
 import { instrumentHttp } from './metrics/http-metrics';
 import { AppLogger } from './logging/app-logger';
 import { installRequestLog } from './logging/request-log';
-import { TokenVerifier } from './auth/token-verifier';
-import { ProductCatalog } from './inventory/product-catalog.service';
-import { installSoldOutShortcut } from './orders/early-refusal/sold-out-shortcut';
-import { installOverloadShortcut } from './orders/early-refusal/overload-shortcut';
 import { installQueueShortcuts } from './waiting-room/queue-shortcuts';
 import { WaitingRoomService } from './waiting-room/waiting-room.service';
-import { EarlyRefusals } from './orders/early-refusal/early-refusals';
-import { PurchaseAdmission } from './orders/admission/purchase-admission';
-import { PurchaseMetrics } from './orders/purchase.metrics';
+import { TokenVerifier } from './auth/token-verifier';
+import { PurchasePipeline } from './orders/purchase-pipeline';
 import { installShutdownGate, ShutdownState } from './common/shutdown-gate';
 import { contractErrorOptions } from './common/errors/fastify-error-handlers';
 import { edgeServerOptions, installHttpEdge } from './http/http-edge';
@@ -49,9 +44,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   installShutdownGate(fastify, app.get(ShutdownState));
   instrumentHttp(fastify);
   installRequestLog(fastify, app.get(AppLogger).pino);
-  installSoldOutShortcut(fastify, { tokens: app.get(TokenVerifier), early: app.get(EarlyRefusals), catalog: app.get(ProductCatalog), metrics: app.get(PurchaseMetrics) });
-  // After the sold-out shortcut: a sold-out answer is final and cheaper than a retry.
-  installOverloadShortcut(fastify, { tokens: app.get(TokenVerifier), admission: app.get(PurchaseAdmission), metrics: app.get(PurchaseMetrics), catalog: app.get(ProductCatalog) });
+  // Every decision a purchase meets before its queue, once, in the purchase route's one hook.
+  app.get(PurchasePipeline).install(fastify);
   installQueueShortcuts(fastify, { room: app.get(WaitingRoomService), tokens: app.get(TokenVerifier) });
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();

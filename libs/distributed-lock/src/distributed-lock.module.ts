@@ -31,6 +31,11 @@ export interface DistributedLockModuleOptions extends DistributedLockOptions {
    * by `redisFactory` and false for a `redis` the application passed in (and owns).
    */
   closeClientsOnShutdown?: boolean;
+  /**
+   * What a `@WithLock({ fenced: true })` method does when Redis cannot be reached: `throw` the
+   * LockUnavailableError (default), or `run-unlocked`, with its storage's checks as the only guard.
+   */
+  whenUnreachable?: 'throw' | 'run-unlocked';
 }
 
 /** The Redis connection(s) the module locks on, and whether the module created them. */
@@ -53,7 +58,7 @@ async function resolveConnections(options: DistributedLockModuleOptions): Promis
 
 /** Every option but the module's own goes to the core, so a new core option needs no change here. */
 function createLock(connections: LockConnections, options: DistributedLockModuleOptions): DistributedLock {
-  const { redis: _redis, redisFactory: _factory, metrics: _metrics, longHoldWarnMs: _warn, closeClientsOnShutdown: _close, ...core } = options;
+  const { redis: _redis, redisFactory: _factory, metrics: _metrics, longHoldWarnMs: _warn, closeClientsOnShutdown: _close, whenUnreachable: _unreachable, ...core } = options;
   return new DistributedLock(connections.redis, core);
 }
 

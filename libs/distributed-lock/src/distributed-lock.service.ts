@@ -25,6 +25,11 @@ export class DistributedLockService implements OnApplicationShutdown {
     if (options.longHoldWarnMs !== undefined) this.stopObserving.push(this.warnOnLongHolds(options.longHoldWarnMs));
   }
 
+  /** What a fenced `@WithLock` method does when Redis cannot be reached (the module's option). */
+  get whenUnreachable(): 'throw' | 'run-unlocked' {
+    return this.options.whenUnreachable ?? 'throw';
+  }
+
   /** Waits up to `waitMs` for the lock; throws LockTimeoutError or LockUnavailableError. */
   acquire(key: LockKey, opts?: AcquireOptions): Promise<Lock> {
     return this.locks.acquire(key, opts);

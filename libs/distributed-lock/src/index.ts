@@ -5,7 +5,7 @@ export { isRedisUnreachable } from './core/redis-errors';
 export { DistributedLockModule, type DistributedLockModuleOptions, type LockRedis } from './distributed-lock.module';
 export { DistributedLockService } from './distributed-lock.service';
 export { DISTRIBUTED_LOCK, DISTRIBUTED_LOCK_MODULE_OPTIONS } from './distributed-lock.constants';
-export { WithLock, type WithLockOptions } from './with-lock.decorator';
+export { HeldLock, WithLock, type WithLockOptions } from './with-lock.decorator';
 export { encodeKeySegment, LockKeyResolutionError, type LockKeySource } from './lock-key.resolver';
 export { CurrentLock, NoCurrentLockError } from './current-lock';
 export { recordLockMetrics, type MetricsRegistry } from './lock-metrics';

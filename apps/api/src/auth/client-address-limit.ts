@@ -1,16 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { AppException } from '../common/errors/app.exception';
-import { ErrorCode } from '../common/errors/error-code';
-import { isRedisUnavailable } from '../common/errors/dependency-errors';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { counterFor } from '../common/throttling/rate-counters';
 import { WindowRateLimiter } from '../common/throttling/user-rate-limiter';
+import { RateBudget } from '../common/throttling/rate-budget';
 import { TypedConfigService } from '../config/app-config.module';
-
-const WARN_EVERY_MS = 10_000;
 
 /**
  * A budget per client address, shared by every instance through Redis, for requests that have no
@@ -20,27 +16,15 @@ const WARN_EVERY_MS = 10_000;
  */
 @Injectable()
 export class ClientAddressLimit {
-  private readonly log = new Logger(ClientAddressLimit.name);
-  private readonly limiter: WindowRateLimiter;
-  private lastWarnAt = 0;
+  private readonly budget: RateBudget;
 
   constructor(@Inject(REDIS_CLIENT) redis: RedisConnection, prefix: RedisKeyPrefix, @Inject(ConfigService) config: TypedConfigService) {
-    this.limiter = new WindowRateLimiter(counterFor(redis), prefix.value, config.get('auth', { infer: true }).failuresPerSecondPerAddress);
+    const limiter = new WindowRateLimiter(counterFor(redis), prefix.value, config.get('auth', { infer: true }).failuresPerSecondPerAddress);
+    this.budget = new RateBudget(limiter, new Logger(ClientAddressLimit.name), 'requests without a valid token from this address');
   }
 
   /** Counts one request of `budget` from `address`; throws 429 RATE_LIMITED (with Retry-After) past the budget. */
-  async spend(budget: string, address: string | undefined): Promise<void> {
-    let decision;
-    try {
-      decision = await this.limiter.hit(`${budget}:ip:${address ?? 'unknown'}`);
-    } catch (error) {
-      if (!isRedisUnavailable(error)) throw error;
-      if (Date.now() - this.lastWarnAt >= WARN_EVERY_MS) {
-        this.lastWarnAt = Date.now();
-        this.log.warn(`${budget} rate limit skipped: redis unavailable`);
-      }
-      return;
-    }
-    if (!decision.allowed) throw new AppException(ErrorCode.RateLimited, 'too many requests without a valid token from this address, slow down', decision.retryAfterS);
+  spend(budget: string, address: string | undefined): Promise<void> {
+    return this.budget.spend(`${budget}:ip:${address ?? 'unknown'}`);
   }
 }

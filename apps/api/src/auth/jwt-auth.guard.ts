@@ -34,6 +34,8 @@ export class JwtAuthGuard implements CanActivate {
     const { isPublic, role } = this.accessOf(context);
     if (isPublic) return true;
     const request = context.switchToHttp().getRequest<GuardedRequest>();
+    // The purchase route's pipeline verified the token already (once per request is enough).
+    if (request.user) return this.admit(request, request.user, role);
     let user: AuthUser;
     try {
       user = this.tokens.verify(request.headers.authorization);

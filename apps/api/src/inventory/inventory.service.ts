@@ -1,23 +1,34 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DistributedLockService, encodeKeySegment, Lock } from '@app/distributed-lock';
+import { DistributedLockService, encodeKeySegment, HeldLock, Lock, WithLock, type WithLockOptions } from '@app/distributed-lock';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppException, productNotFound } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
 import { StaleFenceException } from '../common/errors/stale-fence.error';
-import { Fence, ProductLock, StockUnit } from '../stock/product-lock';
+import { Fence, ProductLock, StockUnit, stockLockKey } from '../stock/product-lock';
 import { CreateProductDto } from './dto/create-product.dto';
 import { ProductCache } from './product-cache';
 import { ProductCatalog } from './product-catalog.service';
 import { PRODUCT_COLUMNS, ProductRow, ProductView, toProductView } from './product.view';
 import { SoldOutFlags } from './sold-out-flags';
-import { StaleSegmentsError, StockLedger } from '../stock/stock-ledger';
+import { SetOutcome, StaleSegmentsError, StockLedger } from '../stock/stock-ledger';
 import { stockSetAfterFailure } from '../stock/stock-read-back';
 import { reportBackgroundFailure } from '../metrics/background-failures';
 import { withConflictRetry } from '../database/conflict-retry';
-import { toWaitingRoomSettings } from '../waiting-room/waiting-room-settings';
+import { toWaitingRoomSettings } from '../sale-terms/waiting-room-settings';
 
 const UNIQUE_VIOLATION = '23505';
+
+// No re-entry (no AsyncLocalStorage); every stock statement checks the fence, so Postgres has the
+// last word, as with LOCK_FALLBACK=db.
+const LOCK_OPTIONS: WithLockOptions = { reentrant: false, fenced: true };
+
+/** An admin's new stock figure for a product with `segments` stock rows. */
+interface StockChange {
+  productId: string;
+  stock: number;
+  segments: number;
+}
 
 const waitingRoomColumn = (dto: CreateProductDto): string | null => (dto.waitingRoom ? JSON.stringify(toWaitingRoomSettings(dto.waitingRoom)) : null);
 
@@ -78,31 +89,38 @@ export class InventoryService {
   async setStock(productId: string, stock: number): Promise<ProductView> {
     const terms = await this.catalog.saleTerms(productId);
     if (!terms) throw productNotFound(productId);
-    const outcome =
-      terms.segments > 1
-        ? await this.productLock.runAllSegments(productId, terms.segments, async (fence) => {
-            try {
-              await withConflictRetry(() => this.db.transaction((tx) => this.ledger.setSegmented(tx, productId, stock, terms.segments, fence)));
-            } catch (error) {
-              if (error instanceof StaleSegmentsError) return 'stale-fence' as const;
-              await stockSetAfterFailure(this.db, productId, true, stock, error);
-            }
-            await this.afterStockChange(productId, stock);
-            return 'ok' as const;
-          })
-        : await this.productLock.run(productId, async (fence, lock) => {
-            const result = await withConflictRetry(() => this.db.transaction((tx) => this.ledger.setAbsolute(tx, productId, stock, fence))).catch((error: unknown) =>
-              stockSetAfterFailure(this.db, productId, false, stock, error),
-            );
-            if (result === 'stale-fence' && fence !== null) await this.productLock.repairFenceIfReset({ productId, segment: null }, lock);
-            if (result === 'ok') await this.afterStockChange(productId, stock);
-            return result;
-          });
+    const change = { productId, stock, segments: terms.segments };
+    const outcome = terms.segments > 1 ? await this.setSegmentedStock(change) : await this.setProductStock(change);
     if (outcome === 'not-found') throw productNotFound(productId);
     if (outcome === 'stale-fence') throw new StaleFenceException(productId);
     const view = await this.catalog.loadFromDatabase(productId);
     if (!view) throw productNotFound(productId);
     return view;
+  }
+
+  @WithLock('stock:<productId>', LOCK_OPTIONS)
+  private async setProductStock({ productId, stock }: StockChange, @HeldLock() lock?: Lock): Promise<SetOutcome> {
+    const fence = lock ? lock.fence : null;
+    const result = await withConflictRetry(() => this.db.transaction((tx) => this.ledger.setAbsolute(tx, productId, stock, fence))).catch((error: unknown) =>
+      stockSetAfterFailure(this.db, productId, false, stock, error),
+    );
+    if (result === 'stale-fence' && fence !== null) await this.productLock.repairFenceIfReset({ productId, segment: null }, lock);
+    if (result === 'ok') await this.afterStockChange(productId, stock);
+    return result;
+  }
+
+  /** Under every segment's lock at once (one multi-key lock, taken in canonical order). */
+  @WithLock((change: StockChange) => Array.from({ length: change.segments }, (_, segment) => stockLockKey({ productId: change.productId, segment })), LOCK_OPTIONS)
+  private async setSegmentedStock({ productId, stock, segments }: StockChange, @HeldLock() lock?: Lock): Promise<SetOutcome> {
+    const fence = lock ? lock.fence : null;
+    try {
+      await withConflictRetry(() => this.db.transaction((tx) => this.ledger.setSegmented(tx, productId, stock, segments, fence)));
+    } catch (error) {
+      if (error instanceof StaleSegmentsError) return 'stale-fence';
+      await stockSetAfterFailure(this.db, productId, true, stock, error);
+    }
+    await this.afterStockChange(productId, stock);
+    return 'ok';
   }
 
   /**

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { WaitingRoomSettings, WaitingRoomView } from '../waiting-room/waiting-room-settings';
+import { WaitingRoomSettings, WaitingRoomView } from '../sale-terms/waiting-room-settings';
 
 /** The contract's Product. */
 export class ProductView {

@@ -4,7 +4,8 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DistributedLockService } from '@app/distributed-lock';
 import { DataSource } from 'typeorm';
-import { ProductLock, StockUnit, stockLockKey } from '../stock/product-lock';
+import { StockUnit, stockLockKey } from '../stock/product-lock';
+import { HeldLock, WithLock, type Lock } from '@app/distributed-lock';
 import { TypedConfigService } from '../config/app-config.module';
 import { InventoryService } from '../inventory/inventory.service';
 import { QuotaLedger } from './quota-ledger';
@@ -34,7 +35,6 @@ export class OrderExpiryService implements OnApplicationBootstrap, OnApplication
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly locks: DistributedLockService,
-    private readonly productLock: ProductLock,
     private readonly inventory: InventoryService,
     private readonly quota: QuotaLedger,
     private readonly scheduler: SchedulerRegistry,
@@ -103,7 +103,7 @@ export class OrderExpiryService implements OnApplicationBootstrap, OnApplication
       let failed = 0;
       for (const { unit, ids } of byUnit.values()) {
         try {
-          expired += await this.expireForUnit(unit, ids);
+          expired += await this.expireForUnit({ unit, orderIds: ids });
         } catch (error) {
           failed++;
           reportBackgroundFailure(this.log, JOB, `${stockLockKey(unit)}, ${ids.length} order(s)`, error);
@@ -116,34 +116,41 @@ export class OrderExpiryService implements OnApplicationBootstrap, OnApplication
     return expired;
   }
 
-  private expireForUnit(unit: StockUnit, orderIds: string[]): Promise<number> {
+  /** Under the unit's stock lock (`stock:<productId>`, or a segment's): its units come back. */
+  @WithLock((target: UnitExpiry) => stockLockKey(target.unit), { reentrant: false, fenced: true })
+  private async expireForUnit({ unit, orderIds }: UnitExpiry, @HeldLock() lock?: Lock): Promise<number> {
     const { productId } = unit;
-    return this.productLock.runUnit(unit, async (fence, lock) => {
-      // Rows in the one lock order (see the row-lock-order migration): the orders by id, the
-      // stock row, then the quota rows by user id. A stale fence fails the whole transaction.
-      const result = await withConflictRetry(() =>
-        this.db.transaction(async (tx) => {
-          const rows = await queryRows<{ user_id: string; quantity: number }>(
-            tx,
-            `UPDATE orders SET status = 'EXPIRED', closed_at = now()
-              WHERE id IN (SELECT id FROM orders WHERE id = ANY($1::bigint[]) AND status = 'PENDING_PAYMENT' AND expires_at <= now() ORDER BY id FOR UPDATE)
-              RETURNING user_id, quantity`,
-            [orderIds],
-          );
-          if (!rows.length) return { count: 0, stock: undefined };
-          const total = rows.reduce((sum, row) => sum + row.quantity, 0);
-          const stock = await this.inventory.giveBack(tx, unit, total, fence);
-          const perUser = new Map<string, number>();
-          for (const row of rows) perUser.set(row.user_id, (perUser.get(row.user_id) ?? 0) + row.quantity);
-          await this.quota.releaseMany(tx, productId, perUser);
-          return { count: rows.length, stock };
-        }),
-      ).catch(async (error: unknown) => {
-        await this.inventory.repairAfterStaleFence(unit, lock, error);
-        throw error;
-      });
-      if (result.stock !== undefined) await this.inventory.afterUnitChange(unit, result.stock);
-      return result.count;
+    const fence = lock ? lock.fence : null;
+    // Rows in the one lock order (see the row-lock-order migration): the orders by id, the
+    // stock row, then the quota rows by user id. A stale fence fails the whole transaction.
+    const result = await withConflictRetry(() =>
+      this.db.transaction(async (tx) => {
+        const rows = await queryRows<{ user_id: string; quantity: number }>(
+          tx,
+          `UPDATE orders SET status = 'EXPIRED', closed_at = now()
+            WHERE id IN (SELECT id FROM orders WHERE id = ANY($1::bigint[]) AND status = 'PENDING_PAYMENT' AND expires_at <= now() ORDER BY id FOR UPDATE)
+            RETURNING user_id, quantity`,
+          [orderIds],
+        );
+        if (!rows.length) return { count: 0, stock: undefined };
+        const total = rows.reduce((sum, row) => sum + row.quantity, 0);
+        const stock = await this.inventory.giveBack(tx, unit, total, fence);
+        const perUser = new Map<string, number>();
+        for (const row of rows) perUser.set(row.user_id, (perUser.get(row.user_id) ?? 0) + row.quantity);
+        await this.quota.releaseMany(tx, productId, perUser);
+        return { count: rows.length, stock };
+      }),
+    ).catch(async (error: unknown) => {
+      await this.inventory.repairAfterStaleFence(unit, lock, error);
+      throw error;
     });
+    if (result.stock !== undefined) await this.inventory.afterUnitChange(unit, result.stock);
+    return result.count;
   }
+}
+
+/** Expired orders of one stock unit, returned under that unit's lock. */
+interface UnitExpiry {
+  unit: StockUnit;
+  orderIds: string[];
 }

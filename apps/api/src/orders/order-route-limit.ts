@@ -2,18 +2,15 @@ import { CanActivate, ExecutionContext, Inject, Injectable, Logger, SetMetadata 
 import { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import { AuthUser } from '../auth/auth.types';
-import { AppException } from '../common/errors/app.exception';
-import { ErrorCode } from '../common/errors/error-code';
-import { isRedisUnavailable } from '../common/errors/dependency-errors';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { counterFor } from '../common/throttling/rate-counters';
 import { WindowRateLimiter } from '../common/throttling/user-rate-limiter';
+import { RateBudget } from '../common/throttling/rate-budget';
 import { TypedConfigService } from '../config/app-config.module';
 
 const ROUTE_BUDGET = 'orders:routeBudget';
-const WARN_EVERY_MS = 10_000;
 
 /** The route's own per-user budget (RATE_LIMIT_PER_SECOND a second), kept apart from every other route's. */
 export const RouteBudget = (name: 'order.get' | 'order.pay' | 'order.cancel') => SetMetadata(ROUTE_BUDGET, name);
@@ -26,9 +23,8 @@ export const RouteBudget = (name: 'order.get' | 'order.pay' | 'order.cancel') =>
  */
 @Injectable()
 export class OrderRouteLimit implements CanActivate {
-  private readonly log = new Logger(OrderRouteLimit.name);
+  private readonly budgets = new Map<string, RateBudget>();
   private readonly limiter: WindowRateLimiter;
-  private lastWarnAt = 0;
 
   constructor(
     private readonly reflector: Reflector,
@@ -44,18 +40,9 @@ export class OrderRouteLimit implements CanActivate {
     const request = context.switchToHttp().getRequest<{ user?: AuthUser; ip?: string }>();
     if (!budget) return true;
     const caller = request.user?.id !== undefined ? `user:${request.user.id}` : `ip:${String(request.ip)}`;
-    let decision;
-    try {
-      decision = await this.limiter.hit(`${budget}:${caller}`);
-    } catch (error) {
-      if (!isRedisUnavailable(error)) throw error;
-      if (Date.now() - this.lastWarnAt >= WARN_EVERY_MS) {
-        this.lastWarnAt = Date.now();
-        this.log.warn('order route rate limit skipped: redis unavailable');
-      }
-      return true;
-    }
-    if (!decision.allowed) throw new AppException(ErrorCode.RateLimited, `too many ${budget} requests, slow down`, decision.retryAfterS);
+    let spent = this.budgets.get(budget);
+    if (!spent) this.budgets.set(budget, (spent = new RateBudget(this.limiter, new Logger(OrderRouteLimit.name), `${budget} requests`)));
+    await spent.spend(`${budget}:${caller}`);
     return true;
   }
 }

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { InventoryModule } from '../inventory/inventory.module';
 import { ThrottlingModule } from '../common/throttling/throttling.module';
-import { OrderLock } from '../common/locking/order-lock';
 import { HotStatements } from '../database/hot-statements';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { OrderExpiryService } from './order-expiry.service';
@@ -9,35 +8,36 @@ import { OrderRepository } from './order-repository';
 import { OrderRouteLimit } from './order-route-limit';
 import { OrdersController } from './orders.controller';
 import { OrdersService } from './orders.service';
-import { PurchaseAdmission } from './admission/purchase-admission';
-import { PurchaseBatcher } from './purchase-batcher';
 import { SegmentRouter } from './segment-router';
+import { StockService } from './stock.service';
+import { PurchasePipeline } from './purchase-pipeline';
+import { PurchaseAnswer } from './purchase-answer';
+import { ProductQueueModule } from '../product-queue/product-queue.module';
+import { WaitingRoomModule } from '../waiting-room/waiting-room.module';
 import { PurchaseController } from './purchase.controller';
 import { PurchaseMetrics } from './purchase.metrics';
 import { PurchaseService } from './purchase.service';
 import { QuotaLedger } from './quota-ledger';
 import { AttemptPruner } from './purchase-outcome/attempt-pruner';
-import { EarlyRefusals } from './early-refusal/early-refusals';
-import { PurchaseThrottlerGuard } from './early-refusal/purchase-throttler.guard';
 import { AttemptSettlement } from './purchase-outcome/attempt-settlement';
 import { PendingPurchases } from './purchase-outcome/pending-purchases';
 import { PurchasesController } from './purchase-outcome/purchases.controller';
 import { PurchaseStatusService } from './purchase-outcome/purchase-status.service';
 
 @Module({
-  imports: [InventoryModule, ThrottlingModule],
+  imports: [InventoryModule, ThrottlingModule, ProductQueueModule, WaitingRoomModule],
   controllers: [PurchaseController, PurchasesController, OrdersController],
   providers: [
     HotStatements,
     PurchaseService,
-    PurchaseAdmission,
-    PurchaseBatcher,
+    PurchasePipeline,
+    StockService,
+    PurchaseAnswer,
     SegmentRouter,
     PurchaseMetrics,
     OrderRepository,
     QuotaLedger,
     OrdersService,
-    OrderLock,
     OrderExpiryService,
     OrderRouteLimit,
     RedisKeyPrefix,
@@ -45,8 +45,6 @@ import { PurchaseStatusService } from './purchase-outcome/purchase-status.servic
     AttemptPruner,
     PendingPurchases,
     PurchaseStatusService,
-    EarlyRefusals,
-    PurchaseThrottlerGuard,
   ],
 })
 export class OrdersModule {}

@@ -3,8 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AuthUser } from '../auth/auth.types';
 import { orderNotFound } from '../common/errors/app.exception';
-import { OrderLock } from '../common/locking/order-lock';
-import { Fence, ProductLock, StockUnit } from '../stock/product-lock';
+import { HeldLock, WithLock, type Lock, type WithLockOptions } from '@app/distributed-lock';
+import { Fence, StockUnit, stockLockKey } from '../stock/product-lock';
 import { InventoryService } from '../inventory/inventory.service';
 import { ListOrdersQuery } from './dto/list-orders.query';
 import { decodeCursor, encodeCursor } from './order-cursor';
@@ -18,6 +18,21 @@ import { withConflictRetry } from '../database/conflict-retry';
 import { orderAfterFailure } from './lost-answer';
 import { OrderStatus } from './order.entity';
 
+// No re-entry (no AsyncLocalStorage); the statements are conditional on the rows' own state
+// (and the fence for stock), so Postgres has the last word, as with LOCK_FALLBACK=db.
+const LOCK_OPTIONS: WithLockOptions = { reentrant: false, fenced: true };
+
+/** An order change, read (and its caller's rights checked) before its lock is taken. */
+interface OrderChange {
+  orderId: string;
+  order: OrderRow;
+}
+
+interface OrderCancel extends OrderChange {
+  unit: StockUnit;
+  cancellable: readonly OrderStatus[];
+}
+
 const BUYER_CANCELLABLE: readonly OrderStatus[] = ['PENDING_PAYMENT'];
 const ADMIN_CANCELLABLE: readonly OrderStatus[] = ['PENDING_PAYMENT', 'PAID'];
 
@@ -27,8 +42,6 @@ export class OrdersService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(OrderRepository) private readonly orders: OrderRepository,
-    private readonly orderLock: OrderLock,
-    private readonly productLock: ProductLock,
     private readonly inventory: InventoryService,
     private readonly quota: QuotaLedger,
   ) {}
@@ -77,22 +90,26 @@ export class OrdersService {
   async pay(user: AuthUser, orderId: string): Promise<OrderView> {
     const order = await this.visibleOrder(user, orderId);
     if (order.user_id !== user.id) throw notYourOrder();
-    return this.orderLock.run(orderId, async () => {
-      let rows: OrderRow[];
-      try {
-        rows = await queryRows<OrderRow>(
-          this.db,
-          `UPDATE orders SET status = 'PAID', paid_at = now()
-            WHERE id = $1 AND status = 'PENDING_PAYMENT' AND expires_at > now() RETURNING ${ORDER_COLUMNS}`,
-          [orderId],
-        );
-      } catch (error) {
-        return toOrderView(await orderAfterFailure(this.db, orderId, error, (now) => now.status === 'PAID'));
-      }
-      if (rows.length) return toOrderView(rows[0]);
-      const status = (await this.orders.findById(orderId))?.status ?? order.status;
-      throw invalidState('pay', status === 'PENDING_PAYMENT' ? 'EXPIRED' : status);
-    });
+    return this.payLocked({ orderId, order });
+  }
+
+  /** Under `order:<orderId>`: one conditional UPDATE, so the order's own row decides. */
+  @WithLock('order:<orderId>', LOCK_OPTIONS)
+  private async payLocked({ orderId, order }: OrderChange): Promise<OrderView> {
+    let rows: OrderRow[];
+    try {
+      rows = await queryRows<OrderRow>(
+        this.db,
+        `UPDATE orders SET status = 'PAID', paid_at = now()
+          WHERE id = $1 AND status = 'PENDING_PAYMENT' AND expires_at > now() RETURNING ${ORDER_COLUMNS}`,
+        [orderId],
+      );
+    } catch (error) {
+      return toOrderView(await orderAfterFailure(this.db, orderId, error, (now) => now.status === 'PAID'));
+    }
+    if (rows.length) return toOrderView(rows[0]);
+    const status = (await this.orders.findById(orderId))?.status ?? order.status;
+    throw invalidState('pay', status === 'PENDING_PAYMENT' ? 'EXPIRED' : status);
   }
 
   /**
@@ -106,21 +123,29 @@ export class OrdersService {
     const cancellable = user.role === 'admin' ? ADMIN_CANCELLABLE : BUYER_CANCELLABLE;
     if (!cancellable.includes(order.status)) throw invalidState('cancel', order.status);
     const unit = { productId: String(order.product_id), segment: order.segment };
-    return this.orderLock.run(orderId, () =>
-      this.productLock.runUnit(unit, async (fence, lock) => {
-        let result: { row: OrderRow; stock: number | undefined } | undefined;
-        try {
-          result = await withConflictRetry(() => this.cancelIn(orderId, cancellable, unit, fence));
-        } catch (error) {
-          await this.inventory.repairAfterStaleFence(unit, lock, error);
-          const row = await orderAfterFailure(this.db, orderId, error, (now) => now.status === 'CANCELLED');
-          result = { row, stock: await this.orders.unitStock(unit).catch(() => undefined) };
-        }
-        if (!result) throw invalidState('cancel', (await this.orders.findById(orderId))?.status ?? order.status);
-        if (result.stock !== undefined) await this.inventory.afterUnitChange(unit, result.stock);
-        return toOrderView(result.row);
-      }),
-    );
+    return this.cancelLocked({ orderId, order, unit, cancellable });
+  }
+
+  /** Under `order:<orderId>`, then the stock unit's lock: the order's units go back on sale. */
+  @WithLock('order:<orderId>', LOCK_OPTIONS)
+  private cancelLocked(change: OrderCancel): Promise<OrderView> {
+    return this.cancelUnderStockLock(change);
+  }
+
+  @WithLock((change: OrderCancel) => stockLockKey(change.unit), LOCK_OPTIONS)
+  private async cancelUnderStockLock({ orderId, order, unit, cancellable }: OrderCancel, @HeldLock() lock?: Lock): Promise<OrderView> {
+    const fence = lock ? lock.fence : null;
+    let result: { row: OrderRow; stock: number | undefined } | undefined;
+    try {
+      result = await withConflictRetry(() => this.cancelIn(orderId, cancellable, unit, fence));
+    } catch (error) {
+      await this.inventory.repairAfterStaleFence(unit, lock, error);
+      const row = await orderAfterFailure(this.db, orderId, error, (now) => now.status === 'CANCELLED');
+      result = { row, stock: await this.orders.unitStock(unit).catch(() => undefined) };
+    }
+    if (!result) throw invalidState('cancel', (await this.orders.findById(orderId))?.status ?? order.status);
+    if (result.stock !== undefined) await this.inventory.afterUnitChange(unit, result.stock);
+    return toOrderView(result.row);
   }
 
   /** One transaction, rows in the one lock order: the order, the stock row, the quota row. */

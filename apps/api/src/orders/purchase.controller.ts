@@ -1,33 +1,30 @@
-import { Body, Controller, Headers, HttpCode, Param, Post, Res, UseGuards } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
-import { ApiBearerAuth, ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { CurrentUser } from '../auth/auth.decorators';
-import { AuthUser } from '../auth/auth.types';
-import { ParseIdPipe } from '../common/parse-id.pipe';
-import { PurchaseThrottlerGuard } from './early-refusal/purchase-throttler.guard';
-import { WaitingRoomAdmissionGuard } from '../waiting-room/admission.guard';
+import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiBearerAuth, ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { PurchaseDto } from './dto/purchase.dto';
-import { PurchaseBody, PurchaseBodyPipe } from './dto/purchase-body.pipe';
-import { parseIdempotencyKey } from './idempotency-key';
 import { OrderView } from './order.view';
 import { PurchaseService } from './purchase.service';
-import { PurchaseMetrics } from './purchase.metrics';
-import { ArrivedAt } from './admission/arrived-at.decorator';
-import { PurchaseId } from './purchase-outcome/purchase-id.decorator';
-import { PENDING_RETRY_AFTER_S, purchasePending, PurchasePendingView } from './purchase-outcome/purchase-pending.view';
+import { PurchaseAnswer } from './purchase-answer';
+import type { Purchase } from './purchase-pipeline';
+import { PurchasePendingView } from './purchase-outcome/purchase-pending.view';
 
+/**
+ * The purchase route. Every decision before the queue (token, request, sale terms, sold out,
+ * overload, waiting room, rate) was made by PurchasePipeline in the route's preHandler hook, which
+ * answered any refusal itself; what reaches this handler is a purchase to serve.
+ */
 @ApiTags('storefront')
 @ApiBearerAuth()
 @Controller('products')
 export class PurchaseController {
   constructor(
     private readonly purchases: PurchaseService,
-    private readonly metrics: PurchaseMetrics,
+    private readonly answer: PurchaseAnswer,
   ) {}
 
   @Post(':id/purchase')
   @HttpCode(201)
-  @UseGuards(PurchaseThrottlerGuard, WaitingRoomAdmissionGuard)
+  @ApiParam({ name: 'id', description: 'the product id (a positive integer)' })
   @ApiOperation({ summary: 'Buy units of a product; 201 only once the order is committed' })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'retries with the same key return the first answer and deduct once' })
   @ApiHeader({ name: 'Admission', required: false, description: "for a product with a waiting room: the `admission` of this buyer's ADMITTED ticket" })
@@ -48,19 +45,12 @@ export class PurchaseController {
       'OVERLOADED: this instance cannot answer within PURCHASE_DEADLINE_MS of arrival, so it refused at once and did nothing ' +
       '(Retry-After: seconds until its present backlog clears); LOCK_TIMEOUT or DEPENDENCY_UNAVAILABLE, with Retry-After',
   })
-  async purchase(
-    @PurchaseId() purchaseId: string,
-    @Param('id', ParseIdPipe) productId: string,
-    @Body(PurchaseBodyPipe) body: PurchaseBody,
-    @Headers('idempotency-key') rawKey: string | undefined,
-    @CurrentUser() user: AuthUser,
-    @ArrivedAt() arrivedAt: number,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<OrderView | PurchasePendingView> {
-    const idempotencyKey = parseIdempotencyKey(rawKey);
-    const result = await this.metrics.track(() => this.purchases.purchase({ user, productId, quantity: body.quantity, idempotencyKey, purchaseId, arrivedAt }));
-    if (result.kind === 'order') return result.order;
-    void reply.status(202).header('Location', `/purchases/${encodeURIComponent(result.purchaseId)}`).header('Retry-After', String(PENDING_RETRY_AFTER_S));
-    return purchasePending(result.purchaseId);
+  async purchase(@Req() request: FastifyRequest & { purchase: Purchase }, @Res() reply: FastifyReply): Promise<void> {
+    const { purchase } = request;
+    const outcome = await this.purchases.purchase(purchase).then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    await this.answer.write(reply, purchase, outcome);
   }
 }

@@ -1,30 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, register } from 'prom-client';
-import { PurchaseResult } from './purchase.service';
-import { classifyError } from '../common/errors/all-exceptions.filter';
+import type { PurchaseResult } from './purchase.service';
 
 const NAME = 'purchases_total';
 
-/** Counts purchases by outcome: created, replayed, or the contract code of the refusal. */
+/** Counts purchases by outcome: created, replayed, pending, or the contract code of the refusal. */
 @Injectable()
 export class PurchaseMetrics {
   private readonly outcomes: Counter<'outcome'> =
     (register.getSingleMetric(NAME) as Counter<'outcome'> | undefined) ??
     new Counter({ name: NAME, help: 'Purchase attempts by outcome', labelNames: ['outcome'] });
 
-  /** Counts a refusal answered outside the Nest pipeline (the sold-out shortcut). */
-  countRefusal(code: string): void {
-    this.outcomes.inc({ outcome: code });
-  }
-
-  async track(run: () => Promise<PurchaseResult>): Promise<PurchaseResult> {
-    try {
-      const result = await run();
-      this.outcomes.inc({ outcome: result.kind === 'pending' ? 'pending' : result.replayed ? 'replayed' : 'created' });
-      return result;
-    } catch (error) {
-      this.outcomes.inc({ outcome: classifyError(error).body.code });
-      throw error;
-    }
+  /** One answered purchase: its result, or (refused) the contract body it was answered with. */
+  count(result: PurchaseResult | undefined, refusal: { code?: unknown }): void {
+    const outcome = result ? (result.kind === 'pending' ? 'pending' : result.replayed ? 'replayed' : 'created') : String(refusal.code);
+    this.outcomes.inc({ outcome });
   }
 }

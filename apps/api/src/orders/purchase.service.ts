@@ -1,78 +1,58 @@
 import { Injectable } from '@nestjs/common';
-import { AuthUser } from '../auth/auth.types';
 import { dependencyUnavailable, productNotFound } from '../common/errors/app.exception';
 import { StaleFenceException } from '../common/errors/stale-fence.error';
-import { ProductCatalog } from '../inventory/product-catalog.service';
 import { SaleTerms } from '../inventory/product.view';
-import { EarlyRefusals } from './early-refusal/early-refusals';
+import { ProductQueues } from '../product-queue/product-queues';
+import { StockUnit, stockLockKey } from '../stock/product-lock';
 import { purchaseFingerprint } from './idempotency-key';
 import { OrderRepository } from './order-repository';
 import { asFirstAnswered, OrderRow, OrderView } from './order.view';
-import { BatchOutcome, PurchaseBatcher } from './purchase-batcher';
-import { SegmentRouter } from './segment-router';
-import { monotonicNow, PurchaseAdmission } from './admission/purchase-admission';
+import type { Purchase } from './purchase-pipeline';
 import { keyReused, perUserLimit, soldOut } from './purchase-errors';
-
-export interface PurchaseRequest {
-  user: AuthUser;
-  productId: string;
-  quantity: number;
-  idempotencyKey?: string;
-  /** The Idempotency-Key when given, else an id generated for this purchase (see purchaseIdFor). */
-  purchaseId: string;
-  /** When the request arrived (monotonicNow's clock); its deadline counts from here. */
-  arrivedAt?: number;
-}
+import { SegmentRouter } from './segment-router';
+import { BatchItem, BatchOutcome, StockService } from './stock.service';
 
 /** An order (new, or replayed for a retried key); or PENDING: the outcome is not known yet (202). */
 export type PurchaseResult = { kind: 'order'; order: OrderView; replayed: boolean } | { kind: 'pending'; purchaseId: string };
 
 /**
- * The purchase path of DESIGN.md: replay check, fast rejects with no lock and no SQL, then the
- * product lock and one transaction in which Postgres has the final word on stock, the per-user
- * limit and the idempotency key (see PurchaseBatcher). The answer is sent only after the commit,
- * and within PURCHASE_DEADLINE_MS of the request's arrival (else 503 OVERLOADED, nothing done).
+ * A purchase the pipeline let through: queued on its stock unit's queue (a segment's, picked by
+ * SegmentRouter, for a segmented product), whose batches StockService commits under the unit's
+ * lock, then its batch outcome made a result. Answered only after the commit, by PurchaseAnswer.
  */
 @Injectable()
 export class PurchaseService {
   constructor(
-    private readonly catalog: ProductCatalog,
-    private readonly early: EarlyRefusals,
     private readonly orders: OrderRepository,
-    private readonly batcher: PurchaseBatcher,
+    private readonly stock: StockService,
     private readonly segments: SegmentRouter,
-    private readonly admission: PurchaseAdmission,
+    private readonly queues: ProductQueues,
   ) {}
 
-  async purchase(request: PurchaseRequest): Promise<PurchaseResult> {
-    const arrivedAt = request.arrivedAt ?? monotonicNow();
-    try {
-      return await this.decide({ ...request, arrivedAt });
-    } finally {
-      this.admission.countIfLate(arrivedAt);
-    }
-  }
-
-  private async decide(request: PurchaseRequest & { arrivedAt: number }): Promise<PurchaseResult> {
-    const { user, productId, quantity, idempotencyKey, purchaseId, arrivedAt } = request;
+  async purchase(request: Purchase): Promise<PurchaseResult> {
+    const { user, productId, quantity, idempotencyKey, purchaseId, arrivedAt, terms } = request;
     const fingerprint = idempotencyKey ? purchaseFingerprint(productId, quantity) : null;
-    const terms = await this.catalog.saleTerms(productId);
-    const refusal = await this.early.beforeQueue(productId, quantity, terms);
-    if (refusal) {
-      // A retry of a purchase that already succeeded gets its first answer, not today's refusal.
-      const prior = idempotencyKey ? await this.orders.findByIdempotencyKey(user.id, idempotencyKey) : undefined;
-      if (prior) return this.replay(prior, fingerprint);
-      throw refusal;
-    }
-    const item = { userId: user.id, quantity, idempotencyKey: idempotencyKey ?? null, requestHash: fingerprint, purchaseId };
+    const item: BatchItem = { userId: user.id, quantity, idempotencyKey: idempotencyKey ?? null, requestHash: fingerprint, purchaseId };
     const result =
-      terms!.segments > 1
-        ? await this.segments.submit(productId, terms!.segments, item, arrivedAt)
-        : await this.batcher.submit({ productId, segment: null }, item, arrivedAt);
-    return this.answer(request, terms!, fingerprint, result);
+      terms.segments > 1
+        ? await this.segments.route(productId, terms.segments, (segment) => this.enqueue({ productId, segment }, item, arrivedAt))
+        : await this.enqueue({ productId, segment: null }, item, arrivedAt);
+    return this.answer(request, terms, fingerprint, result);
   }
 
-  private async answer(request: PurchaseRequest, terms: SaleTerms, fingerprint: string | null, result: BatchOutcome): Promise<PurchaseResult> {
+  /** A retry of a purchase that already made an order gets that order (its first answer), not today's refusal. */
+  async replayOf(request: Purchase): Promise<PurchaseResult | undefined> {
+    if (!request.idempotencyKey) return undefined;
+    const prior = await this.orders.findByIdempotencyKey(request.user.id, request.idempotencyKey);
+    return prior && this.replay(prior, purchaseFingerprint(request.productId, request.quantity));
+  }
+
+  /** Queues the purchase on its unit's queue, whose batches StockService serves under the unit's lock. */
+  private enqueue(unit: StockUnit, item: BatchItem, arrivedAt: number): Promise<BatchOutcome> {
+    return this.queues.submit(stockLockKey(unit), item, arrivedAt, (items: BatchItem[], window) => this.stock.serve(unit, items, window));
+  }
+
+  private async answer(request: Purchase, terms: SaleTerms, fingerprint: string | null, result: BatchOutcome): Promise<PurchaseResult> {
     switch (result.outcome) {
       case 'CREATED':
         return {

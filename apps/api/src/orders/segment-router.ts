@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { BatchItem, BatchOutcome, PurchaseBatcher } from './purchase-batcher';
+import { BatchOutcome } from './stock.service';
 
 // A segment found empty is skipped for this long; units a cancel returns to it are found after.
 const EMPTY_FOR_MS = 1000;
@@ -14,16 +14,15 @@ const EMPTY_FOR_MS = 1000;
 export class SegmentRouter {
   private readonly emptyUntil = new Map<string, number[]>();
 
-  constructor(private readonly batcher: PurchaseBatcher) {}
-
-  async submit(productId: string, segments: number, item: BatchItem, arrivedAt?: number): Promise<BatchOutcome> {
+  /** Offers the purchase to segments (through `submitTo`) until one serves it or every one is sold out. */
+  async route(productId: string, segments: number, submitTo: (segment: number) => Promise<BatchOutcome>): Promise<BatchOutcome> {
     const tried = new Set<number>();
     let last: BatchOutcome | undefined;
     for (let attempt = 0; attempt < segments; attempt++) {
       const segment = this.pick(productId, segments, tried);
       if (segment === undefined) break;
       tried.add(segment);
-      last = await this.batcher.submit({ productId, segment }, item, arrivedAt);
+      last = await submitTo(segment);
       if (last.outcome !== 'SOLD_OUT') return last;
       this.markEmpty(productId, segments, segment);
     }

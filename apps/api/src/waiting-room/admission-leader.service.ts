@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ModuleRef } from '@nestjs/core';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DistributedLockService, LockTimeoutError } from '@app/distributed-lock';
@@ -8,13 +7,13 @@ import { DataSource } from 'typeorm';
 import { TypedConfigService } from '../config/app-config.module';
 import { PRODUCT_SELECT, ProductRow } from '../inventory/product.view';
 import { reportBackgroundFailure } from '../metrics/background-failures';
-import { PurchaseAdmission } from '../orders/admission/purchase-admission';
+import { ProductQueues } from '../product-queue/product-queues';
 import { automaticRate } from './admission-rate';
 import { rankPreQueue, saleSeed } from './fair-order';
 import { QueueStore } from './queue-store';
 import { WAITING_ROOM_KEY } from './waiting-room.constants';
 import { WaitingRoomMetrics } from './waiting-room.metrics';
-import { WaitingRoomSettings } from './waiting-room-settings';
+import { WaitingRoomSettings } from '../sale-terms/waiting-room-settings';
 
 const JOB = 'waiting-room-admission';
 /** With no sale open or about to open, or after a failed step, an instance looks again only this much later. */
@@ -43,14 +42,12 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
   private readonly graceMs: number;
   private running?: Promise<unknown>;
   private idleUntil = 0;
-  /** The purchase path's admission control, for its service-time models (OrdersModule keeps it to itself). */
-  private admission?: PurchaseAdmission;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly locks: DistributedLockService,
     private readonly store: QueueStore,
-    private readonly modules: ModuleRef,
+    private readonly queues: ProductQueues,
     private readonly metrics: WaitingRoomMetrics,
     private readonly scheduler: SchedulerRegistry,
     @Inject(WAITING_ROOM_KEY) private readonly key: Buffer,
@@ -61,7 +58,6 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
   }
 
   onApplicationBootstrap(): void {
-    this.admission = this.modules.get(PurchaseAdmission, { strict: false });
     const timer = setInterval(() => void this.tick(), this.tickMs);
     timer.unref();
     this.scheduler.addInterval(JOB, timer);
@@ -125,7 +121,7 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
   private async admit(sale: Sale, stock: number, boughtBefore: number): Promise<void> {
     const id = String(sale.id);
     const settings = sale.waiting_room;
-    const rate = settings.admitPerSecond ?? automaticRate(this.admission, id, sale.segments);
+    const rate = settings.admitPerSecond ?? automaticRate(this.queues, id, sale.segments);
     const result = await this.store.admit(id, { nowMs: Date.now(), stock, rate, ttlMs: settings.admissionTtlS * 1000, boughtBefore, graceMs: this.graceMs, perUserLimit: sale.per_user_limit });
     this.metrics.admissions.inc(result.admitted);
     this.metrics.expired.inc(result.expired);

@@ -1,6 +1,6 @@
 import { stockLockKey } from '../stock/product-lock';
-import { MAX_BATCH, PurchaseAdmission } from '../orders/admission/purchase-admission';
-import { ServiceTimeModel } from '../orders/admission/service-time';
+import { MAX_BATCH, ProductQueues } from '../product-queue/product-queues';
+import { ServiceTimeModel } from '../product-queue/service-time';
 
 /** Admitted buyers may use this share of the measured purchase capacity, leaving room for bursts and retries. */
 const CAPACITY_SHARE = 0.5;
@@ -11,13 +11,13 @@ const MAX_RATE = 5000;
  * second at full batches, by this instance's service-time model of each unit (the prior until
  * the unit has sold something here). Admitted buyers then meet the purchase deadline.
  */
-export function automaticRate(admission: PurchaseAdmission | undefined, productId: string, segments: number): number {
+export function automaticRate(queues: Pick<ProductQueues, 'snapshot'> | undefined, productId: string, segments: number): number {
   const prior = new ServiceTimeModel();
   let perSecond = 0;
   for (let segment = 0; segment < segments; segment++) {
     const name = stockLockKey({ productId, segment: segments > 1 ? segment : null });
-    const model = admission?.serviceModel(name) ?? prior;
-    perSecond += (MAX_BATCH * 1000) / Math.max(model.batchMs(MAX_BATCH), 1);
+    const batchMs = queues?.snapshot(name)?.batchMs(MAX_BATCH) ?? prior.batchMs(MAX_BATCH);
+    perSecond += (MAX_BATCH * 1000) / Math.max(batchMs, 1);
   }
   return Math.max(1, Math.min(MAX_RATE, Math.floor(perSecond * CAPACITY_SHARE)));
 }

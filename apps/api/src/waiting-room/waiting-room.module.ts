@@ -1,11 +1,11 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../config/app-config.module';
 import { InventoryModule } from '../inventory/inventory.module';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { AdmissionLeader } from './admission-leader.service';
-import { WaitingRoomAdmissionGuard } from './admission.guard';
-import { PurchaseReceipts } from './purchase-receipts';
+import { AdmissionGate } from './admission-gate';
+import { ProductQueueModule } from '../product-queue/product-queue.module';
 import { QueueStore } from './queue-store';
 import { TicketSigner } from './ticket-signer';
 import { WAITING_ROOM_KEY } from './waiting-room.constants';
@@ -15,12 +15,12 @@ import { waitingRoomKey } from './waiting-room-secret';
 import { WaitingRoomService } from './waiting-room.service';
 
 /**
- * The waiting room in front of products that opt in. Global so that the purchase route (in
- * OrdersModule) can use WaitingRoomAdmissionGuard with its dependencies.
+ * The waiting room in front of products that opt in. The purchase pipeline (OrdersModule) takes a
+ * buyer's admission through AdmissionGate; the admission leader paces buyers by the purchase
+ * queues' measured service (ProductQueueModule).
  */
-@Global()
 @Module({
-  imports: [InventoryModule],
+  imports: [InventoryModule, ProductQueueModule],
   controllers: [WaitingRoomController],
   providers: [
     {
@@ -33,10 +33,9 @@ import { WaitingRoomService } from './waiting-room.service';
     RedisKeyPrefix,
     WaitingRoomMetrics,
     WaitingRoomService,
-    WaitingRoomAdmissionGuard,
-    PurchaseReceipts,
+    AdmissionGate,
     AdmissionLeader,
   ],
-  exports: [QueueStore, TicketSigner, WaitingRoomAdmissionGuard],
+  exports: [QueueStore, TicketSigner, AdmissionGate],
 })
 export class WaitingRoomModule {}

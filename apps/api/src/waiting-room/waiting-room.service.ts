@@ -14,7 +14,7 @@ import { describeTicket, lostPlace, TicketStatusView } from './ticket-status';
 import { WAITING_ROOM_KEY } from './waiting-room.constants';
 import { noWaitingRoom, queueNotOpen, soldOutAtJoin, ticketInvalid } from './waiting-room-errors';
 import { WaitingRoomMetrics } from './waiting-room.metrics';
-import { WaitingRoomSettings } from './waiting-room-settings';
+import { WaitingRoomSettings } from '../sale-terms/waiting-room-settings';
 
 type Terms = SaleTerms & { waitingRoom: WaitingRoomSettings };
 

@@ -1,4 +1,5 @@
 import { isRedisUnreachable, LockUnavailableError } from '@app/distributed-lock';
+import { dependencyUnavailable } from './app.exception';
 /** Recognises failures of Postgres or Redis that mean "unreachable", not "bad request". */
 
 const PG_UNAVAILABLE_SQLSTATE = /^(08|53|57P0[1-4]|58)/; // connection, resources, shutdown, system errors
@@ -53,4 +54,29 @@ export function isTransactionConflict(error: unknown): boolean {
   const candidate = error as MaybeDriverError;
   const code = (candidate.driverError ?? candidate).code;
   return typeof code === 'string' && PG_TRANSACTION_CONFLICT.has(code);
+}
+
+const WARN_EVERY_MS = 10_000;
+const lastWarnedAt = new Map<string, number>();
+
+/**
+ * The one policy for work that needs Redis when Redis is unreachable (isRedisUnavailable):
+ * `skip` answers undefined instead (a rate limit: no invariant depends on it), warning at most
+ * once per 10 s per `what`; `refuse` answers 503 DEPENDENCY_UNAVAILABLE. Any other failure is
+ * thrown as it is. The product lock's own choice (LOCK_FALLBACK: run on Postgres alone, or
+ * refuse) is the lock module's `whenUnreachable`, fed from the same configuration.
+ */
+export async function whenRedisDown<T>(policy: 'skip' | 'refuse', run: () => Promise<T>, context: { log: { warn(message: string): void }; what: string }): Promise<T | undefined> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!isRedisUnavailable(error)) throw error;
+    if (policy === 'refuse') throw Object.assign(dependencyUnavailable(`redis (${context.what})`), { cause: error });
+    const now = Date.now();
+    if (now - (lastWarnedAt.get(context.what) ?? 0) >= WARN_EVERY_MS) {
+      lastWarnedAt.set(context.what, now);
+      context.log.warn(`${context.what} skipped: redis unavailable`);
+    }
+    return undefined;
+  }
 }

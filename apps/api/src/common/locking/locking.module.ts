@@ -12,7 +12,7 @@ import { REDIS_CLIENT, REDLOCK_CLIENTS } from '../redis/redis.constants';
     DistributedLockModule.forRootAsync({
       inject: [ConfigService, REDIS_CLIENT, REDLOCK_CLIENTS],
       useFactory: (config: TypedConfigService, redis: RedisConnection, redlock: Redis[]) => {
-        const { ttlMs, waitMs, waitForReplicas } = config.get('lock', { infer: true });
+        const { ttlMs, waitMs, waitForReplicas, fallback } = config.get('lock', { infer: true });
         return {
           redis: redlock.length >= 3 ? redlock : redis,
           prefix: `${config.get('redis', { infer: true }).keyPrefix}lock:`,
@@ -21,6 +21,8 @@ import { REDIS_CLIENT, REDLOCK_CLIENTS } from '../redis/redis.constants';
           longHoldWarnMs: ttlMs,
           // Redlock nodes are independent masters; WAIT applies to the main Redis only.
           waitForReplicas: redlock.length >= 3 ? undefined : waitForReplicas,
+          // LOCK_FALLBACK: fenced @WithLock methods go on with Postgres alone, or refuse (503).
+          whenUnreachable: fallback === 'db' ? 'run-unlocked' : 'throw',
         };
       },
     }),

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDateString, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
-import { WaitingRoomSettingsDto } from '../../waiting-room/waiting-room-settings';
+import { WaitingRoomSettingsDto } from '../../sale-terms/waiting-room-settings';
 
 const MAX_UNITS = 100_000_000;
 

@@ -3,7 +3,7 @@ import { isDatabaseUnavailable } from '../../common/errors/dependency-errors';
 import { HotStatements } from '../../database/hot-statements';
 import { OutcomeUnknownError } from '../../database/outcome-unknown';
 import { ORDER_COLUMNS, OrderRow } from '../order.view';
-import { monotonicNow } from '../admission/purchase-admission';
+import { monotonicNow } from '../../product-queue/product-queue';
 
 export interface AttemptedPurchase {
   userId: string;

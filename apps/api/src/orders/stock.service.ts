@@ -2,16 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Histogram, register } from 'prom-client';
-import type { Lock } from '@app/distributed-lock';
+import { HeldLock, WithLock, type Lock, type WithLockOptions } from '@app/distributed-lock';
 import { HotStatements } from '../database/hot-statements';
 import { OutcomeUnknownError } from '../database/outcome-unknown';
-import { Fence, ProductLock, StockUnit, stockLockKey } from '../stock/product-lock';
+import { Fence, ProductLock, StockUnit } from '../stock/product-lock';
 import { TypedConfigService } from '../config/app-config.module';
 import { InventoryService } from '../inventory/inventory.service';
 import { withConflictRetry } from '../database/conflict-retry';
-import { monotonicNow, PurchaseAdmission } from './admission/purchase-admission';
-import { BatchRefusedError, deadlineRefusal, DeadlineSpentError } from './admission/deadline-refusal';
-import { Waiting } from './admission/unit-line';
+import { BatchWindow, monotonicNow } from '../product-queue/product-queue';
+import { BatchRefusedError, deadlineRefusal, DeadlineSpentError } from '../product-queue/deadline-refusal';
 import { OrderRow } from './order.view';
 import { AttemptSettlement } from './purchase-outcome/attempt-settlement';
 import { PendingPurchases } from './purchase-outcome/pending-purchases';
@@ -52,10 +51,6 @@ export interface BatchOutcome {
   order?: OrderRow;
 }
 
-interface Pending extends BatchItem, Waiting {
-  resolve(outcome: BatchOutcome): void;
-}
-
 // lock_timeout is read each time a lock wait begins, so setting it in an argument (evaluated before
 // the function body runs) bounds every row-lock wait of the statement by the batch's deadline;
 // is_local confines it to the statement's own transaction. A cancelled statement commits nothing.
@@ -84,22 +79,31 @@ const NOTHING_DONE = Symbol('nothing done');
 
 const LOST_ANSWER_OUTCOMES = new Set<BatchOutcomeKind>(['SETTLED', 'NOT_COMMITTED', 'PENDING']);
 
+// No re-entry (so no AsyncLocalStorage: see WithLockOptions.reentrant); the statement checks the
+// fence, so Postgres has the last word; the lock wait is bounded by the batch's deadline.
+const LOCK_OPTIONS: WithLockOptions = { reentrant: false, fenced: true, waitMs: (batch: StockBatch) => batch.lockWaitMs };
+
 const emptyOutcome = (outcome: BatchOutcomeKind): BatchOutcome => ({ outcome, orderId: null, createdAt: null, expiresAt: null, stockLeft: null });
 
+/** One batch of purchases of one stock unit, served under that unit's lock. */
+export interface StockBatch extends StockUnit {
+  items: BatchItem[];
+  /** When the batch's oldest purchase must be answered (monotonicNow's clock). */
+  endsBy: number;
+  /** How long the batch may wait for the unit's lock: LOCK_WAIT_MS, or less when its deadline is nearer. */
+  lockWaitMs: number;
+}
+
 /**
- * Request coalescing on hot products: purchases of one product that arrive in this process while
- * its lock is held (or being waited for) queue up, and the next holder serves them all with one
- * lock hold and one statement (`purchase_batch`), each purchase still its own all-or-nothing unit.
- * A lone purchase is a batch of one, so there is one code path. The unit is the product, or one
- * segment of a segmented product (each segment has its own lock and queue).
- *
- * Every purchase has a deadline (PURCHASE_DEADLINE_MS from its arrival). PurchaseAdmission queues
- * only what can be answered by then; a batch waits for the lock and for Postgres' row locks no
- * longer than its oldest purchase's deadline allows, and is answered 503 OVERLOADED with nothing
- * committed when that runs out.
+ * Takes stock for a batch of purchases: one lock hold on the unit (`stock:<productId>`, or
+ * `stock:<productId>:<segment>`) and one statement, `purchase_batch`, in which Postgres has the
+ * final word: the conditional UPDATE of the stock row, the per-user quota, the idempotency key.
+ * Each purchase is still its own all-or-nothing result. Its fence comes from the lock
+ * `@WithLock` took; with Redis unreachable and LOCK_FALLBACK=db it runs unlocked (fence null)
+ * and Postgres' row locks order the writers.
  */
 @Injectable()
-export class PurchaseBatcher {
+export class StockService {
   private readonly paymentTtlS: number;
   private readonly lockWaitMs: number;
   private readonly batchSizes: Histogram =
@@ -108,9 +112,8 @@ export class PurchaseBatcher {
 
   constructor(
     private readonly statements: HotStatements,
-    private readonly productLock: ProductLock,
+    private readonly fences: ProductLock,
     private readonly inventory: InventoryService,
-    private readonly admission: PurchaseAdmission,
     private readonly settlement: AttemptSettlement,
     private readonly pending: PendingPurchases,
     @Inject(ConfigService) config: TypedConfigService,
@@ -119,34 +122,44 @@ export class PurchaseBatcher {
     this.lockWaitMs = config.get('lock', { infer: true }).waitMs;
   }
 
-  /** Queues the purchase (or refuses it at once with OVERLOADED); `arrivedAt` is on monotonicNow's clock. */
-  submit(unit: StockUnit, item: BatchItem, arrivedAt = monotonicNow()): Promise<BatchOutcome> {
-    return new Promise((resolve, reject) => {
-      const pending: Pending = { ...item, arrivedAt, deadline: arrivedAt + this.admission.deadlineMs, resolve, reject };
-      this.admission.submit(stockLockKey(unit), pending, (batch, window) => this.serve(unit, batch, window.startedAt, window.endsBy));
-    });
-  }
-
-  /** One lock hold for the batch, within its window; a deadline that runs out refuses it whole. */
-  private async serve(unit: StockUnit, batch: Pending[], startedAt: number, endsBy: number): Promise<{ measured: boolean }> {
-    const lockWaitMs = Math.max(0, Math.min(this.lockWaitMs, Math.floor(endsBy - startedAt)));
+  /**
+   * Serves one batch of a unit's queue within its window: its outcomes, or BatchRefusedError when
+   * the deadline ran out before it could run (nothing done). A batch whose answer was lost measured
+   * the fault, not the service: the queue's model keeps its view.
+   */
+  async serve(unit: StockUnit, items: BatchItem[], window: BatchWindow): Promise<{ outcomes: BatchOutcome[]; measured: boolean }> {
+    const lockWaitMs = Math.max(0, Math.min(this.lockWaitMs, Math.floor(window.endsBy - window.startedAt)));
+    const batch: StockBatch = { ...unit, items, endsBy: window.endsBy, lockWaitMs };
     let outcomes: BatchOutcome[];
     try {
-      outcomes = await this.productLock.runUnitWithin(unit, lockWaitMs, (fence, lock) => this.execute(unit, batch, fence, endsBy, lock));
+      outcomes = unit.segment === null ? await this.commitBatch(batch) : await this.commitSegmentBatch(batch);
     } catch (error) {
       const reason = deadlineRefusal(error, lockWaitMs < this.lockWaitMs);
       throw reason ? new BatchRefusedError(reason) : error;
     }
-    batch.forEach((pending, i) => pending.resolve(outcomes[i]));
-    // A batch whose answer was lost measured the fault, not the service: the model keeps its view.
-    return { measured: !outcomes.some((o) => LOST_ANSWER_OUTCOMES.has(o.outcome)) };
+    return { outcomes, measured: !outcomes.some((o) => LOST_ANSWER_OUTCOMES.has(o.outcome)) };
+  }
+
+  /** A batch of a product's purchases, under `stock:<productId>`. */
+  @WithLock('stock:<productId>', LOCK_OPTIONS)
+  commitBatch(batch: StockBatch, @HeldLock() lock?: Lock): Promise<BatchOutcome[]> {
+    return this.commit(batch, lock);
+  }
+
+  /** A batch of one segment's purchases, under `stock:<productId>:<segment>`. */
+  @WithLock('stock:<productId>:<segment>', LOCK_OPTIONS)
+  commitSegmentBatch(batch: StockBatch, @HeldLock() lock?: Lock): Promise<BatchOutcome[]> {
+    return this.commit(batch, lock);
   }
 
   /**
-   * Runs under the unit's lock: one statement (atomic, so run again after a deadlock; settled when
-   * its answer is lost, and run again if that shows it left nothing), then afterCommit.
+   * Under the unit's lock: one statement (atomic, so run again after a deadlock; settled when its
+   * answer is lost, and run again if that shows it left nothing), then afterCommit.
    */
-  private async execute(unit: StockUnit, batch: BatchItem[], fence: Fence, endsBy: number, lock?: Lock): Promise<BatchOutcome[]> {
+  private async commit(stock: StockBatch, lock: Lock | undefined): Promise<BatchOutcome[]> {
+    const unit: StockUnit = { productId: stock.productId, segment: stock.segment };
+    const { items: batch, endsBy } = stock;
+    const fence: Fence = lock ? lock.fence : null;
     this.batchSizes.observe(batch.length);
     for (let run = 1; ; run++) {
       const attemptId = randomUUID();
@@ -194,7 +207,7 @@ export class PurchaseBatcher {
    * once the statement has committed, its buyers are answered with their orders.
    */
   private async afterCommit(unit: StockUnit, rows: BatchRow[], fence: Fence, lock?: Lock): Promise<BatchOutcome[]> {
-    if (fence !== null && rows[0]?.outcome === 'STALE_FENCE') await this.productLock.repairFenceIfReset(unit, lock);
+    if (fence !== null && rows[0]?.outcome === 'STALE_FENCE') await this.fences.repairFenceIfReset(unit, lock);
     const last = rows[rows.length - 1];
     if (last && last.stock_left !== null && last.outcome !== 'STALE_FENCE') {
       const changed = rows.some((r) => r.outcome === 'CREATED');

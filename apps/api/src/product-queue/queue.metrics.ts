@@ -4,8 +4,8 @@ import { RefusalReason } from './admission-policy';
 // prom-client refuses a second metric of one name (several apps in one test process): reuse it.
 const existing = <M>(name: string): M | undefined => register.getSingleMetric(name) as M | undefined;
 
-/** The admission queue as Prometheus sees it (README, "Deadline and admission"; monitoring/ alerts on them). */
-export class AdmissionMetrics {
+/** The purchase queues as Prometheus sees them (README, "Deadline and admission"; monitoring/ alerts on them). */
+export class QueueMetrics {
   readonly depth: Gauge =
     existing<Gauge>('purchase_admission_queue_depth') ??
     new Gauge({ name: 'purchase_admission_queue_depth', help: 'Purchases queued for a product lock in this instance, all products together' });

@@ -1,5 +1,5 @@
-import { AppException } from '../../common/errors/app.exception';
-import { ErrorCode } from '../../common/errors/error-code';
+import { AppException } from '../common/errors/app.exception';
+import { ErrorCode } from '../common/errors/error-code';
 import { RefusalReason } from './admission-policy';
 
 /** 503 OVERLOADED: this instance cannot answer the purchase within its deadline; nothing was done. */

@@ -1,7 +1,7 @@
 import { AppException } from '../../common/errors/app.exception';
-import { PurchaseBodyPipe } from './purchase-body.pipe';
+import { parsePurchaseBody } from './purchase-body';
 
-const pipe = new PurchaseBodyPipe();
+const pipe = { transform: parsePurchaseBody };
 
 function refusal(body: unknown): { status: number; code: string; message: string } {
   try {
@@ -13,7 +13,7 @@ function refusal(body: unknown): { status: number; code: string; message: string
   throw new Error(`expected ${JSON.stringify(body)} to be refused`);
 }
 
-describe('PurchaseBodyPipe', () => {
+describe('parsePurchaseBody', () => {
   it('reads an absent body or an absent quantity as one unit', () => {
     expect(pipe.transform(undefined)).toEqual({ quantity: 1 });
     expect(pipe.transform({})).toEqual({ quantity: 1 });

@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter';
+import { ProductQueues } from '../product-queue/product-queues';
+import { OrderView } from './order.view';
+import { PENDING_RETRY_AFTER_S, purchasePending } from './purchase-outcome/purchase-pending.view';
+import { PurchaseMetrics } from './purchase.metrics';
+import type { PurchaseResult } from './purchase.service';
+
+/** What an answer is about: every purchase has an id and an arrival, and may hold an admission. */
+interface Answered {
+  purchaseId: string;
+  arrivedAt: number;
+  admission?: { settle(status: number): Promise<void> };
+}
+
+/** A purchase's outcome: what PurchaseService said, or the refusal (any error) it met on the way. */
+export type PurchaseOutcome = { result: PurchaseResult } | { error: unknown };
+
+/**
+ * The one writer of every purchase answer, whether the pipeline refused it or the service
+ * decided it: the status and body (201 the order, 202 PURCHASE_PENDING with Location, or the
+ * contract's error), `Purchase-Id` on every one, `Retry-After` where the contract asks for it.
+ * It also counts the outcome, notes an answer later than the deadline, and settles the
+ * waiting-room admission the purchase took with the answer's status.
+ */
+@Injectable()
+export class PurchaseAnswer {
+  private readonly errors = new AllExceptionsFilter();
+
+  constructor(
+    private readonly metrics: PurchaseMetrics,
+    private readonly queues: ProductQueues,
+  ) {}
+
+  async write(reply: FastifyReply, purchase: Answered, outcome: PurchaseOutcome): Promise<void> {
+    const { status, body, headers } = 'result' in outcome ? this.ofResult(outcome.result) : this.ofError(outcome.error);
+    this.metrics.count('result' in outcome ? outcome.result : undefined, body as { code?: unknown });
+    this.queues.countIfLate(purchase.arrivedAt);
+    if (purchase.admission) await purchase.admission.settle(status);
+    void reply.code(status).header('Purchase-Id', purchase.purchaseId).headers(headers).send(body);
+  }
+
+  private ofResult(result: PurchaseResult): { status: number; body: OrderView | object; headers: Record<string, string> } {
+    if (result.kind === 'order') return { status: 201, body: result.order, headers: {} };
+    return {
+      status: 202,
+      body: purchasePending(result.purchaseId),
+      headers: { Location: `/purchases/${encodeURIComponent(result.purchaseId)}`, 'Retry-After': String(PENDING_RETRY_AFTER_S) },
+    };
+  }
+
+  private ofError(error: unknown): { status: number; body: { statusCode: number; code: string }; headers: Record<string, string> } {
+    const { body, retryAfterS } = this.errors.toAnswer(error);
+    return { status: body.statusCode, body, headers: retryAfterS === undefined ? {} : { 'Retry-After': String(retryAfterS) } };
+  }
+}

@@ -1,0 +1,180 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AuthUser } from '../auth/auth.types';
+import { ClientAddressLimit } from '../auth/client-address-limit';
+import { TokenVerifier } from '../auth/token-verifier';
+import { AppException, productNotFound } from '../common/errors/app.exception';
+import { ErrorCode } from '../common/errors/error-code';
+import { isPositiveId } from '../common/positive-id';
+import { RateBudget } from '../common/throttling/rate-budget';
+import { UserRateLimiter } from '../common/throttling/user-rate-limiter';
+import { ProductCatalog } from '../inventory/product-catalog.service';
+import { isSaleOpen, SaleTerms } from '../inventory/product.view';
+import { SoldOutFlags } from '../inventory/sold-out-flags';
+import { monotonicNow } from '../product-queue/product-queue';
+import { ProductQueues } from '../product-queue/product-queues';
+import { stockLockKey } from '../stock/product-lock';
+import { AdmissionGate, TakenAdmission } from '../waiting-room/admission-gate';
+import { parsePurchaseBody } from './dto/purchase-body';
+import { isIdempotencyKey, parseIdempotencyKey } from './idempotency-key';
+import { PurchaseAnswer, PurchaseOutcome } from './purchase-answer';
+import { PurchaseService } from './purchase.service';
+import { perUserLimit, saleNotActive, soldOut } from './purchase-errors';
+
+export const PURCHASE_ROUTE = '/products/:id/purchase';
+
+/** A purchase as the pipeline let it through: who buys what, by when, under which terms. */
+export interface Purchase {
+  /** The Idempotency-Key when well formed, else an id generated here; every answer carries it. */
+  purchaseId: string;
+  /** When the request arrived (monotonicNow's clock): its deadline counts from here. */
+  arrivedAt: number;
+  productId: string;
+  quantity: number;
+  idempotencyKey?: string;
+  user: AuthUser;
+  terms: SaleTerms;
+  /** The waiting-room admission this purchase took, settled with its answer. */
+  admission?: TakenAdmission;
+}
+
+type Request = FastifyRequest & { purchase?: Purchase; user?: AuthUser };
+/** What a stage fills in as the purchase goes through. */
+type Draft = Partial<Purchase> & Pick<Purchase, 'purchaseId' | 'arrivedAt'>;
+
+/** A stage decides one thing: it fills in the draft, or throws the refusal. */
+interface Stage {
+  name: string;
+  /** A refusal of this stage is final only for a new purchase: a retried key gets its first answer. */
+  replayable?: boolean;
+  run(draft: Draft, request: Request): void | Promise<void>;
+}
+
+/**
+ * Every decision a purchase meets before it is queued, each made here and only here, in this
+ * order: the request's shape, the token, the sale terms (product, window, per-user maximum), the
+ * sold-out flag, overload (an estimate that the purchase cannot be answered by its deadline,
+ * checked before anything that costs a Redis round trip, since under a spike most purchases
+ * are refused there), the waiting-room admission, then the per-user rate. Runs once per purchase,
+ * as the route's preHandler hook: a refusal is answered there (through PurchaseAnswer); a
+ * purchase that passes reaches the controller as `request.purchase`.
+ */
+@Injectable()
+export class PurchasePipeline {
+  private readonly rate: RateBudget;
+  private readonly stages: Stage[] = [
+    { name: 'token', run: (draft, request) => this.authenticate(draft, request) },
+    { name: 'request', run: (draft, request) => this.readRequest(draft, request) },
+    { name: 'sale terms', replayable: true, run: (draft) => this.checkTerms(draft) },
+    { name: 'sold out', replayable: true, run: (draft) => this.checkSoldOut(draft) },
+    { name: 'overload', run: (draft) => this.checkOverload(draft) },
+    { name: 'waiting room', run: (draft, request) => this.takeAdmission(draft, request) },
+    { name: 'rate', run: (draft) => this.rate.spend(`user:${draft.user!.id}`) },
+  ];
+
+  constructor(
+    private readonly tokens: TokenVerifier,
+    private readonly authFailures: ClientAddressLimit,
+    private readonly catalog: ProductCatalog,
+    private readonly flags: SoldOutFlags,
+    private readonly queues: ProductQueues,
+    private readonly admissions: AdmissionGate,
+    private readonly answer: PurchaseAnswer,
+    private readonly purchases: PurchaseService,
+    limiter: UserRateLimiter,
+  ) {
+    this.rate = new RateBudget(limiter, new Logger(PurchasePipeline.name), 'purchase attempts');
+  }
+
+  /** Runs the pipeline in front of the purchase route, before Nest's guards and handler. */
+  install(fastify: FastifyInstance): void {
+    fastify.addHook('preHandler', async (request: Request, reply: FastifyReply) => {
+      if (request.method !== 'POST' || request.routeOptions.url !== PURCHASE_ROUTE) return;
+      const decided = await this.run(request, monotonicNow() - reply.elapsedTime);
+      if ('outcome' in decided) return this.answer.write(reply, decided.purchase, decided.outcome);
+      request.purchase = decided;
+      request.user = decided.user;
+    });
+  }
+
+  /** The purchase to serve, or the answer it gets here: a refusal, or the replay of a retried key. */
+  private async run(request: Request, arrivedAt: number): Promise<Purchase | { purchase: Draft; outcome: PurchaseOutcome }> {
+    const key = request.headers['idempotency-key'];
+    const draft: Draft = { purchaseId: typeof key === 'string' && isIdempotencyKey(key) ? key : generatePurchaseId(), arrivedAt };
+    for (const stage of this.stages) {
+      try {
+        const pending = stage.run(draft, request);
+        if (pending) await pending;
+      } catch (refusal) {
+        const replay = stage.replayable ? await this.purchases.replayOf(draft as Purchase).catch((error: unknown) => ({ error })) : undefined;
+        if (replay && 'error' in replay) return { purchase: draft, outcome: replay };
+        return { purchase: draft, outcome: replay ? { result: replay } : { error: refusal } };
+      }
+    }
+    return draft as Purchase;
+  }
+
+  private authenticate(draft: Draft, request: Request): void | Promise<void> {
+    try {
+      draft.user = this.tokens.verify(request.headers.authorization);
+    } catch {
+      return this.authenticateSlowly(draft, request);
+    }
+  }
+
+  /** A token the fast path refused: maybe a rotated JWKS key (one refetch), else a failure counted against the address. */
+  private async authenticateSlowly(draft: Draft, request: Request): Promise<void> {
+    try {
+      draft.user = await this.tokens.authenticate(request.headers.authorization);
+    } catch (error) {
+      await this.authFailures.spend('auth-failure', request.ip);
+      throw error;
+    }
+  }
+
+  private readRequest(draft: Draft, request: Request): void {
+    const productId = (request.params as { id?: string }).id;
+    if (!isPositiveId(productId)) throw new AppException(ErrorCode.ValidationFailed, 'id must be a positive integer');
+    draft.productId = productId;
+    draft.quantity = parsePurchaseBody(request.body).quantity;
+    draft.idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
+  }
+
+  private checkTerms(draft: Draft): void | Promise<void> {
+    const known = this.catalog.knownTerms(draft.productId!);
+    if (known) return this.judgeTerms(draft, known);
+    return this.catalog.saleTerms(draft.productId!).then((terms) => this.judgeTerms(draft, terms));
+  }
+
+  private judgeTerms(draft: Draft, terms: SaleTerms | undefined): void {
+    if (!terms) throw productNotFound(draft.productId!);
+    if (!isSaleOpen(terms, Date.now())) throw saleNotActive();
+    if (draft.quantity! > terms.perUserLimit) throw perUserLimit(terms.perUserLimit);
+    draft.terms = terms;
+  }
+
+  private checkSoldOut(draft: Draft): void | Promise<void> {
+    if (this.flags.knownSoldOut(draft.productId!)) throw soldOut(draft.productId!);
+    return this.flags.isSoldOut(draft.productId!).then((sold) => {
+      if (sold) throw soldOut(draft.productId!);
+    });
+  }
+
+  /** A segmented product is refused only when every segment's queue would refuse (any may serve it). */
+  private checkOverload(draft: Draft): void {
+    const { productId, terms } = draft as Purchase;
+    const units =
+      terms.segments > 1 ? Array.from({ length: terms.segments }, (_, segment) => stockLockKey({ productId, segment })) : [stockLockKey({ productId, segment: null })];
+    const refusal = this.queues.precheck(units, draft.arrivedAt);
+    if (refusal) throw refusal;
+  }
+
+  private async takeAdmission(draft: Draft, request: Request): Promise<void> {
+    if (!draft.terms!.waitingRoom) return;
+    draft.admission = await this.admissions.take(draft.productId!, draft.user!.id, request.headers.admission);
+  }
+}
+
+/** An id for a purchase that came without a well-formed Idempotency-Key; `p-` keeps it apart from the common keys. */
+export const generatePurchaseId = (): string => `p-${crypto.randomUUID()}`;
+
