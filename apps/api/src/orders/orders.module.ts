@@ -15,7 +15,6 @@ import { PurchaseAnswer } from './purchase-answer';
 import { ProductQueueModule } from '../product-queue/product-queue.module';
 import { WaitingRoomModule } from '../waiting-room/waiting-room.module';
 import { PurchaseController } from './purchase.controller';
-import { PurchaseMetrics } from './purchase.metrics';
 import { PurchaseService } from './purchase.service';
 import { QuotaLedger } from './quota-ledger';
 import { AttemptPruner } from './purchase-outcome/attempt-pruner';
@@ -34,7 +33,6 @@ import { PurchaseStatusService } from './purchase-outcome/purchase-status.servic
     StockService,
     PurchaseAnswer,
     SegmentRouter,
-    PurchaseMetrics,
     OrderRepository,
     QuotaLedger,
     OrdersService,

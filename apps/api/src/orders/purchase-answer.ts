@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { Counter, register } from 'prom-client';
 import type { FastifyReply } from 'fastify';
 import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter';
 import { ProductQueues } from '../product-queue/product-queues';
 import { OrderView } from './order.view';
 import { PENDING_RETRY_AFTER_S, purchasePending } from './purchase-outcome/purchase-pending.view';
-import { PurchaseMetrics } from './purchase.metrics';
 import type { PurchaseResult } from './purchase.service';
 
 /** What an answer is about: every purchase has an id and an arrival, and may hold an admission. */
@@ -21,21 +21,22 @@ export type PurchaseOutcome = { result: PurchaseResult } | { error: unknown };
  * The one writer of every purchase answer, whether the pipeline refused it or the service
  * decided it: the status and body (201 the order, 202 PURCHASE_PENDING with Location, or the
  * contract's error), `Purchase-Id` on every one, `Retry-After` where the contract asks for it.
- * It also counts the outcome, notes an answer later than the deadline, and settles the
+ * It also counts the outcome (purchases_total), notes an answer later than the deadline, and settles the
  * waiting-room admission the purchase took with the answer's status.
  */
 @Injectable()
 export class PurchaseAnswer {
   private readonly errors = new AllExceptionsFilter();
+  /** Purchases by outcome: created, replayed, pending, or the contract code of the refusal. */
+  private readonly outcomes: Counter<'outcome'> =
+    (register.getSingleMetric('purchases_total') as Counter<'outcome'> | undefined) ??
+    new Counter({ name: 'purchases_total', help: 'Purchase attempts by outcome', labelNames: ['outcome'] });
 
-  constructor(
-    private readonly metrics: PurchaseMetrics,
-    private readonly queues: ProductQueues,
-  ) {}
+  constructor(private readonly queues: ProductQueues) {}
 
   async write(reply: FastifyReply, purchase: Answered, outcome: PurchaseOutcome): Promise<void> {
     const { status, body, headers } = 'result' in outcome ? this.ofResult(outcome.result) : this.ofError(outcome.error);
-    this.metrics.count('result' in outcome ? outcome.result : undefined, body as { code?: unknown });
+    this.outcomes.inc({ outcome: 'result' in outcome ? outcomeLabel(outcome.result) : String((body as { code?: unknown }).code) });
     this.queues.countIfLate(purchase.arrivedAt);
     if (purchase.admission) await purchase.admission.settle(status);
     void reply.code(status).header('Purchase-Id', purchase.purchaseId).headers(headers).send(body);
@@ -55,3 +56,5 @@ export class PurchaseAnswer {
     return { status: body.statusCode, body, headers: retryAfterS === undefined ? {} : { 'Retry-After': String(retryAfterS) } };
   }
 }
+
+const outcomeLabel = (result: PurchaseResult): string => (result.kind === 'pending' ? 'pending' : result.replayed ? 'replayed' : 'created');

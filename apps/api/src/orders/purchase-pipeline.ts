@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler, RouteOptions } from 'fastify';
 import { AuthUser } from '../auth/auth.types';
 import { ClientAddressLimit } from '../auth/client-address-limit';
 import { TokenVerifier } from '../auth/token-verifier';
@@ -15,8 +15,7 @@ import { monotonicNow } from '../product-queue/product-queue';
 import { ProductQueues } from '../product-queue/product-queues';
 import { stockLockKey } from '../stock/product-lock';
 import { AdmissionGate, TakenAdmission } from '../waiting-room/admission-gate';
-import { parsePurchaseBody } from './dto/purchase-body';
-import { isIdempotencyKey, parseIdempotencyKey } from './idempotency-key';
+import { isIdempotencyKey, parseIdempotencyKey, parsePurchaseBody } from './purchase-request';
 import { PurchaseAnswer, PurchaseOutcome } from './purchase-answer';
 import { PurchaseService } from './purchase.service';
 import { perUserLimit, saleNotActive, soldOut } from './purchase-errors';
@@ -86,14 +85,20 @@ export class PurchasePipeline {
     this.rate = new RateBudget(limiter, new Logger(PurchasePipeline.name), 'purchase attempts');
   }
 
-  /** Runs the pipeline in front of the purchase route, before Nest's guards and handler. */
+  /**
+   * Runs the pipeline in front of the purchase route, before Nest's guards and handler: a hook of
+   * that route alone (attached as Nest registers it, so call this before the app's init()).
+   */
   install(fastify: FastifyInstance): void {
-    fastify.addHook('preHandler', async (request: Request, reply: FastifyReply) => {
-      if (request.method !== 'POST' || request.routeOptions.url !== PURCHASE_ROUTE) return;
+    const hook = async (request: Request, reply: FastifyReply): Promise<void> => {
       const decided = await this.run(request, monotonicNow() - reply.elapsedTime);
       if ('outcome' in decided) return this.answer.write(reply, decided.purchase, decided.outcome);
       request.purchase = decided;
       request.user = decided.user;
+    };
+    fastify.addHook('onRoute', (route: RouteOptions) => {
+      if (route.url !== PURCHASE_ROUTE || route.method !== 'POST') return;
+      route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), hook as preHandlerAsyncHookHandler];
     });
   }
 

@@ -4,7 +4,7 @@ import { StaleFenceException } from '../common/errors/stale-fence.error';
 import { SaleTerms } from '../inventory/product.view';
 import { ProductQueues } from '../product-queue/product-queues';
 import { StockUnit, stockLockKey } from '../stock/product-lock';
-import { purchaseFingerprint } from './idempotency-key';
+import { purchaseFingerprint } from './purchase-request';
 import { OrderRepository } from './order-repository';
 import { asFirstAnswered, OrderRow, OrderView } from './order.view';
 import type { Purchase } from './purchase-pipeline';

@@ -8,14 +8,15 @@ import { IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 export class EventLoopLag {
   private readonly histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
   private timer?: NodeJS.Timeout;
-  private lagMs = 0;
+  /** The present lag in ms (a field, not a getter: read on every purchase). */
+  currentMs = 0;
 
   start(): void {
     if (this.timer) return;
     this.histogram.enable();
     this.timer = setInterval(() => {
       // The histogram counts the resolution itself as delay: a loop on time reads about 10 ms.
-      this.lagMs = Math.max(0, this.histogram.percentile(99) / 1e6 - 10);
+      this.currentMs = Math.max(0, this.histogram.percentile(99) / 1e6 - 10);
       this.histogram.reset();
     }, 1000);
     this.timer.unref();
@@ -25,9 +26,5 @@ export class EventLoopLag {
     clearInterval(this.timer);
     this.timer = undefined;
     this.histogram.disable();
-  }
-
-  get currentMs(): number {
-    return this.lagMs;
   }
 }

@@ -2,7 +2,7 @@ import { Controller, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser } from '../../auth/auth.decorators';
 import { AuthUser } from '../../auth/auth.types';
-import { parseIdempotencyKey } from '../idempotency-key';
+import { parseIdempotencyKey } from '../purchase-request';
 import { PurchaseStatusService } from './purchase-status.service';
 import { PurchaseStatusView } from './purchase-status.view';
 

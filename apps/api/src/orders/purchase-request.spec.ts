@@ -1,4 +1,4 @@
-import { parseIdempotencyKey, purchaseFingerprint } from './idempotency-key';
+import { parseIdempotencyKey, purchaseFingerprint } from './purchase-request';
 
 describe('Idempotency-Key', () => {
   it('accepts a UUID and is absent when not sent', () => {

@@ -1,5 +1,5 @@
-import { AppException } from '../../common/errors/app.exception';
-import { parsePurchaseBody } from './purchase-body';
+import { AppException } from '../common/errors/app.exception';
+import { parsePurchaseBody } from './purchase-request';
 
 const pipe = { transform: parsePurchaseBody };
 
