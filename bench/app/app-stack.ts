@@ -6,8 +6,11 @@ import { benchScratchDir } from './scratch-dir';
 /** A fresh secret per bench run: the instances run as in production, which refuses published secrets. */
 export const BENCH_SECRET = randomBytes(32).toString('hex');
 
-/** N built API instances on one database and Redis, tuned for measuring, not for defaults. */
-export async function startInstances(count: number, databaseUrl: string, redisUrl: string, profile = false): Promise<{ apis: ApiProcess[]; profileDir?: string }> {
+/**
+ * N built API instances on one database and Redis, tuned for measuring, not for defaults.
+ * `entry`: another build's `main.js` (an earlier commit's, for `--baseline`); this checkout's when omitted.
+ */
+export async function startInstances(count: number, databaseUrl: string, redisUrl: string, profile = false, entry?: string): Promise<{ apis: ApiProcess[]; profileDir?: string }> {
   const profileDir = profile ? benchScratchDir('bench-prof') : undefined;
   const apis: ApiProcess[] = [];
   for (let i = 0; i < count; i++) {
@@ -25,6 +28,7 @@ export async function startInstances(count: number, databaseUrl: string, redisUr
         DB_MIGRATE: i === 0 ? 'true' : 'false',
       },
       nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+      entry,
     });
     await api.start();
     apis.push(api);

@@ -21,6 +21,8 @@ export interface CpuBenchEnv {
   spikeSeconds: number;
   /** Run each cell's API under `node --cpu-prof` and summarise where its time went. */
   profile: boolean;
+  /** The API bundle the app cells start; this checkout's `dist/apps/api/main.js` when omitted. */
+  apiEntry?: string;
 }
 
 export interface CpuCell {
@@ -165,7 +167,7 @@ export type CellPlan = {
 /** Runs a plan on a fresh API process (its own peak RSS and profile), checks invariants after. */
 export async function appCell(env: CpuBenchEnv, plan: CellPlan): Promise<CpuCell> {
   const spawnedAt = Date.now();
-  const { apis, profileDir } = await startInstances(1, env.databaseUrl, env.redisUrl, env.profile);
+  const { apis, profileDir } = await startInstances(1, env.databaseUrl, env.redisUrl, env.profile, env.apiEntry);
   const api = apis[0];
   let window: ProfileWindow | undefined;
   let cell: Omit<CpuCell, 'violations'>;

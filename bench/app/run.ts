@@ -13,6 +13,7 @@ import { ensureWrk, raiseOpenFileLimit } from './wrk';
 import { ensureHaproxy } from './balancer';
 import { ensureSs } from './accept-queue';
 import { rotate, summariseRounds } from './rounds';
+import { AB_DEFAULT_CELLS, runAb } from './ab-run';
 
 const ALL_CELLS = ['floor', 'nest', 'live', 'product', 'soldout', 'hot', 'poll', 'join', 'floorspike', 'spike', 'balanced', 'limit'] as const;
 type CellName = (typeof ALL_CELLS)[number];
@@ -33,7 +34,8 @@ const PROFILED_CELLS: readonly CellName[] = ['live', 'soldout', 'hot', 'poll', '
  *    one-transaction-per-purchase limit, and through 2 instances.
  * A last, shorter pass runs the app cells under `node --cpu-prof` for where the time goes
  * (`--skip-profile` leaves it out). `--cells live,hot` runs some cells only (printed, not written
- * to the docs).
+ * to the docs). `--baseline <git-ref>` compares app cells with an earlier commit's build in the same
+ * run instead (see ab-run.ts; `--cells` then defaults to hot,soldout,live,spike).
  */
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -43,14 +45,17 @@ async function main(): Promise<void> {
       users: { type: 'string', default: '50000' },
       'spike-connections': { type: 'string', default: '4000' },
       'spike-seconds': { type: 'string', default: '12' },
-      cells: { type: 'string', default: ALL_CELLS.join(',') },
+      cells: { type: 'string' },
       rounds: { type: 'string', default: '3' },
       'skip-profile': { type: 'boolean', default: false },
+      baseline: { type: 'string' },
     },
   });
+  values.cells ??= values.baseline === undefined ? ALL_CELLS.join(',') : AB_DEFAULT_CELLS;
   const cells = new Set(values.cells.split(',') as CellName[]);
   const rounds = Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number of at least 1, got ${values.rounds}`);
+  const log = (line: string) => console.log(`[bench] ${line}`);
   for (const cell of cells) if (!ALL_CELLS.includes(cell)) throw new Error(`unknown cell ${cell}; cells: ${ALL_CELLS.join(', ')}`);
   ensureWrk();
   ensureSs();
@@ -58,6 +63,17 @@ async function main(): Promise<void> {
   const openFiles = raiseOpenFileLimit();
   if (openFiles < Number(values['spike-connections']) + 1024) {
     console.warn(`[bench] the open-file limit is ${openFiles}: the spike's connections may fail with EMFILE (raise it with ulimit -Hn as root)`);
+  }
+  if (values.baseline !== undefined) {
+    const load = {
+      seconds: Number(values.seconds),
+      connections: Number(values.connections),
+      users: Number(values.users),
+      spikeConnections: Number(values['spike-connections']),
+      spikeSeconds: Number(values['spike-seconds']),
+    };
+    // The A/B run has no profiling pass: `--skip-profile` is accepted and changes nothing.
+    return runAb({ ref: values.baseline, cells: [...cells], rounds, load }, log);
   }
   const startedAt = new Date();
   const loadStart = loadavg()[0];
@@ -75,7 +91,6 @@ async function main(): Promise<void> {
     spikeSeconds: Number(values['spike-seconds']),
     profile: false,
   };
-  const log = (line: string) => console.log(`[bench] ${line}`);
   const cpu: AppBenchResult['cpu'] = {};
   const profiled: CpuCell[] = [];
   const hotCells: HotResult[] = [];

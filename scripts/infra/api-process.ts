@@ -9,6 +9,8 @@ export interface ApiProcessOptions {
   logFile?: string;
   /** Extra arguments for node itself, e.g. `--cpu-prof`. */
   nodeArgs?: string[];
+  /** The bundle to run; `dist/apps/api/main.js` when omitted (the bench may run an earlier commit's build). */
+  entry?: string;
 }
 
 /**
@@ -55,8 +57,8 @@ export class ApiProcess {
   }
 
   async start(readyTimeoutMs = 30_000): Promise<void> {
-    const entry = resolve('dist/apps/api/main.js');
-    if (!existsSync(entry)) throw new Error('dist/apps/api/main.js is missing: run `npm run build` first');
+    const entry = resolve(this.options.entry ?? 'dist/apps/api/main.js');
+    if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
     // Unset NODE_ENV means production to the API; a spawned instance is told which it is (jest sets test; the demo and bench development).
     const env = { ...process.env, NODE_ENV: process.env.NODE_ENV || 'development', ...this.options.env, PORT: String(this.options.port) };
     this.child = spawn(process.execPath, [...API_NODE_FLAGS, ...(this.options.nodeArgs ?? []), entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -3,8 +3,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyServerOptions } from 'fastify';
 import type { EdgeConfig, TrustProxy } from '../config/edge-config';
 import { corsOptions } from './cors-options';
-import { installEdgeHeaders } from './edge-headers';
-import { requestIdOf } from './request-id';
+import { installEdgeHeaders } from './edge-hooks';
+import { requestIdOf } from './edge-hooks';
 
 /**
  * What every response tells browsers, caches and proxies: its request id, the security headers,

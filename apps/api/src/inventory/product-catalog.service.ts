@@ -90,3 +90,7 @@ export class ProductCatalog {
     return this.loadFromDatabase(productId);
   }
 }
+
+/** Whether the sale window of these terms is open at `nowMs` (the one place the window is judged). */
+export const isSaleOpen = (terms: SaleTerms, nowMs: number): boolean =>
+  (terms.saleStartsAtMs === null || nowMs >= terms.saleStartsAtMs) && (terms.saleEndsAtMs === null || nowMs < terms.saleEndsAtMs);

@@ -71,6 +71,3 @@ export const toSaleTerms = (view: ProductView): SaleTerms => ({
   segments: view.segments ?? 1,
   waitingRoom: view.waitingRoom ?? null,
 });
-
-export const isSaleOpen = (terms: SaleTerms, nowMs: number): boolean =>
-  (terms.saleStartsAtMs === null || nowMs >= terms.saleStartsAtMs) && (terms.saleEndsAtMs === null || nowMs < terms.saleEndsAtMs);

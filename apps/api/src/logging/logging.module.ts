@@ -5,7 +5,7 @@ import { AppLogger, createRootLogger } from './app-logger';
 
 /**
  * Structured JSON logs (pino): AppLogger carries Nest's messages; bootstrap installs the
- * per-request line (request-log.ts) on Fastify with the same pino logger.
+ * per-request line (http/edge-hooks.ts) on Fastify with the same pino logger.
  */
 @Global()
 @Module({

@@ -1,7 +1,6 @@
-import { AdmissionLimits, completionMs, decide, RefusalReason, retryAfterS, UnitLoad, Verdict } from './admission-policy';
+import { AdmissionLimits, completionMs, decide, RefusalReason, retryAfterS, ServiceTimeModel, UnitLoad, Verdict } from './admission-policy';
 import { BatchRefusedError } from './deadline-refusal';
 import { OverloadedException } from './overloaded.error';
-import { ServiceTimeModel } from './service-time';
 
 export const monotonicNow = (): number => performance.now();
 

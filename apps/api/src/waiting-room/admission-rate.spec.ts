@@ -1,4 +1,4 @@
-import { ServiceTimeModel } from '../product-queue/service-time';
+import { ServiceTimeModel } from '../product-queue/admission-policy';
 import { automaticRate } from './admission-rate';
 
 /** Queues whose snapshots report these measured models. */

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler, RouteOptions } from 'fastify';
 import { TokenVerifier } from '../auth/token-verifier';
 import { classifyError } from '../common/errors/all-exceptions.filter';
 import { ErrorCode } from '../common/errors/error-code';
@@ -17,9 +17,8 @@ const JOIN_ROUTE = '/products/:id/queue';
  * the controller and its guards, to be answered (and counted, and logged) there.
  */
 export function installQueueShortcuts(fastify: FastifyInstance, deps: { room: WaitingRoomService; tokens: TokenVerifier }): void {
-  fastify.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+  const shortcut = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const route = request.routeOptions.url;
-    if (route !== POLL_ROUTE && route !== JOIN_ROUTE) return done();
     const { id, ticket } = request.params as { id?: string; ticket?: string };
     if (!isPositiveId(id)) return done();
     let answer: ReturnType<WaitingRoomService['poll']>;
@@ -40,6 +39,12 @@ export function installQueueShortcuts(fastify: FastifyInstance, deps: { room: Wa
         send(reply, refusal.body.statusCode, refusal.body);
       },
     );
+  };
+  // A hook of these two routes alone (attached as Nest registers them): no other request runs it.
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    if ((route.url === POLL_ROUTE && route.method === 'GET') || (route.url === JOIN_ROUTE && route.method === 'POST')) {
+      route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), shortcut as preHandlerHookHandler];
+    }
   });
 }
 

@@ -1,4 +1,4 @@
-import { ServiceTimeModel } from './service-time';
+import { ServiceTimeModel } from './admission-policy';
 
 describe('ServiceTimeModel', () => {
   it('uses the prior until a batch has been measured', () => {

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { requestIdOf } from './request-id';
+import { requestIdOf } from './edge-hooks';
 
 const request = (id?: string): IncomingMessage => ({ headers: id === undefined ? {} : { 'x-request-id': id } }) as IncomingMessage;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { AppLogger } from './app-logger';
-import { requestLogLevel } from './request-log';
+import { AppLogger } from '../logging/app-logger';
+import { requestLogLevel } from './edge-hooks';
 
 describe('requestLogLevel', () => {
   it('keeps successes and the routine refusals of a sale at debug', () => {
