@@ -13,7 +13,7 @@ import { CREATE_FUNCTION as WITHOUT_ATTEMPTS } from './1763700400000-set-based-p
  * id the instance generated (p_purchase_ids; those are unique by construction, so they skip the
  * key lookups).
  */
-const CREATE_FUNCTION = `
+export const CREATE_FUNCTION = `
 CREATE OR REPLACE FUNCTION purchase_batch(
   p_product_id bigint, p_segment int, p_fence bigint,
   p_users varchar[], p_quantities int[], p_keys varchar[], p_hashes varchar[], p_payment_ttl_s int,

@@ -6,6 +6,7 @@ import { SetBasedPurchaseBatch1763700400000 } from './1763700400000-set-based-pu
 import { PurchaseAttempts1763700500000 } from './1763700500000-purchase-attempts';
 import { PaymentEvents1763700600000 } from './1763700600000-payment-events';
 import { WaitingRoom1763700700000 } from './1763700700000-waiting-room';
+import { ConditionalStockUpdate1763700800000 } from './1763700800000-conditional-stock-update';
 
 /** Listed explicitly (not globbed) so the bundled app and the CLI run the same migrations. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   PurchaseAttempts1763700500000,
   PaymentEvents1763700600000,
   WaitingRoom1763700700000,
+  ConditionalStockUpdate1763700800000,
 ];
