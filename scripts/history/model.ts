@@ -34,6 +34,10 @@ export interface Model {
   /** Users the history made operations for: orders of anyone else are not this history's. */
   users: Set<string>;
   byOrder: Map<string, OpRecord[]>;
+  /** Per product: units of the pre-existing orders that ended (their units may have come back at any time). */
+  returnedBefore: Map<string, number>;
+  /** Per order: the earliest answer (client clock) that showed it exists: a 201, a CREATED poll, a pay or cancel answered 200. */
+  shownByMs: Map<string, number>;
 }
 
 export const groupKey = (userId: string, purchaseId: string): string => `${userId}|${purchaseId}`;
@@ -42,6 +46,9 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
   const products = new Map(meta.products.map((p) => [String(p.productId), { ...p, productId: String(p.productId) }]));
   const preexisting = new Set(meta.products.flatMap((p) => (p.preexistingOrderIds ?? []).map(String)));
   const orders = finalOrders.filter((o) => products.has(o.productId) && !preexisting.has(o.id));
+  const returnedBefore = new Map<string, number>();
+  for (const o of finalOrders)
+    if (preexisting.has(o.id) && products.has(o.productId) && !isLive(o)) returnedBefore.set(o.productId, (returnedBefore.get(o.productId) ?? 0) + o.quantity);
   const model: Model = {
     options,
     products,
@@ -52,6 +59,11 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
     anonymousUnknown: new Map(),
     users: new Set(),
     byOrder: new Map(),
+    returnedBefore,
+    shownByMs: new Map(),
+  };
+  const shown = (orderId: string | undefined, atMs: number) => {
+    if (orderId !== undefined && !(atMs >= (model.shownByMs.get(orderId) ?? Infinity))) model.shownByMs.set(orderId, atMs);
   };
   const group = (userId: string, id: string): PurchaseGroup => {
     const key = groupKey(userId, id);
@@ -63,11 +75,14 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
     if ('userId' in op && op.userId) model.users.add(op.userId);
     if (op.op === 'purchase') {
       const id = op.key ?? op.purchaseId;
+      if (verdictOf(op) === 'ok') shown(op.orderId, op.completeMs);
       if (id !== undefined) group(op.userId, id).purchases.push(op);
       else if (verdictOf(op) === 'unknown') model.anonymousUnknown.set(`${op.userId}|${op.productId}`, (model.anonymousUnknown.get(`${op.userId}|${op.productId}`) ?? 0) + 1);
     } else if (op.op === 'poll') {
       group(op.userId, op.purchaseId).polls.push(op);
+      if (op.state === 'CREATED') shown(op.orderId, op.completeMs);
     } else if (op.op === 'pay' || op.op === 'cancel') {
+      if (verdictOf(op) === 'ok') shown(op.orderId, op.completeMs);
       const list = model.byOrder.get(op.orderId);
       if (list) list.push(op);
       else model.byOrder.set(op.orderId, [op]);
@@ -79,7 +94,15 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
 /** When an operation's effect may have happened at the latest: never, for an unknown answer. */
 export const latestEffectMs = (op: OpRecord): number => (verdictOf(op) === 'unknown' ? Infinity : op.completeMs);
 
-export const isLive = (o: FinalOrder): boolean => o.status === 'PENDING_PAYMENT' || o.status === 'PAID';
+export function isLive(o: FinalOrder): boolean {
+  return o.status === 'PENDING_PAYMENT' || o.status === 'PAID';
+}
+
+/** When the order was due to expire (database clock): createdAt + the writer's payment TTL when the history gives it, else the order's expiresAt. */
+export function dueMs(m: Model, o: FinalOrder): number {
+  const ttlS = m.products.get(o.productId)?.paymentTtlS;
+  return ttlS !== undefined ? o.createdAtMs + ttlS * 1000 : o.expiresAtMs;
+}
 
 export const describe = (op: OpRecord): string => {
   const answer = op.error !== undefined ? `transport ${op.error}` : `${op.status}${op.code ? ` ${op.code}` : ''}`;

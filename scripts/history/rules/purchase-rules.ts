@@ -1,8 +1,11 @@
 import { FinalOrder, PurchaseRecord, verdictOf } from '../format';
-import { describe, groupKey, latestEffectMs, Model } from '../model';
+import { describe, groupKey, latestEffectMs, Model, PurchaseGroup } from '../model';
 import { RuleResult, RuleTally } from '../tally';
 
-/** Every 201 (and every poll answered CREATED) names an order that is in the final state, of that user and purchase. */
+/**
+ * Every 201 (and every poll answered CREATED) names an order that is in the final state, and it is
+ * the order that request asked for: its user, product, purchase id and quantity.
+ */
 export function every201Durable(m: Model): RuleResult {
   const tally = new RuleTally('every 201 is in the final state');
   for (const op of m.ops) {
@@ -10,10 +13,13 @@ export function every201Durable(m: Model): RuleResult {
     if (!created) continue;
     const order = op.orderId !== undefined ? m.ordersById.get(op.orderId) : undefined;
     const purchaseId = op.op === 'purchase' ? (op.key ?? op.purchaseId) : op.purchaseId;
+    const asked = op.op === 'purchase' ? op : m.groups.get(groupKey(op.userId, op.purchaseId))?.purchases[0];
     if (!order) tally.judge(`lost: ${describe(op)} named order ${op.orderId ?? '(none)'}, absent from the final state`);
     else if (order.userId !== op.userId) tally.judge(`${describe(op)}: order ${order.id} belongs to ${order.userId}, not ${op.userId}`);
     else if (purchaseId !== undefined && order.purchaseId !== null && order.purchaseId !== purchaseId)
       tally.judge(`${describe(op)}: order ${order.id} is of purchase ${order.purchaseId}, not ${purchaseId}`);
+    else if (asked && order.productId !== String(asked.productId)) tally.judge(`${describe(op)}: order ${order.id} is of product ${order.productId}, the purchase was of ${asked.productId}`);
+    else if (asked && order.quantity !== (asked.quantity ?? 1)) tally.judge(`${describe(op)}: order ${order.id} holds ${order.quantity} unit(s), the purchase asked for ${asked.quantity ?? 1}`);
     else tally.judge();
   }
   return tally.result();
@@ -67,20 +73,46 @@ export function refusalsDidNothing(m: Model): { refusals: RuleResult; explained:
   return { refusals: refusals.result(), explained: explained.result() };
 }
 
-/** At most one order per purchase id (an unknown answer resolves once), and its 201s all name it. */
-export function oneOrderPerPurchase(m: Model): RuleResult {
-  const tally = new RuleTally('one order per (user, purchase id)');
-  const seen = new Map<string, string>();
+/** A refusal that says "this purchase has no order", as opposed to "try again" (503, 429) or "never sent" (ECONNREFUSED). */
+const saysNoOrder = (p: PurchaseRecord): boolean => verdictOf(p) === 'refused' && p.status !== undefined && p.status !== 503 && p.status !== 429;
+
+/**
+ * One outcome per purchase id, across all its requests, retries and polls: at most one order; every
+ * 201 and CREATED poll names that order; once the order exists (its creation, give or take the
+ * clock tolerance, or an answer that showed it) every later answer to the purchase id names it,
+ * never a refusal (invariant 4: a retry returns the first response); a poll never says REFUSED of
+ * a purchase that has an order; and a purchase id refused 409 never gets an order later.
+ */
+export function onePurchaseOutcome(m: Model): RuleResult {
+  const tally = new RuleTally('one outcome per purchase id');
+  const ordersOf = new Map<string, FinalOrder[]>();
   for (const order of m.orders) {
     if (order.purchaseId === null) continue;
     const key = groupKey(order.userId, order.purchaseId);
-    const first = seen.get(key);
-    if (first === undefined) seen.set(key, order.id);
-    else tally.fail(`purchase ${order.purchaseId} of ${order.userId}: orders ${first} and ${order.id}`);
+    ordersOf.set(key, [...(ordersOf.get(key) ?? []), order]);
   }
-  for (const group of m.groups.values()) {
-    const named = new Set(group.purchases.filter((p: PurchaseRecord) => verdictOf(p) === 'ok' && p.orderId !== undefined).map((p) => p.orderId));
-    tally.judge(named.size > 1 ? `purchase ${group.id}: its 201s named orders ${[...named].join(', ')}` : undefined);
-  }
+  for (const [key, orders] of ordersOf) if (orders.length > 1 && !m.groups.has(key)) tally.judge(`purchase ${orders[0].purchaseId} of ${orders[0].userId}: orders ${orders.map((o) => o.id).join(', ')}`);
+  for (const [key, group] of m.groups) tally.judge(judgeGroup(m, group, ordersOf.get(key) ?? []));
   return tally.result();
+}
+
+function judgeGroup(m: Model, group: PurchaseGroup, orders: FinalOrder[]): string | undefined {
+  const where = `purchase ${group.id} of ${group.purchases[0]?.userId ?? group.polls[0]?.userId}`;
+  if (orders.length > 1) return `${where}: orders ${orders.map((o) => o.id).join(', ')}`;
+  const named = new Set<string>();
+  for (const p of group.purchases) if (verdictOf(p) === 'ok' && p.orderId !== undefined) named.add(p.orderId);
+  for (const p of group.polls) if (p.state === 'CREATED' && p.orderId !== undefined) named.add(p.orderId);
+  if (named.size > 1) return `${where}: its answers named orders ${[...named].join(', ')}`;
+  const order = orders[0];
+  if (!order) return undefined;
+  if (named.size === 1 && !named.has(order.id)) return `${where}: answered with order ${[...named][0]}, but its order is ${order.id}`;
+  const refusedPoll = group.polls.find((p) => p.state === 'REFUSED');
+  if (refusedPoll) return `${where}: ${describe(refusedPoll)} said REFUSED, but order ${order.id} exists`;
+  const existedBy = Math.min(order.createdAtMs + m.options.skewMs, m.shownByMs.get(order.id) ?? Infinity);
+  const differs = (p: PurchaseRecord) => p.quantity !== order.quantity || String(p.productId) !== order.productId;
+  const late = group.purchases.find((p) => saysNoOrder(p) && p.invokeMs > existedBy && !(p.code === 'IDEMPOTENCY_KEY_REUSED' && differs(p)));
+  if (late) return `${where}: ${describe(late)} was sent after order ${order.id} existed (created ${order.createdAtMs}), and refused`;
+  const earlier409 = group.purchases.find((p) => p.status === 409 && p.completeMs < order.createdAtMs - m.options.skewMs);
+  if (earlier409) return `${where}: ${describe(earlier409)}, yet order ${order.id} was made later (created ${order.createdAtMs})`;
+  return undefined;
 }
