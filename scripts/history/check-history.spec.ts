@@ -115,10 +115,10 @@ describe('checkHistory', () => {
     expect(failed(run(twice, [order('1', 'a', 'k1', 1005), order('2', 'a', 'k2', 1005)]))).toEqual(['per-user limit over live orders']);
   });
 
-  it('round-trips through the JSON lines a writer saves, and judges 100k operations in a few seconds', () => {
+  it('round-trips through the JSON lines a writer saves (the speed on 100k: test/history/speed.spec.ts)', () => {
     const log = new HistoryLog('spec', [{ productId: P, initialStock: 50_000, perUserLimit: 1 }]);
     const orders: FinalOrder[] = [];
-    for (let n = 0; n < 100_000; n++) {
+    for (let n = 0; n < 10_000; n++) {
       const t = 1000 + n;
       if (n % 2 === 0) {
         log.add(buy(`u${n}`, `k${n}`, t, { status: 201, orderId: String(n) }));
@@ -127,11 +127,9 @@ describe('checkHistory', () => {
       else log.add(buy(`u${n}`, `k${n}`, t, { status: 409, code: 'SOLD_OUT' }));
     }
     const { meta: parsedMeta, ops } = parseHistory(log.toJsonl());
-    const started = Date.now();
     const check = checkHistory(parsedMeta, ops, orders, { finalReadAtMs: 10_000_000 });
     expect(failed(check)).toEqual([]);
-    expect(check.figures.ops).toBe(100_000);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(check.figures.ops).toBe(10_000);
   });
 
   it('refuses a file that is not a history', () => {

@@ -15,8 +15,11 @@ export interface CheckOptions {
 /** The operations of one purchase id (Idempotency-Key or the server's Purchase-Id) of one user. */
 export interface PurchaseGroup {
   id: string;
+  userId: string;
   purchases: PurchaseRecord[];
   polls: PollRecord[];
+  /** The final orders of this user and purchase id (at most one, unless something broke). */
+  orders: FinalOrder[];
 }
 
 /** The history and the final state, indexed once for all rules. */
@@ -27,8 +30,12 @@ export interface Model {
   /** Final orders of the history's products, without the pre-existing ones. */
   orders: FinalOrder[];
   ordersById: Map<string, FinalOrder>;
-  /** `user|purchaseId` → its operations. */
-  groups: Map<string, PurchaseGroup>;
+  /** Every purchase id's operations and orders. */
+  groups: PurchaseGroup[];
+  /** The group of a user's purchase id, if the history has one. */
+  groupOf(userId: string, purchaseId: string): PurchaseGroup | undefined;
+  /** Orders of the history's users whose purchase id no operation named. */
+  strayOrders: FinalOrder[];
   /** Purchases without a key whose answer named no purchase id (no answer at all): `user|product` → count. */
   anonymousUnknown: Map<string, number>;
   /** Users the history made operations for: orders of anyone else are not this history's. */
@@ -49,13 +56,23 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
   const returnedBefore = new Map<string, number>();
   for (const o of finalOrders)
     if (preexisting.has(o.id) && products.has(o.productId) && !isLive(o)) returnedBefore.set(o.productId, (returnedBefore.get(o.productId) ?? 0) + o.quantity);
+  // By purchase id alone (ids are nearly always unique across users: no key string built per
+  // operation); the rare id two users share goes to a map keyed by both.
+  const byId = new Map<string, PurchaseGroup>();
+  const shared = new Map<string, PurchaseGroup>();
+  const find = (userId: string, id: string): PurchaseGroup | undefined => {
+    const first = byId.get(id);
+    return first === undefined || first.userId === userId ? first : shared.get(groupKey(userId, id));
+  };
   const model: Model = {
     options,
     products,
     ops,
     orders,
     ordersById: new Map(orders.map((o) => [o.id, o])),
-    groups: new Map(),
+    groups: [],
+    groupOf: find,
+    strayOrders: [],
     anonymousUnknown: new Map(),
     users: new Set(),
     byOrder: new Map(),
@@ -66,9 +83,13 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
     if (orderId !== undefined && !(atMs >= (model.shownByMs.get(orderId) ?? Infinity))) model.shownByMs.set(orderId, atMs);
   };
   const group = (userId: string, id: string): PurchaseGroup => {
-    const key = groupKey(userId, id);
-    let found = model.groups.get(key);
-    if (!found) model.groups.set(key, (found = { id, purchases: [], polls: [] }));
+    let found = find(userId, id);
+    if (!found) {
+      found = { id, userId, purchases: [], polls: [], orders: [] };
+      if (byId.has(id)) shared.set(groupKey(userId, id), found);
+      else byId.set(id, found);
+      model.groups.push(found);
+    }
     return found;
   };
   for (const op of ops) {
@@ -87,6 +108,11 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
       if (list) list.push(op);
       else model.byOrder.set(op.orderId, [op]);
     }
+  }
+  for (const order of orders) {
+    const found = order.purchaseId !== null ? model.groupOf(order.userId, order.purchaseId) : undefined;
+    if (found) found.orders.push(order);
+    else if (model.users.has(order.userId)) model.strayOrders.push(order);
   }
   return model;
 }

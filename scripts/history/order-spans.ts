@@ -10,8 +10,9 @@ import { dueMs, isLive, Model } from './model';
  * - EXPIRED: not before it was due, nor before the database recorded it closed;
  * - CANCELLED: not before the first cancel of it that was not refused was sent, nor before its
  *   recorded close; with neither, at its creation (the order-state rule flags such an order).
- * The possible span ends when something surely ended it: a cancel answered 200, the recorded close
- * time (plus the tolerance), or never.
+ * The possible span starts at createdAt (the statement cannot take units before it began) and
+ * ends when something surely ended it: a cancel answered 200, the recorded close time (plus the
+ * tolerance), or never.
  */
 export interface OrderSpan {
   order: FinalOrder;
@@ -25,7 +26,7 @@ export function orderSpans(m: Model): OrderSpan[] {
   const skew = m.options.skewMs;
   return m.orders.map((order) => {
     const cancels = (m.byOrder.get(order.id) ?? []).filter((op): op is CancelRecord => op.op === 'cancel' && verdictOf(op) !== 'refused');
-    return { order, sureFrom: order.createdAtMs + skew, sureUntil: sureEnd(m, order, cancels), mayFrom: order.createdAtMs - skew, mayUntil: latestEnd(order, cancels, skew) };
+    return { order, sureFrom: order.createdAtMs + skew, sureUntil: sureEnd(m, order, cancels), mayFrom: order.createdAtMs, mayUntil: latestEnd(order, cancels, skew) };
   });
 }
 

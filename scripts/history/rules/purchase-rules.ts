@@ -13,7 +13,7 @@ export function every201Durable(m: Model): RuleResult {
     if (!created) continue;
     const order = op.orderId !== undefined ? m.ordersById.get(op.orderId) : undefined;
     const purchaseId = op.op === 'purchase' ? (op.key ?? op.purchaseId) : op.purchaseId;
-    const asked = op.op === 'purchase' ? op : m.groups.get(groupKey(op.userId, op.purchaseId))?.purchases[0];
+    const asked = op.op === 'purchase' ? op : m.groupOf(op.userId, op.purchaseId)?.purchases[0];
     if (!order) tally.judge(`lost: ${describe(op)} named order ${op.orderId ?? '(none)'}, absent from the final state`);
     else if (order.userId !== op.userId) tally.judge(`${describe(op)}: order ${order.id} belongs to ${order.userId}, not ${op.userId}`);
     else if (purchaseId !== undefined && order.purchaseId !== null && order.purchaseId !== purchaseId)
@@ -36,23 +36,16 @@ export function refusalsDidNothing(m: Model): { refusals: RuleResult; explained:
   const refusals = new RuleTally('no refused purchase has an order (now or later)');
   const explained = new RuleTally('every order was made by a request that was not refused');
   const skew = m.options.skewMs;
-  const byGroup = new Map<string, FinalOrder[]>();
-  const unmatched: FinalOrder[] = [];
-  for (const order of m.orders) {
-    if (!m.users.has(order.userId)) continue;
-    const key = order.purchaseId !== null ? groupKey(order.userId, order.purchaseId) : undefined;
-    if (key !== undefined && m.groups.has(key)) byGroup.set(key, [...(byGroup.get(key) ?? []), order]);
-    else unmatched.push(order);
-  }
-  for (const [key, group] of m.groups) {
-    const definiteRefusals = group.purchases.filter((p) => verdictOf(p) === 'refused');
-    const pollRefused = group.polls.filter((p) => p.state === 'REFUSED');
-    const orders = byGroup.get(key) ?? [];
-    const refusedCount = definiteRefusals.length + pollRefused.length;
+  for (const group of m.groups) {
+    const orders = group.orders.filter((o) => m.users.has(o.userId));
     if (!orders.length) {
-      for (let i = 0; i < refusedCount; i++) refusals.judge();
+      for (const p of group.purchases) if (verdictOf(p) === 'refused') refusals.judge();
+      for (const p of group.polls) if (p.state === 'REFUSED') refusals.judge();
       continue;
     }
+    const definiteRefusals = group.purchases.filter((p) => verdictOf(p) === 'refused');
+    const pollRefused = group.polls.filter((p) => p.state === 'REFUSED');
+    const refusedCount = definiteRefusals.length + pollRefused.length;
     for (const order of orders) {
       const makers = group.purchases.filter((p) => verdictOf(p) !== 'refused' && p.invokeMs <= order.createdAtMs + skew && latestEffectMs(p) >= order.createdAtMs - skew);
       const culprit = definiteRefusals.find((r) => r.invokeMs <= order.createdAtMs + skew && r.completeMs >= order.createdAtMs - skew);
@@ -64,7 +57,7 @@ export function refusalsDidNothing(m: Model): { refusals: RuleResult; explained:
   }
   // Orders whose purchase id no operation knew: only a keyless purchase that got no answer explains them.
   const spare = new Map(m.anonymousUnknown);
-  for (const order of unmatched) {
+  for (const order of m.strayOrders) {
     const slot = `${order.userId}|${order.productId}`;
     const left = spare.get(slot) ?? 0;
     if (left > 0) spare.set(slot, left - 1);
@@ -85,19 +78,20 @@ const saysNoOrder = (p: PurchaseRecord): boolean => verdictOf(p) === 'refused' &
  */
 export function onePurchaseOutcome(m: Model): RuleResult {
   const tally = new RuleTally('one outcome per purchase id');
-  const ordersOf = new Map<string, FinalOrder[]>();
-  for (const order of m.orders) {
+  const seen = new Map<string, FinalOrder>();
+  for (const order of m.strayOrders) {
     if (order.purchaseId === null) continue;
     const key = groupKey(order.userId, order.purchaseId);
-    ordersOf.set(key, [...(ordersOf.get(key) ?? []), order]);
+    const first = seen.get(key);
+    if (first) tally.judge(`purchase ${order.purchaseId} of ${order.userId}: orders ${first.id} and ${order.id}`);
+    else seen.set(key, order);
   }
-  for (const [key, orders] of ordersOf) if (orders.length > 1 && !m.groups.has(key)) tally.judge(`purchase ${orders[0].purchaseId} of ${orders[0].userId}: orders ${orders.map((o) => o.id).join(', ')}`);
-  for (const [key, group] of m.groups) tally.judge(judgeGroup(m, group, ordersOf.get(key) ?? []));
+  for (const group of m.groups) tally.judge(judgeGroup(m, group, group.orders));
   return tally.result();
 }
 
 function judgeGroup(m: Model, group: PurchaseGroup, orders: FinalOrder[]): string | undefined {
-  const where = `purchase ${group.id} of ${group.purchases[0]?.userId ?? group.polls[0]?.userId}`;
+  const where = `purchase ${group.id} of ${group.userId}`;
   if (orders.length > 1) return `${where}: orders ${orders.map((o) => o.id).join(', ')}`;
   const named = new Set<string>();
   for (const p of group.purchases) if (verdictOf(p) === 'ok' && p.orderId !== undefined) named.add(p.orderId);

@@ -43,21 +43,21 @@ export function noOversell(m: Model, spans: OrderSpan[] = orderSpans(m)): RuleRe
 /** Per user and product, at no instant do the units the user surely holds exceed the product's perUserLimit. */
 export function perUserLimit(m: Model, spans: OrderSpan[] = orderSpans(m)): RuleResult {
   const tally = new RuleTally('per-user limit over live orders');
-  const bySlot = new Map<string, OrderSpan[]>();
+  // Most users never hold more than the limit even in total: only their slots need a sweep.
+  const totals = new Map<string, number>();
   for (const s of spans) {
     const slot = `${s.order.userId}|${s.order.productId}`;
-    const list = bySlot.get(slot);
-    if (list) list.push(s);
-    else bySlot.set(slot, [s]);
+    totals.set(slot, (totals.get(slot) ?? 0) + s.order.quantity);
   }
-  for (const list of bySlot.values()) {
+  const over = new Map<string, OrderSpan[]>();
+  for (const s of spans) {
+    const slot = `${s.order.userId}|${s.order.productId}`;
+    if ((totals.get(slot) as number) > (m.products.get(s.order.productId)?.perUserLimit ?? Infinity)) over.set(slot, [...(over.get(slot) ?? []), s]);
+  }
+  for (let i = over.size; i < totals.size; i++) tally.judge();
+  for (const list of over.values()) {
     const { userId, productId } = list[0].order;
     const limit = m.products.get(productId)?.perUserLimit ?? Infinity;
-    const total = list.reduce((sum, s) => sum + s.order.quantity, 0);
-    if (total <= limit) {
-      tally.judge();
-      continue;
-    }
     const held = new StepLevels(list.map((s) => ({ from: s.sureFrom, until: s.sureUntil, units: s.order.quantity })));
     const i = held.levels.findIndex((level) => level > limit);
     tally.judge(i < 0 ? undefined : `${userId} held ${held.levels[i]} unit(s) of product ${productId} at ${iso(held.times[i])}, limit ${limit}; orders ${names(list, held.times[i])}`);
