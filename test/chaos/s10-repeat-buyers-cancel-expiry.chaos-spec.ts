@@ -53,7 +53,7 @@ describe.each([
     const faults: string[] = [];
     const exits = watchExits(apis);
     const product = await admin.createProduct({ stock: 400, perUserLimit: 12, segments } as never);
-    rec.track(product);
+    rec.track(product.id, { stock: 400, perUserLimit: 12 });
     if (redisDown) {
       await redis.kill();
       faults.push('redis killed before the sale: every purchase, cancel and expiry runs in DB-only mode');

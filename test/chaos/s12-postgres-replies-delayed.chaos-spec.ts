@@ -49,7 +49,7 @@ describe('chaos 12: Postgres replies delayed past the client timeout', () => {
     const exits = watchExits(apis);
     const product = await new Api(httpSender(urls[0])).createProduct({ stock: STOCK, perUserLimit: 1 });
     const rec = new Recorder();
-    rec.track(product);
+    rec.track(product.id, { stock: STOCK, perUserLimit: 1 });
     const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s12', BUYERS), concurrency: 12, thinkMs: 120, maxAttempts: 30 });
     await salesUnderWay(rec, 100);
     const faults: string[] = [];

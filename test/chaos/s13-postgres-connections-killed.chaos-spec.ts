@@ -57,7 +57,7 @@ describe('chaos 13: every app connection to Postgres terminated mid-sale', () =>
     const exits = watchExits(apis);
     const product = await new Api(httpSender(urls[0])).createProduct({ stock: STOCK, perUserLimit: 1 });
     const rec = new Recorder();
-    rec.track(product);
+    rec.track(product.id, { stock: STOCK, perUserLimit: 1 });
     // An instance that exited ends the sale early: its verdict below says so instead of a test timeout.
     const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s13', BUYERS), concurrency: 12, thinkMs: 120, maxAttempts: 30, stop: () => exits.exits().length > 0 });
     await salesUnderWay(rec, 100);

@@ -50,7 +50,7 @@ describe('chaos 6: latency, resets and black holes between the API and Redis / P
   it('answers every request within a bound (503 with Retry-After when a dependency is gone), never hangs, recovers', async () => {
     const product = await new Api(httpSender(api.url)).createProduct({ stock: 5000, perUserLimit: 2 });
     const rec = new Recorder();
-    rec.track(product);
+    rec.track(product.id, { stock: 5000, perUserLimit: 2 });
     let stop = false;
     // Buyers make one try each, so that every answer the fault produced is seen as it was.
     const crowd = runCrowd({ urls: [api.url], productId: product.id, rec, users: users('s6', 5000), concurrency: 4, thinkMs: 50, maxAttempts: 1, timeoutMs: CLIENT_TIMEOUT_MS, purchasesPerUser: 2, stop: () => stop });

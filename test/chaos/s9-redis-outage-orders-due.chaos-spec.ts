@@ -56,7 +56,7 @@ describe.each(['reject', 'db'] as const)('chaos 9 (%s): Redis outage with orders
     const fault = await installExpiryFault(db.url);
 
     const product = await admin.createProduct({ stock: 200, perUserLimit: 3 });
-    rec.track(product);
+    rec.track(product.id, { stock: 200, perUserLimit: 3 });
     // Twelve unpaid orders (and two paid) fall due PAYMENT_TTL_S after they are made.
     attempts.push(...(await runRepeatBuyers({ urls, productId: product.id, rec, users: users('s9-due', 7), buysPerUser: 2, cancelEvery: 0, concurrency: 7 })));
     const paid = attempts.slice(0, 2).map((a) => a.orderId!);
