@@ -20,18 +20,26 @@ export function watchExits(apis: ApiProcess[]): { exits: () => string[]; stop: (
  * A switch in Postgres that makes the expiry job's UPDATE fail (a trigger raising on
  * PENDING_PAYMENT → EXPIRED) while it is on: a database error in the middle of an expiry run.
  */
-export async function installExpiryFault(databaseUrl: string): Promise<{ set: (failing: boolean) => Promise<void> }> {
+export async function installExpiryFault(databaseUrl: string): Promise<{ set: (failing: boolean) => Promise<void>; fired: () => Promise<number> }> {
   await withPg(databaseUrl, async (pg) => {
     await pg.query('CREATE TABLE chaos_switch (failing boolean NOT NULL)');
     await pg.query('INSERT INTO chaos_switch VALUES (false)');
+    // A sequence counts the failures: nextval survives the rollback the exception causes.
+    await pg.query('CREATE SEQUENCE chaos_fault_fired');
     await pg.query(`CREATE FUNCTION chaos_expiry_fault() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF NEW.status = 'EXPIRED' AND (SELECT failing FROM chaos_switch) THEN RAISE EXCEPTION 'chaos: injected failure during an expiry run'; END IF;
+        IF NEW.status = 'EXPIRED' AND (SELECT failing FROM chaos_switch) THEN
+          PERFORM nextval('chaos_fault_fired');
+          RAISE EXCEPTION 'chaos: injected failure during an expiry run';
+        END IF;
         RETURN NEW;
       END $$`);
     await pg.query('CREATE TRIGGER chaos_expiry_fault BEFORE UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION chaos_expiry_fault()');
   });
-  return { set: (failing) => withPg(databaseUrl, (pg) => pg.query('UPDATE chaos_switch SET failing = $1', [failing])).then(() => undefined) };
+  return {
+    set: (failing) => withPg(databaseUrl, (pg) => pg.query('UPDATE chaos_switch SET failing = $1', [failing])).then(() => undefined),
+    fired: () => withPg(databaseUrl, async (pg) => Number((await pg.query('SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM chaos_fault_fired')).rows[0].n)),
+  };
 }
 
 /** Deadlocks Postgres has broken in this database so far. */

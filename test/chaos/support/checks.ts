@@ -1,5 +1,5 @@
 import { adminAuth } from '../../support/tokens';
-import { eventually, httpSender, invariants, Order, withPg } from '../../support/api-client';
+import { eventually, httpSender, invariants, Order } from '../../support/api-client';
 import { historyVerdicts } from './history';
 import { HistoryLog } from '../../../scripts/history/writer';
 import { Recorder } from './traffic';
