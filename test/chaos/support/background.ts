@@ -42,6 +42,27 @@ export async function installExpiryFault(databaseUrl: string): Promise<{ set: (f
   };
 }
 
+/**
+ * Samples Postgres every `everyMs` until `done` settles: the most lock requests seen waiting at
+ * once in this database (pg_locks not granted), and how many samples saw any. Contention shown
+ * by the database itself, not by the app.
+ */
+export async function sampleLockWaits(databaseUrl: string, done: Promise<unknown>, everyMs = 25): Promise<{ samples: number; waiting: number; most: number }> {
+  let over = false;
+  void done.finally(() => (over = true));
+  return withPg(databaseUrl, async (pg) => {
+    const seen = { samples: 0, waiting: 0, most: 0 };
+    while (!over) {
+      const { rows } = await pg.query('SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted AND a.datname = current_database()');
+      seen.samples++;
+      if (rows[0].n > 0) seen.waiting++;
+      seen.most = Math.max(seen.most, rows[0].n);
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+    return seen;
+  });
+}
+
 /** Deadlocks Postgres has broken in this database so far. */
 export async function deadlocks(databaseUrl: string): Promise<number> {
   return withPg(databaseUrl, async (pg) => Number((await pg.query('SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()')).rows[0].deadlocks));
