@@ -37,7 +37,7 @@ export class TcpProxy {
    */
   replyDelayMs = 0;
   /** Connections accepted, connections reset, chunks dropped and server chunks delayed, since start. */
-  readonly stats = { accepted: 0, reset: 0, chunksDropped: 0, repliesDelayed: 0 };
+  readonly stats = { accepted: 0, reset: 0, chunksDropped: 0, repliesDelayed: 0, chunksDelayed: 0 };
 
   private constructor(
     private readonly server: Server,
@@ -136,6 +136,7 @@ export class TcpProxy {
       pair.onAnswer = undefined;
     }
     let delay = this.mode.kind === 'latency' ? this.mode.ms : 0;
+    if (delay > 0) this.stats.chunksDelayed++;
     if (direction === 'down' && this.replyDelayMs > 0) {
       delay += this.replyDelayMs;
       this.stats.repliesDelayed++;
