@@ -15,7 +15,7 @@ module.exports = {
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   projects: [
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,scripts,bench}/**/*.spec.ts'] },
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,scripts,bench}/**/*.spec.ts', '<rootDir>/test/history/**/*.spec.ts'] },
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'], },
     { ...base, displayName: 'chaos', testMatch: ['<rootDir>/test/chaos/**/*.chaos-spec.ts'], },
   ],

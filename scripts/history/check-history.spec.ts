@@ -18,7 +18,7 @@ const order = (id: string, userId: string, key: string, createdAtMs: number, sta
 });
 const read = (stock: number, t: number): OpRecord => ({ op: 'read', productId: P, stock, status: 200, invokeMs: t, completeMs: t + 5 });
 const failed = (check: HistoryCheck): string[] => check.rules.filter((r) => !r.ok).map((r) => r.rule);
-const run = (ops: OpRecord[], orders: FinalOrder[], m = meta()) => checkHistory(m, ops, orders, { finalReadAtMs: 10_000_000 });
+const run = (ops: OpRecord[], orders: FinalOrder[], m = meta()) => checkHistory(m, ops, orders, { finalReadAtMs: 10_000_000, require: [] });
 
 /** A history where every rule has something to judge, and all is well. */
 function cleanSale(): { ops: OpRecord[]; orders: FinalOrder[] } {
@@ -73,7 +73,7 @@ describe('checkHistory', () => {
     const ops = [buy('a', 'ka', 1000, { status: 409, code: 'SOLD_OUT' })];
     expect(failed(run(ops, [order('1', 'a', 'ka', 1003)]))).toEqual(['no refused purchase has an order (now or later)']);
     const polled = [buy('b', 'kb', 1000, { status: 202, code: 'PURCHASE_PENDING' }), { op: 'poll', purchaseId: 'kb', userId: 'b', status: 200, state: 'REFUSED', invokeMs: 2000, completeMs: 2010 } as OpRecord];
-    expect(failed(run(polled, [order('2', 'b', 'kb', 1003)]))).toEqual(['no refused purchase has an order (now or later)']);
+    expect(failed(run(polled, [order('2', 'b', 'kb', 1003)]))).toEqual(['no refused purchase has an order (now or later)', 'one outcome per purchase id']);
   });
 
   it('catches a lost 201: answered with an order the final state does not have', () => {
@@ -84,7 +84,7 @@ describe('checkHistory', () => {
   it('catches two orders for one purchase id', () => {
     const ops = [buy('a', 'ka', 1000, { error: 'ECONNRESET' }), buy('a', 'ka', 1100, { error: 'TIMEOUT' })];
     const check = run(ops, [order('1', 'a', 'ka', 1005), order('2', 'a', 'ka', 1105)], meta(3, 2));
-    expect(failed(check)).toEqual(['one order per (user, purchase id)']);
+    expect(failed(check)).toEqual(['one outcome per purchase id']);
   });
 
   it('catches PAID → EXPIRED', () => {
@@ -94,7 +94,7 @@ describe('checkHistory', () => {
 
   it('catches a stock read going up with nothing that could give units back', () => {
     const ops = [read(3, 900), buy('a', 'ka', 1000, { status: 201, orderId: '1' }), read(2, 1100), read(3, 1200)];
-    expect(failed(run(ops, [order('1', 'a', 'ka', 1005)]))).toEqual(['stock reads go up only by a cancel, expiry or restock between them']);
+    expect(failed(run(ops, [order('1', 'a', 'ka', 1005)]))).toEqual(['stock reads go up only by a cancel, expiry or restock between them', 'no stock read shows more than was left for sale']);
   });
 
   it('lets a rise through when a cancel overlapping the two reads explains it, or a stock set does', () => {
@@ -115,10 +115,10 @@ describe('checkHistory', () => {
     expect(failed(run(twice, [order('1', 'a', 'k1', 1005), order('2', 'a', 'k2', 1005)]))).toEqual(['per-user limit over live orders']);
   });
 
-  it('round-trips through the JSON lines a writer saves, and judges 100k operations in a few seconds', () => {
+  it('round-trips through the JSON lines a writer saves (the speed on 100k: test/history/speed.spec.ts)', () => {
     const log = new HistoryLog('spec', [{ productId: P, initialStock: 50_000, perUserLimit: 1 }]);
     const orders: FinalOrder[] = [];
-    for (let n = 0; n < 100_000; n++) {
+    for (let n = 0; n < 10_000; n++) {
       const t = 1000 + n;
       if (n % 2 === 0) {
         log.add(buy(`u${n}`, `k${n}`, t, { status: 201, orderId: String(n) }));
@@ -127,11 +127,9 @@ describe('checkHistory', () => {
       else log.add(buy(`u${n}`, `k${n}`, t, { status: 409, code: 'SOLD_OUT' }));
     }
     const { meta: parsedMeta, ops } = parseHistory(log.toJsonl());
-    const started = Date.now();
     const check = checkHistory(parsedMeta, ops, orders, { finalReadAtMs: 10_000_000 });
     expect(failed(check)).toEqual([]);
-    expect(check.figures.ops).toBe(100_000);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(check.figures.ops).toBe(10_000);
   });
 
   it('refuses a file that is not a history', () => {

@@ -1,16 +1,33 @@
 import { FinalOrder, MetaRecord, OpRecord, verdictOf } from './format';
 import { buildModel, CheckOptions } from './model';
+import { orderSpans } from './order-spans';
 import { legalOrderStates } from './rules/order-state-rules';
-import { every201Durable, oneOrderPerPurchase, refusalsDidNothing } from './rules/purchase-rules';
-import { stockReadsMonotone } from './rules/stock-read-rule';
+import { every201Durable, onePurchaseOutcome, refusalsDidNothing } from './rules/purchase-rules';
+import { admissionsInOrder, admissionsWithinStock, purchasesAdmitted, queueAnswers } from './rules/queue-rules';
+import { stockReadsWithinSupply } from './rules/stock-level-rule';
+import { stockReadsFallByOrders, stockReadsMonotone } from './rules/stock-read-rule';
 import { noOversell, perUserLimit } from './rules/unit-rules';
-import { RuleResult, RuleTally } from './tally';
+import { RULE_IDS, RuleResult, RuleTally, verdictOfRule } from './tally';
 
 export interface HistoryCheck {
   ok: boolean;
   rules: RuleResult[];
   figures: { ops: number; purchases: number; created: number; refused: number; indeterminate: number; orders: number; products: number; checkMs: number };
 }
+
+export interface CheckHistoryOptions extends CheckOptions {
+  /** Rule ids (or `all`) that must judge at least one case; a rule required and not judged fails. Default: see DEFAULT_REQUIRED. */
+  require: string[];
+}
+
+/**
+ * What every history must give its rules to judge: purchases (one outcome per purchase id), a
+ * product (units), and operations (5xx). A history with queue records must also give the queue
+ * rules something.
+ */
+export const DEFAULT_REQUIRED = ['outcome', 'units', 'no-5xx'];
+const QUEUE_REQUIRED = ['queue-admitted', 'queue-order', 'queue-stock'];
+export const ALL_RULE_IDS = Object.values(RULE_IDS);
 
 /** Any 5xx but 503 is a contract breach (503 is the only "try again" answer). */
 function noServerErrors(ops: OpRecord[]): RuleResult {
@@ -21,25 +38,35 @@ function noServerErrors(ops: OpRecord[]): RuleResult {
 
 /**
  * Judges a history against the final state of its products' orders (read once, after the
- * history ended). Only what the clients saw and that final state are used: never the app's own
- * counters or its bookkeeping of what was supplied.
+ * history ended). Only what the clients saw, what the writer set up (meta) and that final state
+ * are used: never the app's own counters or its bookkeeping of what was supplied.
  */
-export function checkHistory(meta: MetaRecord, ops: OpRecord[], finalOrders: FinalOrder[], options: Partial<CheckOptions> = {}): HistoryCheck {
+export function checkHistory(meta: MetaRecord, ops: OpRecord[], finalOrders: FinalOrder[], options: Partial<CheckHistoryOptions> = {}): HistoryCheck {
   const t0 = performance.now();
   const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
   const model = buildModel(meta, ops, finalOrders, { skewMs: 250, staleReadMs: 0, finalReadAtMs: Date.now(), ...given });
+  const spans = orderSpans(model);
+  const queues = queueAnswers(model);
   const { refusals, explained } = refusalsDidNothing(model);
   const rules = [
     every201Durable(model),
     refusals,
     explained,
-    oneOrderPerPurchase(model),
-    noOversell(model),
-    perUserLimit(model),
+    onePurchaseOutcome(model),
+    noOversell(model, spans),
+    perUserLimit(model, spans),
     legalOrderStates(model),
-    stockReadsMonotone(model),
+    stockReadsMonotone(model, spans),
+    stockReadsFallByOrders(model),
+    stockReadsWithinSupply(model, spans),
     noServerErrors(ops),
+    ...(queues.size ? [purchasesAdmitted(model, queues), admissionsInOrder(model, queues), admissionsWithinStock(model, queues, spans)] : []),
   ];
+  const required = requiredIds(options.require, queues.size > 0);
+  for (const r of rules) {
+    r.required = required.has(r.id);
+    r.ok = r.violations === 0 && !(r.required && r.checked === 0);
+  }
   const purchases = ops.filter((op) => op.op === 'purchase');
   return {
     ok: rules.every((r) => r.ok),
@@ -57,6 +84,14 @@ export function checkHistory(meta: MetaRecord, ops: OpRecord[], finalOrders: Fin
   };
 }
 
+function requiredIds(require: string[] | undefined, queued: boolean): Set<string> {
+  const ids = require ?? [...DEFAULT_REQUIRED, ...(queued ? QUEUE_REQUIRED : [])];
+  const unknown = ids.filter((id) => id !== 'all' && !ALL_RULE_IDS.includes(id));
+  if (unknown.length) throw new Error(`unknown rule(s) to require: ${unknown.join(', ')}; known: all, ${ALL_RULE_IDS.join(', ')}`);
+  // `all` means every rule this history has (the queue rules only with queue records).
+  return new Set(ids.includes('all') ? ALL_RULE_IDS : ids);
+}
+
 export function formatCheck(check: HistoryCheck): string {
   const f = check.figures;
   const lines = [
@@ -64,7 +99,10 @@ export function formatCheck(check: HistoryCheck): string {
     `  ${f.ops} operation(s): ${f.purchases} purchase(s) (${f.created} created, ${f.refused} refused), ${f.indeterminate} indeterminate; ${f.orders} order(s) of ${f.products} product(s); checked in ${f.checkMs} ms`,
   ];
   for (const r of check.rules) {
-    lines.push(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.rule}: ${r.checked} checked, ${r.violations} violation(s)`);
+    const verdict = verdictOfRule(r);
+    const mark = !r.ok ? 'FAIL' : verdict === 'NOT JUDGED' ? '--  ' : 'ok  ';
+    const tail = verdict === 'NOT JUDGED' ? `not judged${r.required ? ' (required)' : ''}` : `${r.checked} checked, ${r.violations} violation(s)`;
+    lines.push(`  ${mark} ${r.rule} [${r.id}]: ${tail}`);
     for (const example of r.examples) lines.push(`         - ${example}`);
   }
   return lines.join('\n');

@@ -5,7 +5,7 @@ import { parseHistory } from './format';
 import { FinalStateSource, readFinalOrders } from './final-state';
 
 const USAGE = `usage: npm run check-history -- FILE (--database-url URL | --url http://host:port [--token-secret S])
-  [--skew-ms 250] [--stale-read-ms 0] [--json]
+  [--skew-ms 250] [--stale-read-ms 0] [--require all|RULE,...] [--json]
 exit codes: 0 every rule holds, 1 a rule failed, 2 bad usage or the final state could not be read`;
 
 export interface CheckRun {
@@ -13,6 +13,8 @@ export interface CheckRun {
   source: FinalStateSource;
   skewMs?: number;
   staleReadMs?: number;
+  /** Rule ids (or `all`) that must judge something; default: the checker's set for the history kind. */
+  require?: string[];
 }
 
 /** Reads the history, then the final state once, and judges. */
@@ -23,7 +25,7 @@ export async function checkHistoryFile(run: CheckRun): Promise<HistoryCheck> {
     meta.products.map((p) => String(p.productId)),
     run.source,
   );
-  return checkHistory(meta, ops, orders, { finalReadAtMs, skewMs: run.skewMs, staleReadMs: run.staleReadMs });
+  return checkHistory(meta, ops, orders, { finalReadAtMs, skewMs: run.skewMs, staleReadMs: run.staleReadMs, require: run.require });
 }
 
 function parse(argv: string[], env: NodeJS.ProcessEnv): CheckRun & { json: boolean } {
@@ -37,6 +39,7 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): CheckRun & { json: boole
       'token-secret': { type: 'string' },
       'skew-ms': { type: 'string' },
       'stale-read-ms': { type: 'string' },
+      require: { type: 'string' },
       json: { type: 'boolean' },
     },
   });
@@ -54,6 +57,7 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): CheckRun & { json: boole
     source: values['database-url'] !== undefined ? { databaseUrl: values['database-url'] } : { url: values.url as string, tokenSecret },
     skewMs: ms('skew-ms', values['skew-ms']),
     staleReadMs: ms('stale-read-ms', values['stale-read-ms']),
+    require: values.require?.split(',').map((id) => id.trim()).filter(Boolean),
     json: values.json ?? false,
   };
 }

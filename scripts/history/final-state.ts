@@ -5,7 +5,10 @@ import { FinalOrder } from './format';
 
 export type FinalStateSource = { databaseUrl: string } | { url: string; tokenSecret: string };
 
-/** Every order of the products, read once: straight from Postgres, or through the admin API's GET /orders pages. */
+/**
+ * Every order of the products, read once: straight from Postgres (with the database's own record
+ * of when each was paid and closed), or through the admin API's GET /orders pages.
+ */
 export async function readFinalOrders(productIds: string[], source: FinalStateSource): Promise<FinalOrder[]> {
   if ('databaseUrl' in source) return fromPostgres(productIds, source.databaseUrl);
   const api = new ApiClient(source.url.replace(/\/+$/, ''), mintToken(source.tokenSecret, 'history-checker', 'admin'));
@@ -20,7 +23,8 @@ async function fromPostgres(productIds: string[], databaseUrl: string): Promise<
   try {
     const { rows } = await pg.query(
       `SELECT id::text AS id, product_id::text AS product_id, user_id, quantity, status, idempotency_key,
-              (extract(epoch FROM created_at) * 1000)::float8 AS created_ms, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms
+              (extract(epoch FROM created_at) * 1000)::float8 AS created_ms, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms,
+              (extract(epoch FROM paid_at) * 1000)::float8 AS paid_ms, (extract(epoch FROM closed_at) * 1000)::float8 AS closed_ms
          FROM orders WHERE product_id = ANY($1::bigint[])`,
       [productIds],
     );
@@ -33,6 +37,8 @@ async function fromPostgres(productIds: string[], databaseUrl: string): Promise<
       purchaseId: r.idempotency_key,
       createdAtMs: Number(r.created_ms),
       expiresAtMs: Number(r.expires_ms),
+      paidAtMs: r.paid_ms === null ? null : Number(r.paid_ms),
+      closedAtMs: r.closed_ms === null ? null : Number(r.closed_ms),
     }));
   } finally {
     await pg.end();
@@ -51,5 +57,7 @@ function fromView(o: ContractOrder): FinalOrder {
     purchaseId: o.purchaseId,
     createdAtMs: Date.parse(o.createdAt),
     expiresAtMs: Date.parse(o.expiresAt),
+    // The API shows when an order was paid, not when it was closed.
+    ...(o.paidAt !== undefined ? { paidAtMs: o.paidAt === null ? null : Date.parse(o.paidAt) } : {}),
   };
 }

@@ -13,6 +13,13 @@ export interface HistoryProduct {
   perUserLimit: number;
   /** Orders that existed before the history started; the checker leaves them out. */
   preexistingOrderIds?: string[];
+  /**
+   * The deployment's ORDER_PAYMENT_TTL_S, as the writer configured it: an order is due to expire
+   * `createdAt` + this. Without it the checker takes each order's `expiresAt`.
+   */
+  paymentTtlS?: number;
+  /** A product sold through a waiting room: when its sale started and the seed it published (null before). */
+  waitingRoom?: { saleStartsAtMs?: number | null; seed?: string | null };
 }
 
 export interface MetaRecord {
@@ -128,6 +135,10 @@ export interface FinalOrder {
   purchaseId: string | null;
   createdAtMs: number;
   expiresAtMs: number;
+  /** When the database recorded the payment (`orders.paid_at`, the contract's `paidAt`); null: never; absent: unknown. */
+  paidAtMs?: number | null;
+  /** When the database recorded the cancel or expiry (`orders.closed_at`); null: never; absent: unknown (GET /orders does not show it). */
+  closedAtMs?: number | null;
 }
 
 export type Verdict = 'ok' | 'refused' | 'unknown';

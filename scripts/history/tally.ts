@@ -1,11 +1,22 @@
-/** One rule's verdict: how many cases it judged, how many broke it, and the first few that did. */
+/**
+ * One rule's verdict: how many cases it judged, how many broke it, and the first few that did. A
+ * rule that judged nothing is "not judged": a pass only when nobody required it.
+ */
 export interface RuleResult {
+  /** A short name for `--require` (`units`, `outcome`, ...). */
+  id: string;
   rule: string;
   ok: boolean;
   checked: number;
   violations: number;
   examples: string[];
+  /** Whether the rule had to judge something (`--require`, or the history kind's default set). */
+  required?: boolean;
 }
+
+export type RuleVerdict = 'PASS' | 'FAIL' | 'NOT JUDGED';
+
+export const verdictOfRule = (r: RuleResult): RuleVerdict => (r.violations > 0 ? 'FAIL' : r.checked === 0 ? 'NOT JUDGED' : 'PASS');
 
 const EXAMPLES = 5;
 
@@ -14,7 +25,10 @@ export class RuleTally {
   violations = 0;
   private readonly examples: string[] = [];
 
-  constructor(private readonly rule: string) {}
+  constructor(
+    private readonly rule: string,
+    private readonly id: string = RULE_IDS[rule] ?? rule,
+  ) {}
 
   /** Counts one judged case; `problem` (when given) is a violation. */
   judge(problem?: string): void {
@@ -28,6 +42,24 @@ export class RuleTally {
   }
 
   result(): RuleResult {
-    return { rule: this.rule, ok: this.violations === 0, checked: this.checked, violations: this.violations, examples: [...this.examples] };
+    return { id: this.id, rule: this.rule, ok: this.violations === 0, checked: this.checked, violations: this.violations, examples: [...this.examples] };
   }
 }
+
+/** Every rule's short id, by its name. */
+export const RULE_IDS: Record<string, string> = {
+  'every 201 is in the final state': 'durable',
+  'no refused purchase has an order (now or later)': 'refusals',
+  'every order was made by a request that was not refused': 'explained',
+  'one outcome per purchase id': 'outcome',
+  'units sold <= initial stock + admin stock changes': 'units',
+  'per-user limit over live orders': 'per-user',
+  'order states only along legal edges': 'order-states',
+  'stock reads go up only by a cancel, expiry or restock between them': 'reads-rise',
+  'stock reads go down only by orders made between them': 'reads-fall',
+  'no stock read shows more than was left for sale': 'reads-level',
+  'no 5xx other than 503': 'no-5xx',
+  'no purchase on a queued product without an admission': 'queue-admitted',
+  'admissions follow ticket order': 'queue-order',
+  'outstanding admissions never exceed the stock for sale': 'queue-stock',
+};

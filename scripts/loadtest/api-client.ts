@@ -17,6 +17,7 @@ export interface ContractOrder {
   status: 'PENDING_PAYMENT' | 'PAID' | 'CANCELLED' | 'EXPIRED';
   createdAt?: string;
   expiresAt?: string;
+  paidAt?: string | null;
   /** The purchase that made it (its Idempotency-Key or the id the API generated). */
   purchaseId?: string | null;
 }

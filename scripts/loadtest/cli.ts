@@ -12,7 +12,8 @@ const DEV_JWT_SECRET = 'dev-only-secret-change-me';
 const USAGE = `usage: npm run loadtest -- --url http://host:port [--url ...] (--product ID | --stock N)
   --users U --connections C (--duration S | --requests R) [--quantity Q] [--token-secret S]
   [--per-user-limit L] [--report-dir reports | --no-report] [--max-retries 3] [--max-retry-delay-ms 2000]
-  [--timeout-ms 10000] [--history FILE] [--check [--database-url URL]]
+  [--timeout-ms 10000] [--history FILE] [--check [--database-url URL] [--require all|RULE,...]]
+  [--pay-every N] [--cancel-every N] [--read-every-ms MS] [--payment-ttl-s S]
   waiting room: --waiting-room --users BUYERS --duration S [--admit-per-second N] [--admission-ttl-s S] [--allow-remote]
 exit codes: 0 invariants hold (and the history check passed), 1 an invariant or the history check failed, 2 bad usage or the run could not be set up`;
 
@@ -50,6 +51,11 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
       'admit-per-second': { type: 'string' },
       'admission-ttl-s': { type: 'string' },
       'allow-remote': { type: 'boolean' },
+      'pay-every': { type: 'string' },
+      'cancel-every': { type: 'string' },
+      'read-every-ms': { type: 'string' },
+      'payment-ttl-s': { type: 'string' },
+      require: { type: 'string' },
     },
   });
   return {
@@ -74,6 +80,11 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     admitPerSecond: number('admit-per-second', values['admit-per-second']),
     admissionTtlS: number('admission-ttl-s', values['admission-ttl-s']),
     allowRemote: values['allow-remote'],
+    payEvery: number('pay-every', values['pay-every']),
+    cancelEvery: number('cancel-every', values['cancel-every']),
+    readEveryMs: number('read-every-ms', values['read-every-ms']),
+    paymentTtlS: number('payment-ttl-s', values['payment-ttl-s']),
+    requireRules: values.require?.split(',').map((id) => id.trim()).filter(Boolean),
   };
 }
 

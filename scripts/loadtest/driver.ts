@@ -18,9 +18,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PurchaseRecord } from '../history/format';
 import { HistoryLog } from '../history/writer';
+import { cancelOrder, followPending, payOrder } from './buyer-actions';
 import { HttpTransport, TransportError } from './http-transport';
 import { Recorder, RequestSample } from './recorder';
 import { isRetryableStatus, parseRetryAfter, retryDelayMs } from './retry-policy';
+import { increment } from './stats';
 
 export interface DriveOptions {
   urls: string[];
@@ -37,6 +39,10 @@ export interface DriveOptions {
   recorder: Recorder;
   /** Every request as a history record (`--history`), for the checker. */
   history?: HistoryLog;
+  /** The buyer of every Nth order pays it at once (`POST /orders/:id/pay`). */
+  payEvery?: number;
+  /** The buyer of every Nth order (counted from the second) cancels it at once. */
+  cancelEvery?: number;
 }
 
 export interface Response {
@@ -47,7 +53,12 @@ export interface Response {
   invokeMs: number;
   completeMs: number;
   purchaseId?: string;
+  /** A 202's Location. */
+  location?: string;
 }
+
+/** At most this many polls of one 202's Location. */
+const MAX_POLLS = 20;
 
 export async function drive(options: DriveOptions): Promise<void> {
   const deadline = options.durationS !== undefined ? options.recorder.startedAt + options.durationS * 1000 : Infinity;
@@ -68,7 +79,7 @@ export async function drive(options: DriveOptions): Promise<void> {
   }
 }
 
-/** One logical purchase: one Idempotency-Key, re-sent on 503/429/transport errors. */
+/** One logical purchase: one Idempotency-Key, re-sent on 503/429/transport errors; a 202's outcome asked for at its Location. */
 async function attempt(options: DriveOptions, transport: HttpTransport, n: number, deadline: number): Promise<void> {
   const { recorder, urls } = options;
   const user = options.users[n % options.users.length];
@@ -81,10 +92,47 @@ async function attempt(options: DriveOptions, transport: HttpTransport, n: numbe
     const response = await purchase(transport, url, options.productId, user.token, key, body);
     recorder.record(response.sample);
     options.history?.add(purchaseRecord(response, { process: `w${n % options.connections}`, productId: options.productId, userId: user.id, quantity: options.quantity, key }));
-    if (attemptIsOver(recorder, response, user.id, retry >= options.maxRetries || Date.now() >= deadline)) return;
+    if (response.sample.status === 202) {
+      const orderId = await settlePending(options, transport, url, user, response, deadline);
+      if (orderId) await afterCreated(options, transport, url, user, orderId);
+      return;
+    }
+    if (attemptIsOver(recorder, response, user.id, retry >= options.maxRetries || Date.now() >= deadline)) {
+      if (response.orderId) await afterCreated(options, transport, url, user, response.orderId);
+      return;
+    }
     recorder.retries++;
     await sleep(retryDelayMs(response.retryAfterMs, retry, options.maxRetryDelayMs));
   }
+}
+
+/**
+ * A 202 PURCHASE_PENDING: the outcome is asked for at its Location (never bought again under the
+ * same key), and the attempt ends with what that says: `202 CREATED`, `202 REFUSED <code>`, or
+ * `202 PENDING` when it never said.
+ */
+export async function settlePending(
+  options: Pick<DriveOptions, 'recorder' | 'history' | 'maxRetryDelayMs' | 'productId'>,
+  transport: HttpTransport,
+  url: string,
+  user: { id: string; token: string },
+  response: Response,
+  deadline: number,
+): Promise<string | undefined> {
+  const outcome = await followPending(
+    { transport, url, token: user.token, userId: user.id, productId: options.productId, purchaseId: response.purchaseId ?? '', location: response.location, maxPolls: MAX_POLLS, maxRetryDelayMs: options.maxRetryDelayMs, deadline: Math.max(deadline, Date.now() + 5000), history: options.history },
+    response.retryAfterMs,
+  );
+  increment(options.recorder.attemptOutcomes, `202 ${outcome.state}${outcome.code ? ` ${outcome.code}` : ''}`);
+  if (outcome.orderId) options.recorder.recordCreated(outcome.orderId, user.id);
+  return outcome.orderId;
+}
+
+/** The buyer of every `payEvery`th order pays it, of every `cancelEvery`th cancels it. */
+export async function afterCreated(options: Pick<DriveOptions, 'recorder' | 'history' | 'payEvery' | 'cancelEvery'>, transport: HttpTransport, url: string, user: { id: string; token: string }, orderId: string): Promise<void> {
+  const nth = options.recorder.createdOrderIds.size;
+  if (options.payEvery && nth % options.payEvery === 0) await payOrder(transport, url, user.token, user.id, orderId, options.history);
+  else if (options.cancelEvery && (nth + 1) % options.cancelEvery === 0) await cancelOrder(transport, url, user.token, user.id, orderId, options.history);
 }
 
 /** A purchase answer as a history record (docs/LOADTEST.md). */
@@ -140,7 +188,8 @@ export async function purchase(transport: HttpTransport, url: string, productId:
     }
     sample.code = typeof parsed?.code === 'string' ? parsed.code : undefined;
     const retryAfter = res.headers['retry-after'];
-    return { sample, retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter), invokeMs, completeMs, purchaseId };
+    const location = typeof res.headers.location === 'string' ? res.headers.location : undefined;
+    return { sample, retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter), invokeMs, completeMs, purchaseId, location };
   } catch (error) {
     const kind = error instanceof TransportError ? error.code : 'UNKNOWN';
     const completeMs = Date.now();

@@ -22,6 +22,9 @@ export class Recorder {
   readonly createdByUser = new Map<string, number>();
   requests = 0;
   retries = 0;
+  /** The first SOLD_OUT answer (client clock), and how many orders the run had seen created by then. */
+  firstSoldOutAt?: number;
+  createdBySoldOut = 0;
   attempts = 0;
   private readonly seconds: SecondBucket[] = [];
   private lastProgressRequests = 0;
@@ -37,6 +40,10 @@ export class Recorder {
     increment(this.byStatus, statusKey);
     increment(this.byCode, outcomeKey(sample));
     if (sample.error) increment(this.errors, sample.error);
+    if (sample.code === 'SOLD_OUT' && this.firstSoldOutAt === undefined) {
+      this.firstSoldOutAt = sample.finishedAt;
+      this.createdBySoldOut = this.createdOrderIds.size;
+    }
     else this.latencies.push(sample.latencyMs);
     const second = Math.max(0, Math.floor((sample.finishedAt - this.startedAt) / 1000));
     while (this.seconds.length <= second) this.seconds.push({ second: this.seconds.length, total: 0, byStatus: {} });

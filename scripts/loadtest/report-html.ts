@@ -1,4 +1,6 @@
 import { barList, columnChart, escapeHtml, Series } from './svg-charts';
+import { historyCheckHtml } from './history-check-html';
+import { sellOutText } from './summary-table';
 import { LoadTestResult } from './types';
 import { waitingRoomHtml } from './waiting-room-html';
 
@@ -76,7 +78,8 @@ function facts(r: LoadTestResult): string {
     ['targets', r.urls.join(', ')],
     ['duration', `${r.elapsedS.toFixed(1)} s (${r.startedAt} → ${r.finishedAt})`],
     ['attempts / requests', `${r.attempts} / ${r.requests} (${r.retries} retries), ${r.requestsPerSecond.toFixed(0)} req/s`],
-    ['purchases', `${r.purchases} (${r.purchasesPerSecond.toFixed(1)}/s)`],
+    ['purchases', `${r.purchases} (${r.purchasesPerSecond.toFixed(1)}/s over the whole run)`],
+    ['time to sell out', sellOutText(r)],
     ['latency', `p50 ${r.latency.p50.toFixed(1)} · p90 ${r.latency.p90.toFixed(1)} · p99 ${r.latency.p99.toFixed(1)} · max ${r.latency.max.toFixed(1)} ms (${r.latency.count} responses)`],
     ...admissionFacts(r),
     ['transport errors', Object.entries(r.errors).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'],
@@ -120,6 +123,7 @@ export function renderReportHtml(r: LoadTestResult): string {
 <div>${escapeHtml(r.startedAt)}</div>
 <div class="verdict ${r.ok ? 'ok' : 'bad'}" id="verdict">${r.ok ? 'All invariants hold' : 'INVARIANT VIOLATED'}${r.invariants.some((i) => !i.ok && i.severity === 'warning') ? ' (with warnings)' : ''}</div>
 <h2>Invariants</h2>${invariantTable(r)}
+${historyCheckHtml(r.historyCheck)}
 <h2>Run</h2>${facts(r)}
 ${r.waitingRoom ? waitingRoomHtml(r.waitingRoom) : ''}
 <h2>Throughput</h2>${throughputChart(r)}

@@ -1,7 +1,7 @@
 /** When an attempt is retried, and how long it waits first. */
 
-/** 503/429: refused, try again; 202 PURCHASE_PENDING: the same key again answers the outcome once known. */
-export const isRetryableStatus = (status: number): boolean => status === 503 || status === 429 || status === 202;
+/** 503/429: refused, try again. (A 202 PURCHASE_PENDING is not bought again: its Location is asked.) */
+export const isRetryableStatus = (status: number): boolean => status === 503 || status === 429;
 
 /** Retry-After as delta-seconds or an HTTP date, in ms; undefined when absent or unreadable. */
 export function parseRetryAfter(header: string | null | undefined, now = Date.now()): number | undefined {

@@ -6,7 +6,9 @@ import { readFinalOrders } from '../history/final-state';
 import { HistoryLog } from '../history/writer';
 import { ApiClient } from './api-client';
 import { readSnapshot } from './audit';
+import { readStockUntil } from './buyer-actions';
 import { drive } from './driver';
+import { HttpTransport } from './http-transport';
 import { checkInvariants, InvariantInput } from './invariants';
 import { mintToken } from './jwt';
 import { Recorder } from './recorder';
@@ -40,6 +42,10 @@ export function validateOptions(o: LoadTestOptions): void {
     ['--quantity', o.quantity],
     ['--per-user-limit', o.perUserLimit],
     ['--admission-ttl-s', o.admissionTtlS],
+    ['--pay-every', o.payEvery],
+    ['--cancel-every', o.cancelEvery],
+    ['--read-every-ms', o.readEveryMs],
+    ['--payment-ttl-s', o.paymentTtlS],
   ];
   if (o.admitPerSecond !== undefined && !(Number.isInteger(o.admitPerSecond) && o.admitPerSecond > 0)) problems.push('--admit-per-second must be a positive integer');
   for (const [flag, value] of positive) if (value !== undefined && !(Number.isFinite(value) && value > 0)) problems.push(`${flag} must be a positive number`);
@@ -75,21 +81,27 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   const admissionBefore = await readAdmission(urls);
   const startedAt = Date.now();
   const recorder = new Recorder(startedAt);
-  const history = o.historyFile || o.check ? new HistoryLog('npm run loadtest', [{ productId: product.id, initialStock: start.stock, perUserLimit: product.perUserLimit, preexistingOrderIds: start.orders.map((x) => x.id) }]) : undefined;
+  const history = o.historyFile || o.check ? new HistoryLog('npm run loadtest', [{ productId: product.id, initialStock: start.stock, perUserLimit: product.perUserLimit, preexistingOrderIds: start.orders.map((x) => x.id), ...(o.paymentTtlS !== undefined ? { paymentTtlS: o.paymentTtlS } : {}) }]) : undefined;
   const ticker = o.onProgress ? setInterval(() => o.onProgress?.(recorder.progress(Date.now())), o.progressEveryMs ?? 1000) : undefined;
   let traces: BuyerTrace[] | undefined;
+  const stopReading = new AbortController();
+  const readerTransport = new HttpTransport(1, o.requestTimeoutMs);
+  const reading = o.readEveryMs ? readStockUntil(readerTransport, urls, product.id, o.readEveryMs, stopReading.signal, history) : undefined;
   try {
     if (o.waitingRoom) traces = await driveWaitingRoom({ ...o, durationS: o.durationS as number, urls, productId: product.id, users, recorder, runId, history });
     else await drive({ ...o, urls, productId: product.id, users, recorder, runId, history });
   } finally {
     if (ticker) clearInterval(ticker);
+    stopReading.abort();
+    await reading;
+    readerTransport.close();
   }
   const finishedAt = Date.now();
   o.onProgress?.(recorder.progress(finishedAt));
   const admissionAfter = admissionBefore && (await readAdmission(urls));
 
   const unresolved = Object.entries(recorder.attemptOutcomes)
-    .filter(([key]) => /^(error|503|429|202)\b/.test(key))
+    .filter(([key]) => /^(error|503|429)\b|^202 PENDING/.test(key))
     .reduce((sum, [, count]) => sum + count, 0);
   let invariants;
   let end;
@@ -132,6 +144,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
     retries: recorder.retries,
     purchases: recorder.createdOrderIds.size,
     purchasesPerSecond: recorder.purchasesPerSecond(elapsedS),
+    sellOut: sellOutOf(recorder),
     requestsPerSecond: perSecond(recorder.requests, elapsedS),
     byStatus: recorder.byStatus,
     byCode: recorder.byCode,
@@ -150,10 +163,14 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
     result.ok = result.invariants.every((r) => r.ok || r.severity === 'warning');
   }
   if (history) {
+    if (product.waitingRoom) {
+      const saleStartsAtMs = product.saleStartsAt ? Date.parse(product.saleStartsAt) : null;
+      history.meta.products[0].waitingRoom = { saleStartsAtMs, seed: saleStartsAtMs !== null ? (await api.queueSummary(product.id)).seed : null };
+    }
     const finalReadAtMs = Date.now();
     if (o.check) {
       const source = o.databaseUrl ? { databaseUrl: o.databaseUrl } : { url: urls[0], tokenSecret: o.tokenSecret };
-      result.historyCheck = checkHistory(history.meta, history.ops, await readFinalOrders([product.id], source), { finalReadAtMs });
+      result.historyCheck = checkHistory(history.meta, history.ops, await readFinalOrders([product.id], source), { finalReadAtMs, require: o.requireRules });
       result.ok &&= result.historyCheck.ok;
     }
     result.historyPath = o.historyFile ?? join(o.reportDir ?? 'reports', `history-${runId}.jsonl`);
@@ -161,6 +178,13 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   }
   if (o.reportDir !== null) result.reportPaths = writeReport(result, o.reportDir);
   return result;
+}
+
+/** The sale's own pace: orders created by the first SOLD_OUT, over the time it took to come. */
+function sellOutOf(recorder: Recorder): LoadTestResult['sellOut'] {
+  if (recorder.firstSoldOutAt === undefined) return undefined;
+  const afterS = Math.max(0.001, (recorder.firstSoldOutAt - recorder.startedAt) / 1000);
+  return { afterS, orders: recorder.createdBySoldOut, perSecond: recorder.createdBySoldOut / afterS };
 }
 
 function stripUndefined<T extends object>(value: T): T {

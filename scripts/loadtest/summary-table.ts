@@ -47,6 +47,12 @@ function waitingRoomSection(r: LoadTestResult): string[] {
   ];
 }
 
+/** The sale's own pace: "after 1.05 s (1000 orders, 952/s)", or that it never sold out. */
+export function sellOutText(r: LoadTestResult): string {
+  const s = r.sellOut;
+  return s ? `after ${s.afterS.toFixed(2)} s (${s.orders} orders by then, ${s.perSecond.toFixed(0)}/s)` : 'no SOLD_OUT answer in the run';
+}
+
 /** The end-of-run text: what was sent, what came back, how fast, and the invariant verdict. */
 export function formatSummary(r: LoadTestResult): string {
   const sections = [
@@ -55,7 +61,8 @@ export function formatSummary(r: LoadTestResult): string {
       ['duration', `${r.elapsedS.toFixed(1)} s`],
       ['attempts', String(r.attempts)],
       ['requests', `${r.requests} (${r.retries} retries), ${r.requestsPerSecond.toFixed(0)} req/s`],
-      ['purchases', `${r.purchases} (${r.purchasesPerSecond.toFixed(1)}/s)`],
+      ['purchases', `${r.purchases} (${r.purchasesPerSecond.toFixed(1)}/s over the run)`],
+      ['sold out', sellOutText(r)],
       ['stock', `${r.product.initialStock} → ${r.product.finalStock}`],
       ['latency', `p50 ${ms(r.latency.p50)}  p90 ${ms(r.latency.p90)}  p99 ${ms(r.latency.p99)}  max ${ms(r.latency.max)}`],
     ]),

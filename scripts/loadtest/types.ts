@@ -54,6 +54,16 @@ export interface LoadTestOptions {
   admissionTtlS?: number;
   /** The waiting-room flow refuses targets other than loopback unless this is set. */
   allowRemote?: boolean;
+  /** The buyer of every Nth order pays it at once (recorded in the history). Default: none. */
+  payEvery?: number;
+  /** The buyer of every Nth order cancels it at once (recorded in the history). Default: none. */
+  cancelEvery?: number;
+  /** One reader reads the product's stock this often while the load runs (recorded in the history). Default: never. */
+  readEveryMs?: number;
+  /** The deployment's ORDER_PAYMENT_TTL_S, when the writer knows it: the history's meta gives it to the checker. */
+  paymentTtlS?: number;
+  /** With `check`: rule ids (or `all`) that must judge something (default: the checker's set for the history kind). */
+  requireRules?: string[];
   /** Identifies this run in user ids (`lt-<runId>-<n>`), the sku and idempotency keys. Default random. */
   runId?: string;
 }
@@ -132,6 +142,8 @@ export interface LoadTestResult {
   /** Distinct orders the tool saw created (201). */
   purchases: number;
   purchasesPerSecond: number;
+  /** When the first SOLD_OUT came (seconds since the start) and the orders created by then: the sale's own pace. */
+  sellOut?: { afterS: number; orders: number; perSecond: number };
   requestsPerSecond: number;
   /** Every response by HTTP status and by "status code" key (e.g. "409 SOLD_OUT"); transport failures under "error". */
   byStatus: Record<string, number>;

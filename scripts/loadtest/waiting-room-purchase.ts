@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { attemptIsOver, purchase, purchaseRecord } from './driver';
+import { attemptIsOver, purchase, purchaseRecord, settlePending } from './driver';
 import { HttpTransport } from './http-transport';
 import { outcomeKey } from './recorder';
 import { retryDelayMs } from './retry-policy';
@@ -7,7 +7,8 @@ import { QueueDriveOptions } from './waiting-room-driver';
 
 /**
  * One purchase attempt of an admitted buyer: one Idempotency-Key with its Admission, re-sent after
- * 503/429/202/transport errors as the classic flow's attempts are (same retry policy and budget).
+ * 503/429/transport errors as the classic flow's attempts are (same retry policy and budget); a
+ * 202's outcome is asked for at its Location.
  */
 export async function buyOnce(
   o: QueueDriveOptions,
@@ -24,6 +25,10 @@ export async function buyOnce(
     const response = await purchase(transport, url, o.productId, user.token, key, body, { admission });
     o.recorder.record(response.sample);
     o.history?.add(purchaseRecord(response, { process: user.id, productId: o.productId, userId: user.id, quantity: o.quantity, key }));
+    if (response.sample.status === 202) {
+      const orderId = await settlePending(o, transport, url, user, response, deadline);
+      return { outcome: orderId ? '201' : '202', completeMs: Date.now() };
+    }
     if (attemptIsOver(o.recorder, response, user.id, retry >= o.maxRetries || Date.now() >= deadline)) {
       return { outcome: outcomeKey(response.sample), completeMs: response.completeMs };
     }

@@ -37,7 +37,7 @@ describe('chaos 1: an API instance SIGKILLed while holding the product lock', ()
   it('others sell on after the lease, conservation holds, retried keys got exactly one order', async () => {
     const product = await new Api(httpSender(apis[1].url)).createProduct({ stock: STOCK, perUserLimit: 2 });
     const rec = new Recorder();
-    rec.track(product);
+    rec.track(product.id, { stock: STOCK, perUserLimit: 2 });
     const urls = apis.map((a) => a.url);
     const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s1', 1000), concurrency: 9, maxAttempts: 40, purchasesPerUser: 2 });
 

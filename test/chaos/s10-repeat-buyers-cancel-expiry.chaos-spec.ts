@@ -2,7 +2,7 @@ import { ApiProcess } from '../../scripts/infra/api-process';
 import { Api, eventually, httpSender, withPg } from '../support/api-client';
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { deadlocks, overdueOrders, pendingOrders, runRepeatBuyers, watchExits } from './support/background';
+import { deadlocks, overdueOrders, pendingOrders, runRepeatBuyers, sampleLockWaits, watchExits } from './support/background';
 import { apiAgrees, check, contractAnswers, saleInvariants, Verdict } from './support/checks';
 import { baseEnv, startApis, stopAll } from './support/cluster';
 import { saveResult } from './support/results';
@@ -53,7 +53,7 @@ describe.each([
     const faults: string[] = [];
     const exits = watchExits(apis);
     const product = await admin.createProduct({ stock: 400, perUserLimit: 12, segments } as never);
-    rec.track(product);
+    rec.track(product.id, { stock: 400, perUserLimit: 12 });
     if (redisDown) {
       await redis.kill();
       faults.push('redis killed before the sale: every purchase, cancel and expiry runs in DB-only mode');
@@ -69,7 +69,22 @@ describe.each([
       runRepeatBuyers({ urls, productId: product.id, rec, users: list, buysPerUser: 3, cancelEvery: 3, concurrency: 40, keyPrefix: tag });
     const rotated = [...buyers.slice(20), ...buyers.slice(0, 20)];
     const orders = { fwd: buyers, rev: [...buyers].reverse(), mid: rotated, midrev: [...rotated].reverse() };
-    await Promise.all(Object.entries(orders).map(([tag, list]) => crowd(list, tag)));
+    const sale = Promise.all(Object.entries(orders).map(([tag, list]) => crowd(list, tag)));
+    const waits = await sampleLockWaits(db.url, sale, 5);
+    await sale;
+    // The database's own record of the race the scenario sets up: one user's orders on different
+    // segments made by transactions that ran at the same time (created within 20 ms).
+    const crossed = await withPg(db.url, async (pg) =>
+      Number(
+        (
+          await pg.query(
+            `SELECT count(*) AS n FROM orders a JOIN orders b ON a.user_id = b.user_id AND a.id < b.id AND a.segment IS DISTINCT FROM b.segment
+              WHERE a.product_id = $1 AND b.product_id = $1 AND abs(extract(epoch FROM a.created_at - b.created_at)) < 0.02`,
+            [product.id],
+          )
+        ).rows[0].n,
+      ),
+    );
     faults.push(`orders unpaid expire after ${PAYMENT_TTL_S} s, the job runs every ${EXPIRY_INTERVAL_MS} ms on both instances during the sale`);
     const settled = await eventually(async () => (await overdueOrders(db.url, 0)) === 0 && (await pendingOrders(db.url)) === 0, 15_000, 250, 'every order expired').catch(() => false);
     const deadlocksSeen = (await deadlocks(db.url)) - deadlocksBefore;
@@ -78,6 +93,11 @@ describe.each([
 
     const verdicts: Verdict[] = [
       check('no instance exited', exits.exits().length === 0, exits.exits().join(', ') || 'both instances up throughout'),
+      check(
+        'contention happened: lock waits in pg_locks, or one user on two segments at once',
+        waits.waiting > 0 || deadlocksSeen > 0 || crossed > 0,
+        `${waits.waiting} of ${waits.samples} pg_locks samples had waiters (at most ${waits.most} at once); ${deadlocksSeen} deadlock(s) broken; ${crossed} pair(s) of one user's orders on different segments within 20 ms`,
+      ),
       check('no answer was a 500 (deadlocks retried, then 503 LOCK_TIMEOUT)', rec.count('500') === 0, `outcomes: ${JSON.stringify(rec.outcomes)}; deadlocks Postgres broke: ${deadlocksSeen}`),
       check('every unpaid order expired and gave its units back', settled === true, `pending left: ${await pendingOrders(db.url)}`),
       // The traffic happened: orders were sold, some cancelled by their buyers and some expired.

@@ -49,7 +49,7 @@ describe('chaos 12: Postgres replies delayed past the client timeout', () => {
     const exits = watchExits(apis);
     const product = await new Api(httpSender(urls[0])).createProduct({ stock: STOCK, perUserLimit: 1 });
     const rec = new Recorder();
-    rec.track(product);
+    rec.track(product.id, { stock: STOCK, perUserLimit: 1 });
     const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s12', BUYERS), concurrency: 12, thinkMs: 120, maxAttempts: 30 });
     await salesUnderWay(rec, 100);
     const faults: string[] = [];
@@ -76,6 +76,13 @@ describe('chaos 12: Postgres replies delayed past the client timeout', () => {
     const verdicts: Verdict[] = [
       check('no instance exited', exits.exits().length === 0, exits.exits().length ? `exited: ${exits.exits().join(', ')}` : 'every instance up throughout'),
       check('the fault happened: replies held, answers later than the statement timeout', held > 0 && late > 0, `${held} reply chunk(s) held; ${late} answer(s) after > ${STATEMENT_TIMEOUT_MS} ms; ${pending} x 202 PURCHASE_PENDING`),
+      // The proxy's own clock: some reply sat in it longer than the pg client waits (statement
+      // timeout + 1 s query timeout), so the client had given up on it.
+      check(
+        'a reply was held past the client timeout',
+        proxy.stats.longestReplyHoldMs > STATEMENT_TIMEOUT_MS + 1000,
+        `longest hold ${proxy.stats.longestReplyHoldMs} ms (client gives up after ${STATEMENT_TIMEOUT_MS + 1000} ms); ${proxy.stats.repliesLost} held reply(ies) found the client gone`,
+      ),
       check('sales went on after the fault', recoveryMs !== undefined, `first 201 ${recoveryMs} ms after the last window`),
       check('no 500', rec.count('500') === 0, JSON.stringify(rec.outcomes)),
       contractAnswers(rec.violations),

@@ -52,7 +52,7 @@ describe('chaos 14: an instance whose clock runs 10 minutes fast', () => {
     const ahead = await Promise.all(urls.map(clockAheadS));
     const product = await new Api(httpSender(urls[0])).createProduct({ stock: 300, perUserLimit: 1 });
     const rec = new Recorder();
-    rec.track(product);
+    rec.track(product.id, { stock: 300, perUserLimit: 1 });
     const queue = users('s14', 400);
     let n = 0;
     // Buyers on both instances; half pay at once (through the other instance), half let the order expire.

@@ -51,7 +51,7 @@ describe('chaos 2: Redis paused past the lease, then killed and restarted empty'
 
     // Part 1: a long sale (stock never runs out) through a pause and a restart.
     const a = await admin.createProduct({ stock: 5000, perUserLimit: 2 });
-    rec.track(a);
+    rec.track(a.id, { stock: 5000, perUserLimit: 2 });
     let stop = false;
     const crowd = runCrowd({ urls, productId: a.id, rec, users: users('s2a', 5000), concurrency: 6, thinkMs: 20, purchasesPerUser: 2, stop: () => stop });
     await salesUnderWay(rec, 10);
@@ -93,7 +93,7 @@ describe('chaos 2: Redis paused past the lease, then killed and restarted empty'
     // Part 2: a product sold out, Redis restarted empty (flag, cache and fence counter gone).
     rec.setPhase('second product: sell out, restart redis, restock');
     const b = await admin.createProduct({ stock: 30, perUserLimit: 1 });
-    rec.track(b);
+    rec.track(b.id, { stock: 30, perUserLimit: 1 });
     attempts.push(...(await runCrowd({ urls, productId: b.id, rec, users: users('s2b', 60), concurrency: 6 })));
     const flagWhenSoldOut = (await probe.exists(soldOutKey(b.id))) === 1;
     await redis.kill();

@@ -35,7 +35,7 @@ describe('chaos 3: Postgres crashed and restarted mid-sale', () => {
     const pids = apis.map((a) => a.pid);
     const product = await new Api(httpSender(urls[0])).createProduct({ stock: 5000, perUserLimit: 2 });
     const rec = new Recorder();
-    rec.track(product);
+    rec.track(product.id, { stock: 5000, perUserLimit: 2 });
     let stop = false;
     const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s3', 5000), concurrency: 6, thinkMs: 20, maxAttempts: 60, purchasesPerUser: 2, stop: () => stop });
     await salesUnderWay(rec, 10);
@@ -74,7 +74,7 @@ describe('chaos 3: Postgres crashed and restarted mid-sale', () => {
       ),
       contractAnswers(rec.violations),
       check('recovered without restarting the API', sameProcesses && recoveryMs !== undefined && recoveryMs < 15_000, `same pids: ${sameProcesses}; first 201 ${recoveryMs} ms after Postgres was back; /health 200 after ${healthyMs} ms`),
-      ...(await sqlInvariants(dbUrl)),
+      ...(await sqlInvariants(dbUrl, rec.history)),
       ...(await historyVerdicts('s3-postgres-restart', dbUrl, rec.history)).verdicts,
       await apiAgrees(urls[1], dbUrl, product.id),
     ];

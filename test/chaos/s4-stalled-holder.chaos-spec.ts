@@ -50,7 +50,7 @@ describe('chaos 4: a lock holder frozen past its lease between taking its fence 
     const [a, b] = apis;
     const product = await new Api(httpSender(b.url)).createProduct({ stock: 50, perUserLimit: 1 });
     const rec = new Recorder();
-    rec.track(product);
+    rec.track(product.id, { stock: 50, perUserLimit: 1 });
     let frozenAt: number | undefined;
     // The moment api0 sends purchase_batch it holds the lease and has its fence: freeze it there
     // and hold the statement until api1, which takes the lease once it expires, has sold; then
@@ -106,7 +106,7 @@ describe('chaos 4: a lock holder frozen past its lease between taking its fence 
     const [a] = apis;
     const product = await new Api(httpSender(a.url)).createProduct({ stock: 5, perUserLimit: 1 });
     const rec = new Recorder();
-    rec.track(product);
+    rec.track(product.id, { stock: 5, perUserLimit: 1 });
     const redisClient = redis.client();
     let frozen = false;
     // Freeze api0 with its statement at the proxy, and keep the statement there until the lease
@@ -137,7 +137,7 @@ describe('chaos 4: a lock holder frozen past its lease between taking its fence 
       check('the lease was held when api0 froze, and lapsed before its statement ran', leaseAtFreezeMs > 0, `lease PTTL at the freeze: ${leaseAtFreezeMs} ms; statement sent on once the lease key was gone`),
       check('the statement of the lapsed lease committed one order (its fence was still the newest)', committed.length === 1 && report.live === 1, `orders of lapsed-user in Postgres: ${committed.length}; live units: ${report.live}`),
       check('the committed purchase is answered 201 with that order', answer.last === '201' && answer.orderIds.length === 1 && answer.orderIds[0] === committed[0]?.id, `answered ${answer.last}, order ${answer.orderIds.join(', ') || 'none'}; committed ${committed[0]?.id ?? 'none'}`),
-      ...(await sqlInvariants(db.url)),
+      ...(await sqlInvariants(db.url, rec.history)),
       ...(await historyVerdicts('s4b-lapsed-lease-commit', db.url, rec.history)).verdicts,
     ];
     saveResult({

@@ -33,7 +33,7 @@ describe('chaos 5: Redlock over 5 nodes losing 1, then 3 nodes, then getting the
     const urls = apis.map((a) => a.url);
     const product = await new Api(httpSender(urls[0])).createProduct({ stock: 5000, perUserLimit: 2 });
     const rec = new Recorder();
-    rec.track(product);
+    rec.track(product.id, { stock: 5000, perUserLimit: 2 });
     let stop = false;
     const crowd = runCrowd({ urls, productId: product.id, rec, users: users('s5', 5000), concurrency: 6, thinkMs: 20, maxAttempts: 60, purchasesPerUser: 2, stop: () => stop });
     await salesUnderWay(rec, 10);

@@ -50,7 +50,7 @@ describe('chaos 6: latency, resets and black holes between the API and Redis / P
   it('answers every request within a bound (503 with Retry-After when a dependency is gone), never hangs, recovers', async () => {
     const product = await new Api(httpSender(api.url)).createProduct({ stock: 5000, perUserLimit: 2 });
     const rec = new Recorder();
-    rec.track(product);
+    rec.track(product.id, { stock: 5000, perUserLimit: 2 });
     let stop = false;
     // Buyers make one try each, so that every answer the fault produced is seen as it was.
     const crowd = runCrowd({ urls: [api.url], productId: product.id, rec, users: users('s6', 5000), concurrency: 4, thinkMs: 50, maxAttempts: 1, timeoutMs: CLIENT_TIMEOUT_MS, purchasesPerUser: 2, stop: () => stop });
@@ -82,9 +82,12 @@ describe('chaos 6: latency, resets and black holes between the API and Redis / P
     rec.setPhase('baseline');
     await salesUnderWay(rec, 5);
     const recovery: Record<string, number | undefined> = {};
+    /** What the proxy did during each fault phase: the evidence, from outside the app, that it happened. */
+    const evidence: { name: string; what: string; count: number }[] = [];
     for (const [name, proxy, mode] of phases) {
       rec.setPhase(name);
       const at = rec.now();
+      const before = { ...proxy.stats };
       proxy.setMode(mode);
       if (name.includes('healed')) {
         recovery[`${name}: /health 200 after (ms)`] = await msUntilHealthy([api.url], 20_000);
@@ -92,6 +95,8 @@ describe('chaos 6: latency, resets and black holes between the API and Redis / P
       } else {
         // A black hole holds requests for seconds; stay long enough that fresh ones start inside it.
         await sleep(mode.kind === 'blackhole' ? 2 * PHASE_MS : PHASE_MS);
+        const field = mode.kind === 'latency' ? 'chunksDelayed' : mode.kind === 'blackhole' ? 'chunksDropped' : 'reset';
+        evidence.push({ name, what: field, count: proxy.stats[field] - before[field] });
       }
     }
     stop = true;
@@ -103,6 +108,7 @@ describe('chaos 6: latency, resets and black holes between the API and Redis / P
     const hangs = Object.entries(rec.outcomes).filter(([k]) => k.startsWith('transport'));
     const pgDown = ['postgres connections reset', 'postgres black-holed'].map((n) => rec.phases[n]?.outcomes['503 DEPENDENCY_UNAVAILABLE'] ?? 0);
     const verdicts: Verdict[] = [
+      check('every fault happened at the proxy', evidence.every((e) => e.count > 0), evidence.map((e) => `${e.name}: ${e.count} ${e.what}`).join('; ')),
       check('no hang: every request answered', hangs.length === 0, hangs.length ? `transport failures: ${JSON.stringify(Object.fromEntries(hangs))}` : `${rec.requests} requests, all answered`),
       check(`answers within ${BOUND_MS} ms under every fault`, perPhase.every(({ p }) => p.maxLatencyMs <= BOUND_MS), perPhase.map(({ n, p }) => `${n}: ${p.maxLatencyMs} ms`).join('; ')),
       check('503 DEPENDENCY_UNAVAILABLE while Postgres is unreachable', pgDown.every((n) => n > 0), `reset: ${pgDown[0]}, black hole: ${pgDown[1]}`),

@@ -136,7 +136,7 @@ describe('chaos 7: abuse — malformed and hostile requests, a flooding user', (
     const client = new Api(send);
     const product = await client.createProduct({ stock: 10, perUserLimit: 2 });
     const rec = new Recorder();
-    rec.track(product);
+    rec.track(product.id, { stock: 10, perUserLimit: 2 });
     // Purchases go into the history too, for the checker (the hostile requests change nothing: the snapshot says so).
     const purchase = async (user: string, options: { idempotencyKey?: string; quantity?: number } = {}): Promise<ApiResponse | Error> => {
       const invokeMs = Date.now();
@@ -195,7 +195,7 @@ describe('chaos 7: abuse — malformed and hostile requests, a flooding user', (
       check('no data changed by the abuse (products, orders, quotas byte-identical)', before === after, before === after ? 'snapshot identical' : 'snapshot differs'),
       check('healthy after, and a legitimate purchase succeeds', healthyMs !== undefined && isAnswer(legit) && legit.status === 201, `/health 200 after ${healthyMs} ms; purchase ${outcomeOf(legit)}`),
       contractAnswers(rec.violations),
-      ...(await sqlInvariants(db.url)),
+      ...(await sqlInvariants(db.url, rec.history)),
       ...(await historyVerdicts('s7-abuse', db.url, rec.history)).verdicts,
     ];
     saveResult({

@@ -36,7 +36,7 @@ describe(`chaos 8: soak, ${SOAK_S} s of mixed traffic over 3 instances with one 
     const admin = new Api(httpSender(urls[0]));
     const products = await Promise.all([0, 1, 2].map(() => admin.createProduct({ stock: 200, perUserLimit: 2 })));
     const rec = new Recorder();
-    products.forEach((p) => rec.track(p));
+    products.forEach((p) => rec.track(p.id, { stock: 200, perUserLimit: 2 }));
     rec.setPhase('soak');
     const deadline = Date.now() + SOAK_S * 1000;
     const attempts: AttemptResult[] = [];

@@ -65,4 +65,33 @@ describe('load test history against the real app', () => {
     expect(lied.stdout).toMatch(/FAIL no refused purchase has an order/);
     expect(lied.stdout).toMatch(/FAIL units sold <= initial stock/);
   });
+
+  it('records reads, pays, cancels and polls, and the app passes every rule with each judging something', async () => {
+    const file = join(testOutputDir('history'), 'full.jsonl');
+    const result = await runLoadTest({
+      urls: [url],
+      stock: 40,
+      users: 80,
+      connections: 8,
+      requests: 200,
+      tokenSecret: TEST_JWT_SECRET,
+      reportDir: null,
+      historyFile: file,
+      check: true,
+      databaseUrl: harness.database.url,
+      payEvery: 3,
+      cancelEvery: 4,
+      readEveryMs: 20,
+      paymentTtlS: 900,
+      requireRules: ['all'],
+    });
+    const rules = result.historyCheck?.rules ?? [];
+    expect(rules.filter((r) => !r.ok).map((r) => [r.id, r.checked, r.examples])).toEqual([]);
+    expect(rules.filter((r) => r.checked === 0)).toEqual([]);
+    const { ops } = parseHistory(readFileSync(file, 'utf8'));
+    const kinds = new Set(ops.map((op) => op.op));
+    expect(['purchase', 'read', 'pay', 'cancel'].filter((k) => !kinds.has(k as never))).toEqual([]);
+    // Cancelled units went back on sale and were sold again: more orders than units.
+    expect(result.purchases).toBeGreaterThan(40);
+  });
 });

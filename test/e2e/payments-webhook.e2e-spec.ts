@@ -211,7 +211,13 @@ describe('POST /payments/webhook', () => {
       }
       if (blocked === undefined) throw new Error('the webhook never waited on the row');
       await withPg(db, (admin) => admin.query('SELECT pg_terminate_backend($1)', [blocked]));
-      await new Promise((r) => setTimeout(r, 300));
+      // The read-back queues behind the row: Postgres shows it waiting, on another backend.
+      let readBack: number | undefined;
+      for (let i = 0; i < 100 && readBack === undefined; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        readBack = (await holder.query('SELECT pid FROM pg_stat_activity WHERE pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()] AND pid <> $1', [blocked])).rows[0]?.pid;
+      }
+      if (readBack === undefined) throw new Error('the read-back never waited on the row');
       await finish(holder);
       await holder.query('COMMIT');
       return answer;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AttemptPruner } from '../../apps/api/src/orders/purchase-outcome/attempt-pruner';
 import { TcpProxy } from '../chaos/support/tcp-proxy';
-import { Api, eventually, expectContractError, injectSender, sleep, withPg, withRetry } from '../support/api-client';
+import { Api, eventually, expectContractError, injectSender, withPg, withRetry } from '../support/api-client';
 import { AppHarness, startApp } from '../support/app-harness';
 import { auth } from '../support/tokens';
 
@@ -118,7 +118,8 @@ describe('purchase truth when the database answer is lost', () => {
     delayRepliesFor(2200);
     const first = await api.purchase(product.id, 'retrying-buyer', { idempotencyKey: 'retry-while-pending' });
     expect(first.status).toBe(202);
-    await sleep(REPLY_DELAY_MS);
+    // Once the held replies came the app knows the outcome: wait for that, not for a fixed time.
+    await reportedOutcome(String(first.headers['purchase-id']), 'retrying-buyer');
     // A client retries as the answers say (an instance that just saw a slow batch may shed load first).
     const retry = (await withRetry(() => api.purchase(product.id, 'retrying-buyer', { idempotencyKey: 'retry-while-pending' }))).final;
     expect(retry.status).toBe(201);
@@ -199,10 +200,17 @@ describe('purchase attempts', () => {
       withPg(harness.database.url, async (closer) => {
         await running.query('BEGIN');
         expect((await runBatch(running, product.id, attemptId, 'running-attempt-buyer')).rows).toEqual([{ outcome: 'CREATED' }]);
+        const closerPid: number = (await closer.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
         const closing = closer.query('INSERT INTO purchase_attempts (id) VALUES ($1) ON CONFLICT DO NOTHING', [attemptId]);
         let closed = false;
         void closing.then(() => (closed = true));
-        await sleep(300);
+        // Postgres itself shows the closer blocked on the running attempt's lock.
+        await eventually(
+          () => withPg(harness.database.url, async (pg) => (await pg.query('SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1', [closerPid])).rows[0]?.wait_event_type === 'Lock'),
+          5000,
+          20,
+          'the closer to wait on a lock',
+        );
         expect(closed).toBe(false); // still waiting on the running attempt
         await running.query('COMMIT');
         expect((await closing).rowCount).toBe(0); // the attempt's own id: it had committed

@@ -1,5 +1,5 @@
 import { CancelRecord, FinalOrder, OpRecord, PayRecord, verdictOf } from '../format';
-import { describe, latestEffectMs, Model } from '../model';
+import { describe, dueMs, Model } from '../model';
 import { RuleResult, RuleTally } from '../tally';
 
 /** A pay that surely made the order PAID: 200 with the order PAID (direct) or the webhook's result PAID. */
@@ -10,40 +10,63 @@ const mayHaveCancelled = (c: CancelRecord): boolean => verdictOf(c) !== 'refused
 
 /**
  * Order states move only along PENDING_PAYMENT → PAID | CANCELLED | EXPIRED and PAID → CANCELLED
- * (by an admin). Judged per order from its pays and cancels and its final state: a paid order is
- * PAID or admin-cancelled at the end, never EXPIRED; a cancelled one is CANCELLED; an order is
- * PAID or CANCELLED only if some request may have made it so (when the history records pays /
- * cancels at all); none expired before its expiresAt.
+ * (by an admin), and every move has a cause. Judged per order from its pays and cancels, its final
+ * state and, where the final state has them, the database's own paid and closed times (never the
+ * app's word alone):
+ * - a pay is accepted only before the order was due (its recorded paid time, or else the pay's send
+ *   time, no later than createdAt + the payment TTL, or expiresAt when the history gives no TTL);
+ * - PAID needs a pay that may have paid it, sent before the recorded paid time; CANCELLED a cancel
+ *   that may have done it, sent before the recorded close; EXPIRED the expiry job, which needs the
+ *   order due by the database's clock (closed no earlier than due) and the order never paid;
+ * - a paid order ends PAID or cancelled by an admin; a cancel answered 200 leaves it CANCELLED;
+ * - with a payment TTL given, the app-written expiresAt is no earlier than createdAt + TTL.
  */
 export function legalOrderStates(m: Model): RuleResult {
   const tally = new RuleTally('order states only along legal edges');
-  const recordsPays = m.ops.some((op) => op.op === 'pay');
-  const recordsCancels = m.ops.some((op) => op.op === 'cancel');
-  for (const order of m.orders) {
-    const ops = m.byOrder.get(order.id) ?? [];
-    tally.judge(judgeOrder(order, ops, recordsPays, recordsCancels, m.options.skewMs, m.options.finalReadAtMs));
-  }
+  for (const order of m.orders) tally.judge(judgeOrder(m, order, m.byOrder.get(order.id) ?? []));
   return tally.result();
 }
 
-function judgeOrder(order: FinalOrder, ops: OpRecord[], recordsPays: boolean, recordsCancels: boolean, skew: number, readAt: number): string | undefined {
+const iso = (t: number): string => new Date(t).toISOString();
+
+function judgeOrder(m: Model, order: FinalOrder, ops: OpRecord[]): string | undefined {
+  const skew = m.options.skewMs;
   const pays = ops.filter((op): op is PayRecord => op.op === 'pay');
   const cancels = ops.filter((op): op is CancelRecord => op.op === 'cancel');
   const paid = pays.filter(surelyPaid);
+  const due = dueMs(m, order);
   const where = `order ${order.id} (${order.status})`;
+  const ttlS = m.products.get(order.productId)?.paymentTtlS;
+  if (ttlS !== undefined && order.expiresAtMs < due - skew) return `${where}: expiresAt ${iso(order.expiresAtMs)} is earlier than createdAt + ${ttlS} s (${iso(due)})`;
+  const paidAt = typeof order.paidAtMs === 'number' ? order.paidAtMs : undefined;
+  if (paidAt !== undefined) {
+    if (paidAt > due) return `${where}: paid at ${iso(paidAt)}, after it was due at ${iso(due)}`;
+    if (order.status !== 'PAID' && order.status !== 'CANCELLED') return `${where}: recorded paid at ${iso(paidAt)}, yet ${order.status}`;
+    if (!pays.some((p) => mayHavePaid(p) && p.invokeMs - skew <= paidAt)) return `${where}: recorded paid at ${iso(paidAt)}, with no pay sent by then that could have paid it`;
+  }
+  const everPaid = paid.length > 0 || paidAt !== undefined;
   if (paid.length) {
     const firstPaid = paid.reduce((a, b) => (a.completeMs <= b.completeMs ? a : b));
+    if (paidAt === undefined && order.paidAtMs !== null && firstPaid.invokeMs - skew > due) return `${where}: ${describe(firstPaid)} was sent after the order was due at ${iso(due)}`;
     if (order.status === 'EXPIRED') return `${where}: PAID → EXPIRED, after ${describe(firstPaid)}`;
     if (order.status === 'PENDING_PAYMENT') return `${where}: still unpaid after ${describe(firstPaid)}`;
-    if (order.status === 'CANCELLED' && !cancels.some((c) => c.actor === 'admin' && mayHaveCancelled(c) && latestEffectMs(c) >= firstPaid.invokeMs))
-      return `${where}: cancelled after ${describe(firstPaid)} by no admin`;
     const buyerCancel = cancels.find((c) => c.actor === 'user' && verdictOf(c) === 'ok' && c.invokeMs > firstPaid.completeMs);
     if (buyerCancel) return `${where}: the buyer cancelled a PAID order: ${describe(buyerCancel)}`;
   }
+  if (everPaid && order.status === 'CANCELLED' && !cancels.some((c) => c.actor === 'admin' && mayHaveCancelled(c))) return `${where}: paid, then cancelled by no admin`;
   const cancelled = cancels.find((c) => verdictOf(c) === 'ok');
   if (cancelled && order.status !== 'CANCELLED') return `${where}: ${describe(cancelled)} but the order is ${order.status}`;
-  if (order.status === 'PAID' && recordsPays && !pays.some(mayHavePaid)) return `${where}: PAID with no pay that could have paid it`;
-  if (order.status === 'CANCELLED' && recordsCancels && !cancels.some(mayHaveCancelled)) return `${where}: CANCELLED with no cancel that could have cancelled it`;
-  if (order.status === 'EXPIRED' && order.expiresAtMs > readAt + skew) return `${where}: expired before its expiresAt ${new Date(order.expiresAtMs).toISOString()}`;
+  if (order.status === 'PAID' && !pays.some(mayHavePaid)) return `${where}: PAID with no pay that could have paid it`;
+  if (order.status === 'CANCELLED') {
+    const candidates = cancels.filter(mayHaveCancelled);
+    if (!candidates.length) return `${where}: CANCELLED with no cancel that could have cancelled it`;
+    const closed = order.closedAtMs;
+    if (typeof closed === 'number' && !candidates.some((c) => c.invokeMs - skew <= closed)) return `${where}: closed at ${iso(closed)}, before any cancel of it was sent`;
+  }
+  if (order.status === 'EXPIRED') {
+    const closed = order.closedAtMs;
+    if (typeof closed === 'number' && closed < due) return `${where}: expired at ${iso(closed)} by the database's clock, before it was due at ${iso(due)}`;
+    if (due > m.options.finalReadAtMs + skew) return `${where}: expired before it was due at ${iso(due)}`;
+  }
   return undefined;
 }

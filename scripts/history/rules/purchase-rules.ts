@@ -1,8 +1,11 @@
 import { FinalOrder, PurchaseRecord, verdictOf } from '../format';
-import { describe, groupKey, latestEffectMs, Model } from '../model';
+import { describe, groupKey, latestEffectMs, Model, PurchaseGroup } from '../model';
 import { RuleResult, RuleTally } from '../tally';
 
-/** Every 201 (and every poll answered CREATED) names an order that is in the final state, of that user and purchase. */
+/**
+ * Every 201 (and every poll answered CREATED) names an order that is in the final state, and it is
+ * the order that request asked for: its user, product, purchase id and quantity.
+ */
 export function every201Durable(m: Model): RuleResult {
   const tally = new RuleTally('every 201 is in the final state');
   for (const op of m.ops) {
@@ -10,10 +13,13 @@ export function every201Durable(m: Model): RuleResult {
     if (!created) continue;
     const order = op.orderId !== undefined ? m.ordersById.get(op.orderId) : undefined;
     const purchaseId = op.op === 'purchase' ? (op.key ?? op.purchaseId) : op.purchaseId;
+    const asked = op.op === 'purchase' ? op : m.groupOf(op.userId, op.purchaseId)?.purchases[0];
     if (!order) tally.judge(`lost: ${describe(op)} named order ${op.orderId ?? '(none)'}, absent from the final state`);
     else if (order.userId !== op.userId) tally.judge(`${describe(op)}: order ${order.id} belongs to ${order.userId}, not ${op.userId}`);
     else if (purchaseId !== undefined && order.purchaseId !== null && order.purchaseId !== purchaseId)
       tally.judge(`${describe(op)}: order ${order.id} is of purchase ${order.purchaseId}, not ${purchaseId}`);
+    else if (asked && order.productId !== String(asked.productId)) tally.judge(`${describe(op)}: order ${order.id} is of product ${order.productId}, the purchase was of ${asked.productId}`);
+    else if (asked && order.quantity !== (asked.quantity ?? 1)) tally.judge(`${describe(op)}: order ${order.id} holds ${order.quantity} unit(s), the purchase asked for ${asked.quantity ?? 1}`);
     else tally.judge();
   }
   return tally.result();
@@ -30,23 +36,16 @@ export function refusalsDidNothing(m: Model): { refusals: RuleResult; explained:
   const refusals = new RuleTally('no refused purchase has an order (now or later)');
   const explained = new RuleTally('every order was made by a request that was not refused');
   const skew = m.options.skewMs;
-  const byGroup = new Map<string, FinalOrder[]>();
-  const unmatched: FinalOrder[] = [];
-  for (const order of m.orders) {
-    if (!m.users.has(order.userId)) continue;
-    const key = order.purchaseId !== null ? groupKey(order.userId, order.purchaseId) : undefined;
-    if (key !== undefined && m.groups.has(key)) byGroup.set(key, [...(byGroup.get(key) ?? []), order]);
-    else unmatched.push(order);
-  }
-  for (const [key, group] of m.groups) {
-    const definiteRefusals = group.purchases.filter((p) => verdictOf(p) === 'refused');
-    const pollRefused = group.polls.filter((p) => p.state === 'REFUSED');
-    const orders = byGroup.get(key) ?? [];
-    const refusedCount = definiteRefusals.length + pollRefused.length;
+  for (const group of m.groups) {
+    const orders = group.orders.filter((o) => m.users.has(o.userId));
     if (!orders.length) {
-      for (let i = 0; i < refusedCount; i++) refusals.judge();
+      for (const p of group.purchases) if (verdictOf(p) === 'refused') refusals.judge();
+      for (const p of group.polls) if (p.state === 'REFUSED') refusals.judge();
       continue;
     }
+    const definiteRefusals = group.purchases.filter((p) => verdictOf(p) === 'refused');
+    const pollRefused = group.polls.filter((p) => p.state === 'REFUSED');
+    const refusedCount = definiteRefusals.length + pollRefused.length;
     for (const order of orders) {
       const makers = group.purchases.filter((p) => verdictOf(p) !== 'refused' && p.invokeMs <= order.createdAtMs + skew && latestEffectMs(p) >= order.createdAtMs - skew);
       const culprit = definiteRefusals.find((r) => r.invokeMs <= order.createdAtMs + skew && r.completeMs >= order.createdAtMs - skew);
@@ -58,7 +57,7 @@ export function refusalsDidNothing(m: Model): { refusals: RuleResult; explained:
   }
   // Orders whose purchase id no operation knew: only a keyless purchase that got no answer explains them.
   const spare = new Map(m.anonymousUnknown);
-  for (const order of unmatched) {
+  for (const order of m.strayOrders) {
     const slot = `${order.userId}|${order.productId}`;
     const left = spare.get(slot) ?? 0;
     if (left > 0) spare.set(slot, left - 1);
@@ -67,20 +66,47 @@ export function refusalsDidNothing(m: Model): { refusals: RuleResult; explained:
   return { refusals: refusals.result(), explained: explained.result() };
 }
 
-/** At most one order per purchase id (an unknown answer resolves once), and its 201s all name it. */
-export function oneOrderPerPurchase(m: Model): RuleResult {
-  const tally = new RuleTally('one order per (user, purchase id)');
-  const seen = new Map<string, string>();
-  for (const order of m.orders) {
+/** A refusal that says "this purchase has no order", as opposed to "try again" (503, 429) or "never sent" (ECONNREFUSED). */
+const saysNoOrder = (p: PurchaseRecord): boolean => verdictOf(p) === 'refused' && p.status !== undefined && p.status !== 503 && p.status !== 429;
+
+/**
+ * One outcome per purchase id, across all its requests, retries and polls: at most one order; every
+ * 201 and CREATED poll names that order; once the order exists (its creation, give or take the
+ * clock tolerance, or an answer that showed it) every later answer to the purchase id names it,
+ * never a refusal (invariant 4: a retry returns the first response); a poll never says REFUSED of
+ * a purchase that has an order; and a purchase id refused 409 never gets an order later.
+ */
+export function onePurchaseOutcome(m: Model): RuleResult {
+  const tally = new RuleTally('one outcome per purchase id');
+  const seen = new Map<string, FinalOrder>();
+  for (const order of m.strayOrders) {
     if (order.purchaseId === null) continue;
     const key = groupKey(order.userId, order.purchaseId);
     const first = seen.get(key);
-    if (first === undefined) seen.set(key, order.id);
-    else tally.fail(`purchase ${order.purchaseId} of ${order.userId}: orders ${first} and ${order.id}`);
+    if (first) tally.judge(`purchase ${order.purchaseId} of ${order.userId}: orders ${first.id} and ${order.id}`);
+    else seen.set(key, order);
   }
-  for (const group of m.groups.values()) {
-    const named = new Set(group.purchases.filter((p: PurchaseRecord) => verdictOf(p) === 'ok' && p.orderId !== undefined).map((p) => p.orderId));
-    tally.judge(named.size > 1 ? `purchase ${group.id}: its 201s named orders ${[...named].join(', ')}` : undefined);
-  }
+  for (const group of m.groups) tally.judge(judgeGroup(m, group, group.orders));
   return tally.result();
+}
+
+function judgeGroup(m: Model, group: PurchaseGroup, orders: FinalOrder[]): string | undefined {
+  const where = `purchase ${group.id} of ${group.userId}`;
+  if (orders.length > 1) return `${where}: orders ${orders.map((o) => o.id).join(', ')}`;
+  const named = new Set<string>();
+  for (const p of group.purchases) if (verdictOf(p) === 'ok' && p.orderId !== undefined) named.add(p.orderId);
+  for (const p of group.polls) if (p.state === 'CREATED' && p.orderId !== undefined) named.add(p.orderId);
+  if (named.size > 1) return `${where}: its answers named orders ${[...named].join(', ')}`;
+  const order = orders[0];
+  if (!order) return undefined;
+  if (named.size === 1 && !named.has(order.id)) return `${where}: answered with order ${[...named][0]}, but its order is ${order.id}`;
+  const refusedPoll = group.polls.find((p) => p.state === 'REFUSED');
+  if (refusedPoll) return `${where}: ${describe(refusedPoll)} said REFUSED, but order ${order.id} exists`;
+  const existedBy = Math.min(order.createdAtMs + m.options.skewMs, m.shownByMs.get(order.id) ?? Infinity);
+  const differs = (p: PurchaseRecord) => p.quantity !== order.quantity || String(p.productId) !== order.productId;
+  const late = group.purchases.find((p) => saysNoOrder(p) && p.invokeMs > existedBy && !(p.code === 'IDEMPOTENCY_KEY_REUSED' && differs(p)));
+  if (late) return `${where}: ${describe(late)} was sent after order ${order.id} existed (created ${order.createdAtMs}), and refused`;
+  const earlier409 = group.purchases.find((p) => p.status === 409 && p.completeMs < order.createdAtMs - m.options.skewMs);
+  if (earlier409) return `${where}: ${describe(earlier409)}, yet order ${order.id} was made later (created ${order.createdAtMs})`;
+  return undefined;
 }

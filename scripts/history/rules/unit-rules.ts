@@ -1,51 +1,66 @@
-import { SetStockRecord, verdictOf } from '../format';
-import { isLive, Model } from '../model';
+import { Model } from '../model';
+import { OrderSpan, orderSpans } from '../order-spans';
+import { StepLevels } from '../step-levels';
+import { SupplyBound } from '../supply';
 import { RuleResult, RuleTally } from '../tally';
 
+const iso = (t: number): string => new Date(t).toISOString();
+const names = (spans: OrderSpan[], t: number): string => {
+  const held = spans.filter((s) => s.sureFrom <= t && t < s.sureUntil);
+  return `${held.slice(0, 8).map((s) => `${s.order.id} (${s.order.status})`).join(', ')}${held.length > 8 ? `, … ${held.length} orders` : ''}`;
+};
+
 /**
- * Units in live orders never exceed what the writer supplied. Without stock changes that is the
- * initial stock. `PUT .../stock` sets the units still for sale, so after the last one that took
- * effect (set to S) at most S + the units of orders that existed then can be live: any of those
- * may still be live, every other unit came from S. An unknown answer may or may not have taken
- * effect, so every candidate for "the last set" is tried and the largest bound is used.
+ * At no instant do the units surely held by orders exceed the most units the product can have had
+ * then (its initial stock and the admin sets that could have landed by then; see SupplyBound).
+ * An order that later expired or was cancelled still counts for as long as it surely held its
+ * units (see OrderSpan). Judged at every instant the held units or the bound change; the first
+ * instant that breaks it is reported with the orders held then.
  */
-export function noOversell(m: Model): RuleResult {
+export function noOversell(m: Model, spans: OrderSpan[] = orderSpans(m)): RuleResult {
   const tally = new RuleTally('units sold <= initial stock + admin stock changes');
-  const skew = m.options.skewMs;
   for (const product of m.products.values()) {
-    const orders = m.orders.filter((o) => o.productId === product.productId);
-    const live = orders.reduce((sum, o) => sum + (isLive(o) ? o.quantity : 0), 0);
-    const sets = m.ops.filter((op): op is SetStockRecord => op.op === 'setStock' && op.productId === product.productId && verdictOf(op) !== 'refused');
-    const surelyApplied = sets.filter((s) => verdictOf(s) === 'ok');
-    const lastSure = surelyApplied.reduce<SetStockRecord | undefined>((last, s) => (!last || s.invokeMs > last.invokeMs ? s : last), undefined);
-    // Any set that may be linearized after the last sure one could be the last of all.
-    const candidates = sets.filter((s) => !lastSure || s === lastSure || latestEffectAfter(s, lastSure));
-    let bound = lastSure ? -Infinity : product.initialStock;
-    let why = lastSure ? '' : `initial stock ${product.initialStock}`;
-    for (const set of candidates) {
-      const before = orders.filter((o) => o.createdAtMs <= (verdictOf(set) === 'unknown' ? Infinity : set.completeMs) + skew).reduce((sum, o) => sum + o.quantity, 0);
-      if (set.stock + before > bound) {
-        bound = set.stock + before;
-        why = `stock set to ${set.stock} at ${set.invokeMs} + ${before} unit(s) ordered before`;
+    const mine = spans.filter((s) => s.order.productId === product.productId);
+    const held = new StepLevels(mine.map((s) => ({ from: s.sureFrom, until: s.sureUntil, units: s.order.quantity })));
+    const maybe = new StepLevels(mine.map((s) => ({ from: s.mayFrom, until: s.mayUntil, units: s.order.quantity })));
+    const supply = new SupplyBound(m, product.productId, product.initialStock + (m.returnedBefore.get(product.productId) ?? 0), maybe);
+    const instants = [...new Set([...held.times, ...supply.breakpoints()])].sort((a, b) => a - b);
+    let problem: string | undefined;
+    for (const t of instants) {
+      const units = held.at(t);
+      if (units <= 0) continue;
+      const { bound, why } = supply.at(t);
+      if (units > bound) {
+        problem = `product ${product.productId}: ${units} unit(s) held at ${iso(t)}, at most ${bound} (${why}); orders ${names(mine, t)}`;
+        break;
       }
     }
-    tally.judge(live > bound ? `product ${product.productId}: ${live} unit(s) in live orders, at most ${bound} (${why})` : undefined);
+    tally.judge(problem);
   }
   return tally.result();
 }
 
-const latestEffectAfter = (set: SetStockRecord, sure: SetStockRecord): boolean => verdictOf(set) === 'unknown' || set.completeMs > sure.invokeMs;
-
-/** Per user and product, live units <= the product's perUserLimit. */
-export function perUserLimit(m: Model): RuleResult {
+/** Per user and product, at no instant do the units the user surely holds exceed the product's perUserLimit. */
+export function perUserLimit(m: Model, spans: OrderSpan[] = orderSpans(m)): RuleResult {
   const tally = new RuleTally('per-user limit over live orders');
-  const units = new Map<string, number>();
-  for (const o of m.orders) if (isLive(o)) units.set(`${o.userId}|${o.productId}`, (units.get(`${o.userId}|${o.productId}`) ?? 0) + o.quantity);
-  for (const [slot, n] of units) {
-    const cut = slot.lastIndexOf('|');
-    const [user, productId] = [slot.slice(0, cut), slot.slice(cut + 1)];
+  // Most users never hold more than the limit even in total: only their slots need a sweep.
+  const totals = new Map<string, number>();
+  for (const s of spans) {
+    const slot = `${s.order.userId}|${s.order.productId}`;
+    totals.set(slot, (totals.get(slot) ?? 0) + s.order.quantity);
+  }
+  const over = new Map<string, OrderSpan[]>();
+  for (const s of spans) {
+    const slot = `${s.order.userId}|${s.order.productId}`;
+    if ((totals.get(slot) as number) > (m.products.get(s.order.productId)?.perUserLimit ?? Infinity)) over.set(slot, [...(over.get(slot) ?? []), s]);
+  }
+  for (let i = over.size; i < totals.size; i++) tally.judge();
+  for (const list of over.values()) {
+    const { userId, productId } = list[0].order;
     const limit = m.products.get(productId)?.perUserLimit ?? Infinity;
-    tally.judge(n > limit ? `${user} holds ${n} live unit(s) of product ${productId}, limit ${limit}` : undefined);
+    const held = new StepLevels(list.map((s) => ({ from: s.sureFrom, until: s.sureUntil, units: s.order.quantity })));
+    const i = held.levels.findIndex((level) => level > limit);
+    tally.judge(i < 0 ? undefined : `${userId} held ${held.levels[i]} unit(s) of product ${productId} at ${iso(held.times[i])}, limit ${limit}; orders ${names(list, held.times[i])}`);
   }
   return tally.result();
 }

@@ -20,18 +20,47 @@ export function watchExits(apis: ApiProcess[]): { exits: () => string[]; stop: (
  * A switch in Postgres that makes the expiry job's UPDATE fail (a trigger raising on
  * PENDING_PAYMENT → EXPIRED) while it is on: a database error in the middle of an expiry run.
  */
-export async function installExpiryFault(databaseUrl: string): Promise<{ set: (failing: boolean) => Promise<void> }> {
+export async function installExpiryFault(databaseUrl: string): Promise<{ set: (failing: boolean) => Promise<void>; fired: () => Promise<number> }> {
   await withPg(databaseUrl, async (pg) => {
     await pg.query('CREATE TABLE chaos_switch (failing boolean NOT NULL)');
     await pg.query('INSERT INTO chaos_switch VALUES (false)');
+    // A sequence counts the failures: nextval survives the rollback the exception causes.
+    await pg.query('CREATE SEQUENCE chaos_fault_fired');
     await pg.query(`CREATE FUNCTION chaos_expiry_fault() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF NEW.status = 'EXPIRED' AND (SELECT failing FROM chaos_switch) THEN RAISE EXCEPTION 'chaos: injected failure during an expiry run'; END IF;
+        IF NEW.status = 'EXPIRED' AND (SELECT failing FROM chaos_switch) THEN
+          PERFORM nextval('chaos_fault_fired');
+          RAISE EXCEPTION 'chaos: injected failure during an expiry run';
+        END IF;
         RETURN NEW;
       END $$`);
     await pg.query('CREATE TRIGGER chaos_expiry_fault BEFORE UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION chaos_expiry_fault()');
   });
-  return { set: (failing) => withPg(databaseUrl, (pg) => pg.query('UPDATE chaos_switch SET failing = $1', [failing])).then(() => undefined) };
+  return {
+    set: (failing) => withPg(databaseUrl, (pg) => pg.query('UPDATE chaos_switch SET failing = $1', [failing])).then(() => undefined),
+    fired: () => withPg(databaseUrl, async (pg) => Number((await pg.query('SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM chaos_fault_fired')).rows[0].n)),
+  };
+}
+
+/**
+ * Samples Postgres every `everyMs` until `done` settles: the most lock requests seen waiting at
+ * once in this database (pg_locks not granted), and how many samples saw any. Contention shown
+ * by the database itself, not by the app.
+ */
+export async function sampleLockWaits(databaseUrl: string, done: Promise<unknown>, everyMs = 25): Promise<{ samples: number; waiting: number; most: number }> {
+  let over = false;
+  void done.finally(() => (over = true));
+  return withPg(databaseUrl, async (pg) => {
+    const seen = { samples: 0, waiting: 0, most: 0 };
+    while (!over) {
+      const { rows } = await pg.query('SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted AND a.datname = current_database()');
+      seen.samples++;
+      if (rows[0].n > 0) seen.waiting++;
+      seen.most = Math.max(seen.most, rows[0].n);
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+    return seen;
+  });
 }
 
 /** Deadlocks Postgres has broken in this database so far. */

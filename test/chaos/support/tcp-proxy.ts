@@ -37,7 +37,17 @@ export class TcpProxy {
    */
   replyDelayMs = 0;
   /** Connections accepted, connections reset, chunks dropped and server chunks delayed, since start. */
-  readonly stats = { accepted: 0, reset: 0, chunksDropped: 0, repliesDelayed: 0 };
+  readonly stats = {
+    accepted: 0,
+    reset: 0,
+    chunksDropped: 0,
+    repliesDelayed: 0,
+    chunksDelayed: 0,
+    /** The longest a held reply stayed in the proxy before it went on to the client. */
+    longestReplyHoldMs: 0,
+    /** Held replies whose client had gone (given up, closed) by the time they were due. */
+    repliesLost: 0,
+  };
 
   private constructor(
     private readonly server: Server,
@@ -136,10 +146,13 @@ export class TcpProxy {
       pair.onAnswer = undefined;
     }
     let delay = this.mode.kind === 'latency' ? this.mode.ms : 0;
-    if (direction === 'down' && this.replyDelayMs > 0) {
+    if (delay > 0) this.stats.chunksDelayed++;
+    const heldReply = direction === 'down' && this.replyDelayMs > 0;
+    if (heldReply) {
       delay += this.replyDelayMs;
       this.stats.repliesDelayed++;
     }
+    const arrived = Date.now();
     const tapped = direction === 'up' && this.tap ? this.tap(chunk, pair.id) : undefined;
     if (tapped === 'hold') {
       pair.held = [chunk];
@@ -150,7 +163,9 @@ export class TcpProxy {
     const due = Math.max(Date.now() + delay, pair.lastOut[direction]);
     pair.lastOut[direction] = due;
     const send = () => {
+      if (heldReply) this.stats.longestReplyHoldMs = Math.max(this.stats.longestReplyHoldMs, Date.now() - arrived);
       if (this.pairs.has(pair) && !target.destroyed) target.write(chunk);
+      else if (heldReply) this.stats.repliesLost++;
     };
     if (due <= Date.now()) send();
     else setTimeout(send, due - Date.now());

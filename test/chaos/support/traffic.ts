@@ -40,9 +40,12 @@ export class Recorder {
   readonly unavailableAt: number[] = [];
   private phase = 'before the fault';
 
-  /** The ground truth of a product the test created: its stock and limit then, for the checker. */
-  track(product: { id: string; stock: number; perUserLimit: number }): void {
-    this.history.addProduct({ productId: product.id, initialStock: product.stock, perUserLimit: product.perUserLimit });
+  /**
+   * The ground truth of a product the test created: the stock and limit the test sent (never what
+   * the app answered), for the checker and the SQL checks.
+   */
+  track(productId: string, sent: { stock: number; perUserLimit: number }): void {
+    this.history.addProduct({ productId, initialStock: sent.stock, perUserLimit: sent.perUserLimit });
   }
 
   setPhase(name: string): void {

@@ -1,0 +1,211 @@
+import { FinalOrder, MetaRecord, OpRecord } from '../../../scripts/history/format';
+import { meta as metaOf, P, T0 } from './records';
+
+/**
+ * A correct flash-sale store, simulated one request at a time, that writes the history its
+ * clients would have seen and the final orders its database would hold. With a fault armed it
+ * misbehaves once, in one way, at the first chance it gets.
+ */
+export const FAULTS = {
+  oversell: ['units'],
+  'over-limit': ['per-user'],
+  'lying-refusal': ['refusals', 'outcome'],
+  'lost-201': ['durable'],
+  'replay-refused': ['outcome'],
+  'early-expiry': ['order-states'],
+  'phantom-paid': ['order-states'],
+  'late-pay': ['order-states'],
+  'stale-read': ['reads-level', 'reads-rise', 'reads-fall'],
+  'server-error': ['no-5xx'],
+  'wrong-order': ['durable', 'outcome'],
+} as const;
+export type Fault = keyof typeof FAULTS;
+
+export interface Simulation {
+  meta: MetaRecord;
+  ops: OpRecord[];
+  orders: FinalOrder[];
+  finalReadAtMs: number;
+  injected: boolean;
+}
+
+type Answer = { status: number; code?: string; orderId?: string } | { error: string };
+
+const TTL_MS = 20_000;
+
+export function simulate(seed: number, fault?: Fault, steps = 160): Simulation {
+  const rnd = mulberry32(seed);
+  const pick = <T>(list: T[]): T | undefined => (list.length ? list[Math.floor(rnd() * list.length)] : undefined);
+  const initialStock = 1 + Math.floor(rnd() * 6);
+  const limit = 1 + Math.floor(rnd() * 2);
+  const users = Array.from({ length: 3 + Math.floor(rnd() * 5) }, (_, i) => `u${i}`);
+  const ops: OpRecord[] = [];
+  const orders: FinalOrder[] = [];
+  const lost = new Set<string>();
+  /** `user|key` → the order it made, or the refusal it got for good. */
+  const decided = new Map<string, { orderId?: string; code?: string; quantity: number }>();
+  const retryable: { user: string; key: string; quantity: number }[] = [];
+  let stock = initialStock;
+  let setsSoFar = 0;
+  let t = 0;
+  let injected = false;
+  const armed = (f: Fault, minStep = 0, step = 0) => fault === f && !injected && step >= minStep;
+  const at = (ms: number) => T0 + ms;
+  const live = (o: FinalOrder) => o.status === 'PENDING_PAYMENT' || o.status === 'PAID';
+  const held = (user: string) => orders.filter((o) => o.userId === user && live(o)).reduce((s, o) => s + o.quantity, 0);
+
+  /** What the store does with a purchase at instant `e`: a replay, a refusal kept for good, or a new order. */
+  function decide(user: string, key: string, quantity: number, e: number, step: number): Answer {
+    const before = decided.get(`${user}|${key}`);
+    if (before?.orderId) return { status: 201, orderId: before.orderId };
+    if (before?.code) return { status: 409, code: before.code };
+    const overLimit = held(user) + quantity > limit;
+    const short = stock < quantity;
+    let code: string | undefined;
+    if (overLimit && !short && armed('over-limit', 10, step)) injected = true;
+    else if (short && !overLimit && armed('oversell', 10, step)) injected = true;
+    else if (overLimit) code = 'PER_USER_LIMIT';
+    else if (short) code = 'SOLD_OUT';
+    if (code) {
+      decided.set(`${user}|${key}`, { code, quantity });
+      return { status: 409, code };
+    }
+    const id = String(orders.length + 1);
+    orders.push({ id, productId: P, userId: user, quantity, status: 'PENDING_PAYMENT', purchaseId: key, createdAtMs: at(e), expiresAtMs: at(e + TTL_MS), paidAtMs: null, closedAtMs: null });
+    stock = Math.max(0, stock - quantity);
+    decided.set(`${user}|${key}`, { orderId: id, quantity });
+    return { status: 201, orderId: id };
+  }
+
+  const record = (op: Record<string, unknown>, invoke: number, complete: number, answer: Answer) =>
+    ops.push({ ...op, invokeMs: at(invoke), completeMs: at(complete), ...answer } as unknown as OpRecord);
+
+  for (let step = 0; step < steps; step++) {
+    // Steps further apart than twice the clock tolerance: every fault is then visible to the checker.
+    t += 600 + Math.floor(rnd() * 1500);
+    for (const o of orders) {
+      const early = armed('early-expiry', 10, step) && o.status === 'PENDING_PAYMENT' && at(t) > o.createdAtMs + TTL_MS / 4 && at(t) < o.expiresAtMs;
+      if (o.status === 'PENDING_PAYMENT' && (o.expiresAtMs <= at(t) || early)) {
+        injected ||= early;
+        o.status = 'EXPIRED';
+        o.closedAtMs = at(t);
+        stock += o.quantity;
+      }
+    }
+    const d = 5 + Math.floor(rnd() * 40);
+    const e = t + 1 + Math.floor(rnd() * (d - 2));
+    const user = pick(users) as string;
+    const roll = rnd();
+    if (roll < 0.4) {
+      const key = `k${step}`;
+      const quantity = 1 + Math.floor(rnd() * limit);
+      const base = { op: 'purchase', productId: P, userId: user, quantity, key, purchaseId: key };
+      const kind = rnd();
+      if (kind < 0.1) {
+        record(base, t, t + d, { status: 503, code: 'OVERLOADED' });
+        retryable.push({ user, key, quantity });
+      } else if (kind < 0.2) {
+        // No answer: the purchase may have been made or not.
+        if (rnd() < 0.5) decide(user, key, quantity, e, step);
+        record(base, t, t + 10_000, { error: 'TIMEOUT' });
+        retryable.push({ user, key, quantity });
+      } else if (kind < 0.3) {
+        const answer = decide(user, key, quantity, e, step);
+        record(base, t, t + d, { status: 202, code: 'PURCHASE_PENDING' });
+        const state = 'orderId' in answer && answer.orderId ? { state: 'CREATED', orderId: answer.orderId } : { state: 'REFUSED', code: (answer as { code: string }).code };
+        record({ op: 'poll', userId: user, purchaseId: key }, t + d + 50, t + d + 55, { status: 200, ...state } as Answer);
+        t += 60;
+      } else {
+        let answer = decide(user, key, quantity, e, step);
+        if ('orderId' in answer && answer.orderId && armed('lying-refusal', 10, step)) {
+          injected = true;
+          decided.delete(`${user}|${key}`);
+          answer = { status: 409, code: 'SOLD_OUT' };
+        } else if ('orderId' in answer && answer.orderId && armed('lost-201', 10, step)) {
+          injected = true;
+          lost.add(answer.orderId);
+        }
+        record(base, t, t + d, answer);
+      }
+    } else if (roll < 0.5) {
+      const bought = [...decided].filter(([, v]) => v.orderId);
+      if ((armed('replay-refused', 10, step) || armed('wrong-order', 10, step)) && bought.length >= 2) {
+        const [slot, v] = bought[0];
+        const [owner, key] = slot.split('|');
+        const other = bought.find(([s]) => !s.startsWith(`${owner}|`))?.[1].orderId;
+        if (fault === 'wrong-order' && !other) continue;
+        injected = true;
+        const answer = fault === 'replay-refused' ? { status: 409, code: 'SOLD_OUT' } : { status: 201, orderId: other };
+        record({ op: 'purchase', productId: P, userId: owner, quantity: v.quantity, key, purchaseId: key }, t, t + d, answer as Answer);
+        continue;
+      }
+      const again = pick(retryable);
+      if (again) record({ op: 'purchase', productId: P, userId: again.user, quantity: again.quantity, key: again.key, purchaseId: again.key }, t, t + d, decide(again.user, again.key, again.quantity, e, step));
+    } else if (roll < 0.7) {
+      if (armed('server-error', 10, step)) {
+        injected = true;
+        record({ op: 'read', productId: P }, t, t + d, { status: 500, code: 'INTERNAL' });
+        continue;
+      }
+      let shown = stock;
+      if (armed('stale-read', 10, step) && setsSoFar === 0) {
+        injected = true;
+        shown = initialStock + orders.filter((o) => !live(o)).reduce((s, o) => s + o.quantity, 0) + 1;
+      }
+      record({ op: 'read', productId: P, stock: shown }, t, t + d, { status: 200 });
+    } else if (roll < 0.82) {
+      const o = pick(orders.filter((x) => x.status === 'PENDING_PAYMENT' && x.expiresAtMs > at(e)));
+      if (!o) continue;
+      if (armed('phantom-paid', 10, step)) {
+        injected = true;
+        o.status = 'PAID';
+        o.paidAtMs = at(e);
+        continue;
+      }
+      let payAt = e;
+      let [invoke, complete] = [t, t + d];
+      if (armed('late-pay', 10, step)) {
+        injected = true;
+        payAt = o.expiresAtMs - T0 + 500;
+        [invoke, complete] = [payAt - 100, payAt + 10];
+      }
+      o.status = 'PAID';
+      o.paidAtMs = at(payAt);
+      record({ op: 'pay', orderId: o.id, userId: o.userId }, invoke, complete, { status: 200, orderStatus: 'PAID' } as Answer);
+    } else if (roll < 0.95) {
+      const o = pick(orders);
+      if (!o) continue;
+      const actor = o.status === 'PAID' || rnd() < 0.3 ? 'admin' : 'user';
+      if (live(o)) {
+        o.status = 'CANCELLED';
+        o.closedAtMs = at(e);
+        stock += o.quantity;
+        record({ op: 'cancel', orderId: o.id, actor, userId: o.userId }, t, t + d, { status: 200, orderStatus: 'CANCELLED' } as Answer);
+      } else record({ op: 'cancel', orderId: o.id, actor, userId: o.userId }, t, t + d, { status: 409, code: 'INVALID_ORDER_STATE' });
+    } else {
+      stock = Math.floor(rnd() * 5);
+      setsSoFar++;
+      record({ op: 'setStock', productId: P, stock }, t, t + d, { status: 200 });
+    }
+    t += d;
+  }
+  return {
+    meta: metaOf({ initialStock, perUserLimit: limit, paymentTtlS: TTL_MS / 1000 }),
+    ops,
+    orders: orders.filter((o) => !lost.has(o.id)),
+    finalReadAtMs: at(t + 10_001),
+    injected,
+  };
+}
+
+/** A small seeded PRNG: the same seed gives the same history. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = a;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
