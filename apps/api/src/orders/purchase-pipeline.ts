@@ -110,7 +110,8 @@ export class PurchasePipeline {
         const pending = stage.run(draft, request);
         if (pending) await pending;
       } catch (refusal) {
-        const replay = stage.replayable ? await this.purchases.replayOf(draft as Purchase).catch((error: unknown) => ({ error })) : undefined;
+        if (!stage.replayable || !draft.idempotencyKey) return { purchase: draft, outcome: { error: refusal } };
+        const replay = await this.purchases.replayOf(draft as Purchase).catch((error: unknown) => ({ error }));
         if (replay && 'error' in replay) return { purchase: draft, outcome: replay };
         return { purchase: draft, outcome: replay ? { result: replay } : { error: refusal } };
       }
