@@ -13,6 +13,7 @@ import { installSoldOutShortcut } from './orders/early-refusal/sold-out-shortcut
 import { installOverloadShortcut } from './orders/early-refusal/overload-shortcut';
 import { installQueueShortcuts } from './waiting-room/queue-shortcuts';
 import { WaitingRoomService } from './waiting-room/waiting-room.service';
+import { QueueRouteLimit } from './waiting-room/queue-route-limit';
 import { EarlyRefusals } from './orders/early-refusal/early-refusals';
 import { PurchaseAdmission } from './orders/admission/purchase-admission';
 import { PurchaseMetrics } from './orders/purchase.metrics';
@@ -52,7 +53,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   installSoldOutShortcut(fastify, { tokens: app.get(TokenVerifier), early: app.get(EarlyRefusals), catalog: app.get(ProductCatalog), metrics: app.get(PurchaseMetrics) });
   // After the sold-out shortcut: a sold-out answer is final and cheaper than a retry.
   installOverloadShortcut(fastify, { tokens: app.get(TokenVerifier), admission: app.get(PurchaseAdmission), metrics: app.get(PurchaseMetrics), catalog: app.get(ProductCatalog) });
-  installQueueShortcuts(fastify, { room: app.get(WaitingRoomService), tokens: app.get(TokenVerifier) });
+  installQueueShortcuts(fastify, { room: app.get(WaitingRoomService), tokens: app.get(TokenVerifier), limit: app.get(QueueRouteLimit) });
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   if (config.ops.docsEnabled) setUpSwagger(app);

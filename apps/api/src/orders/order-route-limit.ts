@@ -16,7 +16,7 @@ const ROUTE_BUDGET = 'orders:routeBudget';
 const WARN_EVERY_MS = 10_000;
 
 /** The route's own per-user budget (RATE_LIMIT_PER_SECOND a second), kept apart from every other route's. */
-export const RouteBudget = (name: 'order.get' | 'order.pay' | 'order.cancel') => SetMetadata(ROUTE_BUDGET, name);
+export const RouteBudget = (name: 'order.list' | 'order.get' | 'order.pay' | 'order.cancel' | 'purchase.status') => SetMetadata(ROUTE_BUDGET, name);
 
 /**
  * Per-user rate limit on the order routes, shared by every instance through Redis. A budget per
