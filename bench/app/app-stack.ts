@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import { ApiProcess } from '../../scripts/infra/api-process';
 import { freePort } from '../../test/support/free-port';
 import { benchScratchDir } from './scratch-dir';
@@ -12,12 +13,13 @@ export const BENCH_SECRET = randomBytes(32).toString('hex');
  */
 export async function startInstances(count: number, databaseUrl: string, redisUrl: string, profile = false, entry?: string): Promise<{ apis: ApiProcess[]; profileDir?: string }> {
   const profileDir = profile ? benchScratchDir('bench-prof') : undefined;
+  const appDatabaseUrl = await ownerRoleUrl(databaseUrl);
   const apis: ApiProcess[] = [];
   for (let i = 0; i < count; i++) {
     const api = new ApiProcess({
       port: await freePort(),
       env: {
-        DATABASE_URL: databaseUrl,
+        DATABASE_URL: appDatabaseUrl,
         REDIS_URL: redisUrl,
         JWT_SECRET: BENCH_SECRET,
         LOG_LEVEL: 'warn',
@@ -25,6 +27,7 @@ export async function startInstances(count: number, databaseUrl: string, redisUr
         NODE_ENV: 'production',
         METRICS_PORT: String(await freePort()),
         RATE_LIMIT_PER_SECOND: '1000000',
+        QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS: '1000000',
         DB_MIGRATE: i === 0 ? 'true' : 'false',
       },
       nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
@@ -34,6 +37,32 @@ export async function startInstances(count: number, databaseUrl: string, redisUr
     apis.push(api);
   }
   return { apis, profileDir };
+}
+
+const BENCH_ROLE = 'flashsale_bench_app';
+
+/**
+ * The bench database's URL for a role of the app's own, as deployed (production refuses the
+ * postgres:postgres credentials): BENCH_ROLE, no superuser, owning the database and its schema,
+ * with a fresh password each run.
+ */
+async function ownerRoleUrl(databaseUrl: string): Promise<string> {
+  const password = randomBytes(16).toString('hex');
+  const database = new URL(databaseUrl).pathname.slice(1);
+  const admin = new Client({ connectionString: databaseUrl });
+  await admin.connect();
+  try {
+    const exists = (await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [BENCH_ROLE])).rowCount === 1;
+    await admin.query(`${exists ? 'ALTER' : 'CREATE'} ROLE ${BENCH_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${password}'`);
+    await admin.query(`ALTER DATABASE ${database} OWNER TO ${BENCH_ROLE}`);
+    await admin.query(`ALTER SCHEMA public OWNER TO ${BENCH_ROLE}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(databaseUrl);
+  url.username = BENCH_ROLE;
+  url.password = password;
+  return url.toString();
 }
 
 /** `extra`: more fields of the product, e.g. its `waitingRoom`. */

@@ -68,8 +68,31 @@ describe('docker-compose.yml as shipped', () => {
     expect(text('postgres')).toMatch(/POSTGRES_PASSWORD: \$\{POSTGRES_PASSWORD:\?[^}]+\}/);
     expect(text('redis')).toMatch(/"--requirepass", "\$\{REDIS_PASSWORD:\?[^}]+\}"/);
     expect(text('api')).toMatch(/REDIS_URL: redis:\/\/:\$\{REDIS_PASSWORD\}@redis:6379/);
-    expect(text('api')).toMatch(/DATABASE_URL: postgres:\/\/postgres:\$\{POSTGRES_PASSWORD\}@/);
+    expect(text('postgres')).toMatch(/APP_DB_PASSWORD: \$\{APP_DB_PASSWORD:\?[^}]+\}/);
     expect(read('docker-compose.yml')).not.toMatch(/\$\{[A-Z_]*(SECRET|PASSWORD)[A-Z_]*:-[^}]/);
+  });
+
+  it('connects the API and its migrations as the flashsale role, never as the superuser', () => {
+    for (const name of ['api', 'migrate']) expect(text(name)).toMatch(/DATABASE_URL: postgres:\/\/flashsale:\$\{APP_DB_PASSWORD\}@postgres:5432\/flashsale/);
+    expect(read('docker-compose.yml')).not.toMatch(/postgres:\/\/postgres:/);
+    expect(text('postgres')).toMatch(/init-app-role\.sh:\/docker-entrypoint-initdb\.d\//);
+  });
+
+  it('asks for a password on every Redis node and Sentinel it starts', () => {
+    const redisServices = [...services.entries()].filter(([, lines]) => lines.join('\n').includes('image: redis') || /^ {2}(redis|redlock|sentinel|cluster-\d)/.test(lines[0]));
+    expect(redisServices.length).toBeGreaterThan(10);
+    const file = read('docker-compose.yml');
+    // The anchors' commands (Sentinels, Cluster nodes) are shared by the services that use them.
+    expect(file).toMatch(/x-cluster-node:[\s\S]*?"--requirepass", "\$\{REDIS_PASSWORD\}", "--masterauth", "\$\{REDIS_PASSWORD\}"/);
+    expect(file).toMatch(/x-sentinel:[\s\S]*?requirepass %s[\s\S]*?sentinel auth-pass mymaster %s/);
+    for (const [name, lines] of redisServices) {
+      const service = lines.join('\n');
+      if (/<<: \*|: \*(sentinel|cluster-node)$/.test(lines[0]) || name === 'cluster-init') continue;
+      expect(`${name}: ${/--requirepass", "\$\{REDIS_PASSWORD[:}]/.test(service)}`).toBe(`${name}: true`);
+      if (service.includes('--replicaof') || name === 'redis-primary') expect(service).toContain('"--masterauth", "${REDIS_PASSWORD}"');
+    }
+    expect(text('api')).toMatch(/REDIS_PASSWORD: \$\{REDIS_PASSWORD\}/);
+    expect(text('api')).toMatch(/REDIS_SENTINEL_PASSWORD: \$\{REDIS_PASSWORD\}/);
   });
 
   it('turns anonymous Grafana off and runs the API in production with its metrics port', () => {
@@ -98,6 +121,13 @@ describe('the image', () => {
     const dockerfile = read('Dockerfile');
     expect(dockerfile).toMatch(/^HEALTHCHECK [^\n]*\\\n[^\n]*\/health\/live/m);
     expect(dockerfile).toMatch(/^ENV NODE_ENV=production$/m);
+  });
+
+  it('builds and runs on Node 24, the LTS package.json names', () => {
+    const stages = read('Dockerfile').match(/^FROM \S+/gm) ?? [];
+    expect(stages.length).toBeGreaterThan(0);
+    for (const stage of stages) expect(stage).toMatch(/^FROM node:24-/);
+    expect(JSON.parse(read('package.json')).engines.node).toMatch(/24/);
   });
 });
 

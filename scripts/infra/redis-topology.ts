@@ -1,5 +1,5 @@
 import { RedisClusterProcess } from '../../test/support/redis-cluster';
-import { RedisSentinelGroup, SENTINEL_MASTER_NAME } from '../../test/support/redis-sentinel';
+import { RedisSentinelGroup } from '../../test/support/redis-sentinel';
 import { ensureRedis } from './redis';
 
 export type RedisTopology = 'standalone' | 'cluster' | 'sentinel';
@@ -20,7 +20,7 @@ export async function startRedisTopology(topology: RedisTopology): Promise<Runni
   if (topology === 'cluster') {
     const cluster = await RedisClusterProcess.start();
     return {
-      env: { REDIS_MODE: 'cluster', REDIS_CLUSTER_NODES: cluster.nodeList },
+      env: cluster.env,
       description: `a private Redis Cluster (3 primaries, 3 replicas) at ${cluster.nodeList}`,
       stop: () => cluster.stop(),
     };
@@ -28,7 +28,7 @@ export async function startRedisTopology(topology: RedisTopology): Promise<Runni
   if (topology === 'sentinel') {
     const group = await RedisSentinelGroup.start();
     return {
-      env: { REDIS_MODE: 'sentinel', REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: SENTINEL_MASTER_NAME },
+      env: group.env,
       description: `a private Redis primary + replica under 3 Sentinels at ${group.sentinelList}`,
       stop: () => group.stop(),
     };

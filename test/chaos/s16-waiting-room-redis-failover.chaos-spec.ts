@@ -2,7 +2,7 @@ import type { ApiProcess } from '../../scripts/infra/api-process';
 import { replicasCaughtUp } from '../support/lock-contention';
 import { QueueCrowd } from '../support/queue-crowd';
 import { InstanceClient } from '../support/queue-sale-http';
-import { RedisSentinelGroup, SENTINEL_MASTER_NAME } from '../support/redis-sentinel';
+import { RedisSentinelGroup } from '../support/redis-sentinel';
 import { startApis } from '../support/scale-sale';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
@@ -28,7 +28,7 @@ describe('chaos 16: Redis failover under Sentinel while a waiting room has admis
 
   beforeAll(async () => {
     [group, db] = await Promise.all([RedisSentinelGroup.start(), createTestDatabase()]);
-    apis = await startApis(2, { DATABASE_URL: db.url, REDIS_MODE: 'sentinel', REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: SENTINEL_MASTER_NAME, WAITING_ROOM_TICK_MS: '100' });
+    apis = await startApis(2, { DATABASE_URL: db.url, ...group.env, WAITING_ROOM_TICK_MS: '100' });
     clients = apis.map((api) => new InstanceClient(api.url, 8));
   });
   afterAll(async () => {

@@ -134,6 +134,9 @@ const CASES: Case[] = [
   { name: 'auth: not a JWT', request: () => purchase({ quantity: 1 }, bearer('not-a-token')), status: 401, code: 'UNAUTHENTICATED' },
   { name: 'auth: Basic scheme', request: () => purchase({ quantity: 1 }, { authorization: 'Basic dXNlcjpwYXNz' }), status: 401, code: 'UNAUTHENTICATED' },
   { name: 'auth: unknown role claim', request: () => createProduct(validProduct(), bearer(tokenWithClaims({ sub: 'x', role: 'superuser' }))), status: 401, code: 'UNAUTHENTICATED' },
+  // "\ud800" and "\udbff" would both be stored as U+FFFD: two subjects, one user.
+  { name: 'auth: sub with a lone UTF-16 surrogate', request: () => purchase({ quantity: 1 }, bearer(tokenWithClaims({ sub: 'user-\ud800', role: 'user' }))), status: 401, code: 'UNAUTHENTICATED' },
+  { name: 'auth: sub ending in a lone low surrogate', request: () => purchase({ quantity: 1 }, bearer(tokenWithClaims({ sub: 'user-\udc00', role: 'user' }))), status: 401, code: 'UNAUTHENTICATED' },
   { name: 'auth: numeric sub', request: () => purchase({ quantity: 1 }, bearer(tokenWithClaims({ sub: 42, role: 'user' }))), status: 401, code: 'UNAUTHENTICATED' },
   { name: 'auth: no token on purchase', request: () => purchase({ quantity: 1 }, {}), status: 401, code: 'UNAUTHENTICATED' },
   { name: 'auth: no token on orders', request: () => listOrders('limit=5', {}), status: 401, code: 'UNAUTHENTICATED' },

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppHarness, startApp } from '../support/app-harness';
+import { AppHarness, startApp, TEST_JWT_SECRET } from '../support/app-harness';
 import { claimsFor, JwksServer, publicPem, signingKey, signJwt } from '../support/identity-provider';
 import { testOutputDir } from '../support/test-output';
 
@@ -9,6 +9,13 @@ const ISSUER = 'https://idp.shop.test/';
 const AUDIENCE = 'flash-sale-api';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const b64url = (value: string | Buffer): string => Buffer.from(value).toString('base64url');
+
+/** An HS256 token for `idp-user` signed with `secret`, carrying `claims` and an hour of validity. */
+function hs256(secret: string, claims: Record<string, unknown>): string {
+  const head = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+  const body = b64url(JSON.stringify(claimsFor('idp-user', claims)));
+  return `${head}.${body}.${b64url(createHmac('sha256', secret).update(`${head}.${body}`).digest())}`;
+}
 
 async function statusWith(harness: AppHarness, token: string): Promise<number> {
   return (await harness.app.inject({ method: 'GET', url: '/orders', headers: { authorization: `Bearer ${token}` } })).statusCode;
@@ -42,6 +49,33 @@ describe('tokens from an identity provider (JWT_JWKS_URL)', () => {
     expect(await statusWith(harness, ok(first, { exp: now - 120 }))).toBe(401);
     expect(await statusWith(harness, ok(first, { exp: now - 10 }))).toBe(200);
     expect(await statusWith(harness, signJwt(first, { sub: 'forever', iss: ISSUER, aud: AUDIENCE }))).toBe(401);
+  });
+
+  it('requires the configured iss and aud: a token the same provider signed without either is 401', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect(await statusWith(harness, signJwt(first, { sub: 'no-aud', role: 'admin', iss: ISSUER, exp: now + 600 }))).toBe(401);
+    expect(await statusWith(harness, signJwt(first, { sub: 'no-iss', role: 'admin', aud: AUDIENCE, exp: now + 600 }))).toBe(401);
+    const res = await harness.app.inject({
+      method: 'POST',
+      url: '/admin/products',
+      headers: { authorization: `Bearer ${signJwt(first, { sub: 'other-client', role: 'admin', iss: ISSUER, exp: now + 600 })}` },
+      payload: { sku: 'NO-AUD', name: 'x', priceCents: 1, stock: 1 },
+    });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect(await statusWith(harness, signJwt(first, { sub: 'both', iss: ISSUER, aud: [AUDIENCE, 'another-api'], exp: now + 600 }))).toBe(200);
+  });
+
+  it('takes no HS256 token beside the provider unless JWT_ALLOW_HS256=true', async () => {
+    expect(await statusWith(harness, hs256(TEST_JWT_SECRET, { iss: ISSUER, aud: AUDIENCE }))).toBe(401);
+    const both = await startApp({ JWT_JWKS_URL: idp.url, JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE, JWT_ALLOW_HS256: 'true', AUTH_FAILURES_PER_SECOND: '100000' });
+    try {
+      expect(await statusWith(both, hs256(TEST_JWT_SECRET, { iss: ISSUER, aud: AUDIENCE }))).toBe(200);
+      // The same claim rules for HS256: iss and aud required.
+      expect(await statusWith(both, hs256(TEST_JWT_SECRET, { iss: ISSUER }))).toBe(401);
+    } finally {
+      await both.close();
+    }
   });
 
   it('pins the algorithm to the key: none, and a key used with another alg, are refused', async () => {

@@ -19,7 +19,7 @@ describe('load test through a waiting room', () => {
   let harness: AppHarness;
   let url: string;
   beforeAll(async () => {
-    harness = await startApp({ RATE_LIMIT_PER_SECOND: '10000', WAITING_ROOM_TICK_MS: '50' });
+    harness = await startApp({ RATE_LIMIT_PER_SECOND: '10000', QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS: '100000', WAITING_ROOM_TICK_MS: '50' });
     const port = await freePort();
     await harness.app.listen(port, '127.0.0.1');
     url = `http://127.0.0.1:${port}`;

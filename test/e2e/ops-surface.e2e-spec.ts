@@ -2,23 +2,34 @@ import { randomBytes } from 'node:crypto';
 import { opsListenerOf } from '../../apps/api/src/metrics/ops-routes';
 import { AppHarness, startApp } from '../support/app-harness';
 import { freePort } from '../support/free-port';
+import { createOwnerRole } from '../support/test-database';
 
 /** Production as shipped: what the public port shows, and what only the operations port does. */
 describe('the operations surface in production (METRICS_PORT)', () => {
   let harness: AppHarness;
   let publicUrl: string;
   let opsUrl: string;
+  let dropRole: () => Promise<void> = async () => undefined;
 
   beforeAll(async () => {
     const metricsPort = await freePort();
-    harness = await startApp({ NODE_ENV: 'production', JWT_SECRET: randomBytes(32).toString('hex'), METRICS_PORT: String(metricsPort) });
+    // Production refuses postgres:postgres: the instance connects as a role of its own, as deployed.
+    const ownRole = async (url: string) => {
+      const owner = await createOwnerRole(url);
+      dropRole = owner.dropRole;
+      return owner.url;
+    };
+    harness = await startApp({ NODE_ENV: 'production', JWT_SECRET: randomBytes(32).toString('hex'), METRICS_PORT: String(metricsPort) }, ownRole);
     await harness.app.listen({ port: 0, host: '127.0.0.1' });
     publicUrl = await harness.app.getUrl();
     const bound = await opsListenerOf(harness.app.getHttpAdapter().getInstance()).listen('127.0.0.1');
     expect(bound).toBe(metricsPort);
     opsUrl = `http://127.0.0.1:${metricsPort}`;
   });
-  afterAll(() => harness.close());
+  afterAll(async () => {
+    await harness.close();
+    await dropRole();
+  });
 
   it.each(['/metrics', '/health/details', '/docs', '/docs-json'])('does not serve %s on the public port', async (path) => {
     const res = await fetch(`${publicUrl}${path}`);

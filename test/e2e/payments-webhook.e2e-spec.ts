@@ -179,13 +179,23 @@ describe('POST /payments/webhook', () => {
     expect((await deliverSigned(event)).body.result).toBe('ALREADY_PROCESSED');
   });
 
+  it("ignores the provider's own extra fields, and refuses (422, nothing recorded) an event in another currency", async () => {
+    const order = await pendingOrder('wh-currency');
+    for (const currency of ['eur', 'JPY']) expectContractError(await deliverSigned({ ...succeeded(order), currency } as PaymentEvent), 422, 'AMOUNT_MISMATCH');
+    expect(await eventRows(order.id)).toEqual([]);
+    const event = { ...succeeded(order), currency: 'USD', livemode: false, created: nowS(), metadata: { cart: 'c-1' }, object: 'event' };
+    const res = await deliverSigned(event as PaymentEvent);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ eventId: event.eventId, orderId: order.id, result: 'PAID' });
+  });
+
   it('404 ORDER_NOT_FOUND for an unknown order and 400 for a malformed event, signed or not; neither is recorded', async () => {
     const ghost: PaymentEvent = { eventId: newEventId(), type: 'payment.succeeded', orderId: '987654321', amountCents: PRICE };
     expectContractError(await deliverSigned(ghost), 404, 'ORDER_NOT_FOUND');
     // The largest bigint is a well-formed id (of no order); one past it is malformed.
     expectContractError(await deliverSigned({ ...ghost, eventId: newEventId(), orderId: '9223372036854775807' }), 404, 'ORDER_NOT_FOUND');
     const order = await pendingOrder('wh-malformed');
-    for (const bad of [{ ...succeeded(order), extra: 1 }, { ...succeeded(order), type: 'payment.refunded' }, { ...succeeded(order), orderId: 7 }, { ...succeeded(order), orderId: '9223372036854775808' }, { ...succeeded(order), amountCents: '1250' }]) {
+    for (const bad of [{ ...succeeded(order), currency: 'dollars' }, { ...succeeded(order), type: 'payment.refunded' }, { ...succeeded(order), orderId: 7 }, { ...succeeded(order), orderId: '9223372036854775808' }, { ...succeeded(order), amountCents: '1250' }]) {
       expectContractError(await deliverSigned(bad as unknown as PaymentEvent), 400, 'VALIDATION_FAILED');
     }
     const total = await withPg(db, async (pg) => Number((await pg.query("SELECT count(*) FROM payment_events WHERE order_id = $1 OR event_id = $2", [order.id, ghost.eventId])).rows[0].count));

@@ -17,7 +17,7 @@ describe('3 API instances on a Redis Cluster (3 primaries, 3 replicas)', () => {
   let db: TestDatabase;
   let apis: ApiProcess[] = [];
   const figures: Record<string, SaleFigures> = {};
-  const env = () => ({ DATABASE_URL: db.url, REDIS_MODE: 'cluster', REDIS_CLUSTER_NODES: cluster.nodeList, REDIS_KEY_PREFIX: `${db.name}:` });
+  const env = () => ({ DATABASE_URL: db.url, ...cluster.env, REDIS_KEY_PREFIX: `${db.name}:` });
 
   beforeAll(async () => {
     [cluster, db] = await Promise.all([RedisClusterProcess.start(), createTestDatabase()]);

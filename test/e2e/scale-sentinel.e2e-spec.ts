@@ -1,6 +1,6 @@
 import type { ApiProcess } from '../../scripts/infra/api-process';
 import { RedisServerProcess } from '../support/redis-server';
-import { RedisSentinelGroup, SENTINEL_MASTER_NAME } from '../support/redis-sentinel';
+import { RedisSentinelGroup } from '../support/redis-sentinel';
 import { runScaleSale, SaleFigures, startApis } from '../support/scale-sale';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
@@ -19,7 +19,7 @@ describe('3 API instances on Redis Sentinel (primary, replica, 3 Sentinels)', ()
   let db: TestDatabase;
   let apis: ApiProcess[] = [];
   const figures: Record<string, SaleFigures> = {};
-  const env = () => ({ DATABASE_URL: db.url, REDIS_MODE: 'sentinel', REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: SENTINEL_MASTER_NAME });
+  const env = () => ({ DATABASE_URL: db.url, ...group.env });
 
   beforeAll(async () => {
     [group, db] = await Promise.all([RedisSentinelGroup.start(), createTestDatabase()]);

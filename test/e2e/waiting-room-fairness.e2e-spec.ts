@@ -21,7 +21,7 @@ describe('waiting room fairness', () => {
   let db: Client;
 
   beforeAll(async () => {
-    harness = await startApp({ RATE_LIMIT_PER_SECOND: '1000', WAITING_ROOM_TICK_MS: '50' });
+    harness = await startApp({ RATE_LIMIT_PER_SECOND: '1000', QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS: '100000', WAITING_ROOM_TICK_MS: '50' });
     room = new WaitingRoomClient(injectSender(harness.app));
     db = new Client({ connectionString: harness.database.url });
     await db.connect();

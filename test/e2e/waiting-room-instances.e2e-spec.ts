@@ -27,7 +27,7 @@ describe('waiting room across instances', () => {
   let db: Client;
 
   beforeAll(async () => {
-    harness = await startApp({ RATE_LIMIT_PER_SECOND: '1000', WAITING_ROOM_TICK_MS: '50' });
+    harness = await startApp({ RATE_LIMIT_PER_SECOND: '1000', QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS: '100000', WAITING_ROOM_TICK_MS: '50' });
     other = await secondInstance(harness.env);
     rooms = [new WaitingRoomClient(injectSender(harness.app)), new WaitingRoomClient(injectSender(other))];
     db = new Client({ connectionString: harness.database.url });

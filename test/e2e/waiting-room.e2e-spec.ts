@@ -10,7 +10,7 @@ describe('waiting room', () => {
   let room: WaitingRoomClient;
 
   beforeAll(async () => {
-    harness = await startApp({ RATE_LIMIT_PER_SECOND: '1000', WAITING_ROOM_TICK_MS: '50' });
+    harness = await startApp({ RATE_LIMIT_PER_SECOND: '1000', QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS: '100000', WAITING_ROOM_TICK_MS: '50' });
     room = new WaitingRoomClient(injectSender(harness.app));
   });
   afterAll(() => harness.close());

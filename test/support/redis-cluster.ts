@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,30 +16,36 @@ const FAST_REPLICATION = ['--repl-diskless-sync', 'yes', '--repl-diskless-sync-d
 /**
  * A private 6-node Redis Cluster (3 primaries, 3 replicas) on free ports, built with the real
  * `redis-server --cluster-enabled yes` and `redis-cli --cluster create`. A short node timeout
- * makes a replica take over a killed primary within a few seconds.
+ * makes a replica take over a killed primary within a few seconds. Every node asks for a password
+ * (`requirepass`, and `masterauth` for its replica), as a deployment's would.
  */
 export class RedisClusterProcess {
   private constructor(
     readonly nodes: RedisServerProcess[],
     private readonly dir: string,
+    readonly password: string,
   ) {}
 
   static async start(nodeTimeoutMs = 1000): Promise<RedisClusterProcess> {
     const dir = testOutputDir('cluster');
+    const password = randomBytes(12).toString('hex');
     const taken = new Set<number>();
     const ports: number[] = [];
     for (let i = 0; i < 6; i++) ports.push(await freeClusterPort(taken));
     const nodes = await Promise.all(
       ports.map((port) =>
         RedisServerProcess.start(
-          ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', String(nodeTimeoutMs), '--dir', dir, ...FAST_REPLICATION],
+          ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', String(nodeTimeoutMs), '--dir', dir, '--requirepass', password, '--masterauth', password, ...FAST_REPLICATION],
           port,
         ),
       ),
     );
-    const cluster = new RedisClusterProcess(nodes, dir);
+    const cluster = new RedisClusterProcess(nodes, dir, password);
     try {
-      await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], { timeout: 60_000 });
+      await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], {
+        timeout: 60_000,
+        env: { ...process.env, REDISCLI_AUTH: password },
+      });
       await cluster.waitUntilHealthy(60_000);
     } catch (error) {
       await cluster.stop();
@@ -52,10 +59,15 @@ export class RedisClusterProcess {
     return this.nodes.map((n) => `127.0.0.1:${n.port}`).join(',');
   }
 
+  /** What an API instance needs to use this cluster (REDIS_MODE=cluster and its variables). */
+  get env(): Record<string, string> {
+    return { REDIS_MODE: 'cluster', REDIS_CLUSTER_NODES: this.nodeList, REDIS_PASSWORD: this.password };
+  }
+
   client(options: ClusterOptions = {}): Cluster {
     return new Cluster(
       this.nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
-      { redisOptions: { maxRetriesPerRequest: 1 }, ...options },
+      { ...options, redisOptions: { maxRetriesPerRequest: 1, password: this.password, ...options.redisOptions } },
     );
   }
 

@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Redis, { RedisOptions } from 'ioredis';
@@ -10,7 +11,9 @@ export const SENTINEL_MASTER_NAME = 'fsmaster';
 
 /**
  * A private primary + replica watched by 3 Sentinels (`redis-server <conf> --sentinel`), with
- * a short down-after and failover timeout so a killed primary is replaced within seconds.
+ * a short down-after and failover timeout so a killed primary is replaced within seconds. Every
+ * node asks for a password, as a deployment's would: the data nodes one (`requirepass`, and
+ * `masterauth` to replicate), the Sentinels their own.
  */
 export class RedisSentinelGroup {
   private constructor(
@@ -18,11 +21,15 @@ export class RedisSentinelGroup {
     readonly sentinelPorts: number[],
     private readonly sentinels: ChildProcess[],
     private readonly dir: string,
+    readonly password: string,
+    readonly sentinelPassword: string,
   ) {}
 
   static async start(downAfterMs = 1000): Promise<RedisSentinelGroup> {
     const dir = testOutputDir('sentinel');
-    const fast = ['--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0', '--dir', dir];
+    const password = randomBytes(12).toString('hex');
+    const sentinelPassword = randomBytes(12).toString('hex');
+    const fast = ['--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0', '--dir', dir, '--requirepass', password, '--masterauth', password];
     const primary = await RedisServerProcess.start(fast);
     const replica = await RedisServerProcess.start([...fast, '--replicaof', '127.0.0.1', String(primary.port)]);
     const ports = [await freePort(), await freePort(), await freePort()];
@@ -34,7 +41,9 @@ export class RedisSentinelGroup {
           `port ${port}`,
           'bind 127.0.0.1',
           `dir ${dir}`,
+          `requirepass ${sentinelPassword}`,
           `sentinel monitor ${SENTINEL_MASTER_NAME} 127.0.0.1 ${primary.port} 2`,
+          `sentinel auth-pass ${SENTINEL_MASTER_NAME} ${password}`,
           `sentinel down-after-milliseconds ${SENTINEL_MASTER_NAME} ${downAfterMs}`,
           `sentinel failover-timeout ${SENTINEL_MASTER_NAME} 5000`,
           `sentinel parallel-syncs ${SENTINEL_MASTER_NAME} 1`,
@@ -45,7 +54,7 @@ export class RedisSentinelGroup {
       child.on('error', () => undefined);
       return child;
     });
-    const group = new RedisSentinelGroup([primary, replica], ports, sentinels, dir);
+    const group = new RedisSentinelGroup([primary, replica], ports, sentinels, dir, password, sentinelPassword);
     try {
       await group.waitForReplicaInSync(20_000);
       await group.waitUntilSentinelsSee(2, 20_000);
@@ -61,13 +70,36 @@ export class RedisSentinelGroup {
     return this.sentinelPorts.map((p) => `127.0.0.1:${p}`).join(',');
   }
 
+  /** What an API instance needs to use this group (REDIS_MODE=sentinel and its variables). */
+  get env(): Record<string, string> {
+    return {
+      REDIS_MODE: 'sentinel',
+      REDIS_SENTINELS: this.sentinelList,
+      REDIS_SENTINEL_NAME: SENTINEL_MASTER_NAME,
+      REDIS_PASSWORD: this.password,
+      REDIS_SENTINEL_PASSWORD: this.sentinelPassword,
+    };
+  }
+
   client(options: RedisOptions = {}): Redis {
-    return new Redis({ sentinels: this.sentinelPorts.map((port) => ({ host: '127.0.0.1', port })), name: SENTINEL_MASTER_NAME, maxRetriesPerRequest: 1, ...options });
+    return new Redis({
+      sentinels: this.sentinelPorts.map((port) => ({ host: '127.0.0.1', port })),
+      name: SENTINEL_MASTER_NAME,
+      maxRetriesPerRequest: 1,
+      password: this.password,
+      sentinelPassword: this.sentinelPassword,
+      ...options,
+    });
+  }
+
+  /** A direct connection to one Sentinel, with its password unless told otherwise. */
+  sentinel(index = 0, options: RedisOptions = {}): Redis {
+    return new Redis(this.sentinelPorts[index], '127.0.0.1', { maxRetriesPerRequest: 1, password: this.sentinelPassword, ...options });
   }
 
   /** The server Sentinels currently name as master. */
   async master(): Promise<RedisServerProcess> {
-    const sentinel = new Redis(this.sentinelPorts[0], '127.0.0.1', { maxRetriesPerRequest: 1 });
+    const sentinel = this.sentinel();
     try {
       const [, port] = (await sentinel.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_MASTER_NAME)) as string[];
       const server = this.servers.find((s) => s.port === Number(port));
@@ -118,7 +150,7 @@ export class RedisSentinelGroup {
 
   private async waitUntilSentinelsSee(others: number, timeoutMs: number): Promise<void> {
     await poll(timeoutMs, 'Sentinels discovering each other', async () => {
-      const s = new Redis(this.sentinelPorts[0], '127.0.0.1', { maxRetriesPerRequest: 1, retryStrategy: () => null });
+      const s = this.sentinel(0, { retryStrategy: () => null });
       try {
         const info = (await s.call('SENTINEL', 'SENTINELS', SENTINEL_MASTER_NAME)) as unknown[];
         return info.length >= others;

@@ -20,8 +20,14 @@ export class RedisServerProcess {
     return server;
   }
 
+  /** The `--requirepass` it was started with, if any. */
+  get password(): string | undefined {
+    const at = this.extraArgs.indexOf('--requirepass');
+    return at === -1 ? undefined : this.extraArgs[at + 1];
+  }
+
   get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+    return `redis://${this.password ? `:${encodeURIComponent(this.password)}@` : ''}127.0.0.1:${this.port}`;
   }
 
   get pid(): number | undefined {
@@ -30,7 +36,7 @@ export class RedisServerProcess {
 
   /** A new ioredis client for this server; the caller quits it. */
   client(options: Record<string, unknown> = {}): Redis {
-    return new Redis(this.port, '127.0.0.1', { maxRetriesPerRequest: 1, ...options });
+    return new Redis(this.port, '127.0.0.1', { maxRetriesPerRequest: 1, password: this.password, ...options });
   }
 
   /** Starts the process again on the same port, empty (nothing is persisted). */
@@ -72,7 +78,7 @@ export class RedisServerProcess {
   private async waitUntilReady(): Promise<void> {
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
-      const probe = new Redis(this.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      const probe = new Redis(this.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, password: this.password });
       probe.on('error', () => undefined); // refused until the server listens: expected, and retried here
       try {
         await probe.connect();

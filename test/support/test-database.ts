@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import { createDatabase, dropDatabase } from '../../scripts/infra/databases';
 
 export interface TestDatabase {
@@ -14,4 +15,41 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `fs_test_${randomBytes(5).toString('hex')}`;
   const url = await createDatabase(server, name, true);
   return { url, name, drop: () => dropDatabase(server, name) };
+}
+
+/**
+ * A login role of its own (no superuser, a password of its own) that owns the database of
+ * `databaseUrl` and its public schema, as deploy/postgres/app-role.sql sets up the API's role: a
+ * URL a production-mode instance may use (production refuses postgres:postgres). `dropRole()`
+ * after the database is dropped.
+ */
+export async function createOwnerRole(databaseUrl: string): Promise<{ url: string; role: string; dropRole(): Promise<void> }> {
+  const role = `fs_role_${randomBytes(5).toString('hex')}`;
+  const password = randomBytes(16).toString('hex');
+  const database = new URL(databaseUrl).pathname.slice(1);
+  const admin = new Client({ connectionString: databaseUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${password}'`);
+    await admin.query(`ALTER DATABASE ${database} OWNER TO ${role}`);
+    await admin.query(`ALTER SCHEMA public OWNER TO ${role}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(databaseUrl);
+  url.username = role;
+  url.password = password;
+  return {
+    url: url.toString(),
+    role,
+    dropRole: async () => {
+      const client = new Client({ connectionString: process.env.TEST_PG_SERVER_URL });
+      await client.connect();
+      try {
+        await client.query(`DROP ROLE IF EXISTS ${role}`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
 }

@@ -80,7 +80,8 @@ export class WaitingRoomClient {
       const status = await this.status(productId, ticket);
       if (states.includes(status.state)) return status;
       if (Date.now() > deadline) throw new Error(`ticket ${status.ticketId} stayed ${status.state}, wanted ${states.join('/')}`);
-      await sleep(25);
+      // Within the ticket's poll budget (RATE_LIMIT_PER_SECOND, 20 by default).
+      await sleep(60);
     }
   }
 }

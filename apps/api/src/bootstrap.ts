@@ -7,6 +7,7 @@ import { createValidationPipe } from './common/validation.pipe';
 import { AppLogger } from './logging/app-logger';
 import { installQueueShortcuts } from './waiting-room/queue-shortcuts';
 import { WaitingRoomService } from './waiting-room/waiting-room.service';
+import { QueueRouteLimit } from './waiting-room/queue-route-limit';
 import { TokenVerifier } from './auth/token-verifier';
 import { PurchasePipeline } from './orders/purchase-pipeline';
 import { ShutdownState } from './common/shutdown-gate';
@@ -44,7 +45,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   installRequestLog(fastify, app.get(AppLogger).pino);
   // Every decision a purchase meets before its queue, once, in the purchase route's one hook.
   app.get(PurchasePipeline).install(fastify);
-  installQueueShortcuts(fastify, { room: app.get(WaitingRoomService), tokens: app.get(TokenVerifier) });
+  installQueueShortcuts(fastify, { room: app.get(WaitingRoomService), tokens: app.get(TokenVerifier), limit: app.get(QueueRouteLimit) });
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   if (config.ops.docsEnabled) setUpSwagger(app);

@@ -1,14 +1,16 @@
 import 'reflect-metadata';
-import { existsSync } from 'node:fs';
 import { createApp } from './bootstrap';
 import { ConfigError } from './config/env.schema';
 import { loadConfig } from './config/app-config';
+import { applyEnvFile, describeEnvFile } from './config/env-file';
 import { installProcessGuards } from './process-guards';
 import { opsListenerOf } from './metrics/ops-routes';
 import { describeMigration, migrate } from './migrate-command';
 
 async function main(): Promise<void> {
-  if (existsSync('.env')) process.loadEnvFile('.env');
+  // The environment wins over the file, and the file never sets NODE_ENV (see config/env-file.ts).
+  const envFile = applyEnvFile('.env');
+  if (envFile) process.stdout.write(`${describeEnvFile(envFile)}\n`);
   if (process.argv[2] === 'migrate') {
     // `node dist/apps/api/main.js migrate`: apply pending migrations and exit (a deploy step; see README "Deploying").
     process.stdout.write(`${describeMigration(await migrate())}\n`);
@@ -29,9 +31,11 @@ async function main(): Promise<void> {
   // A flash sale opens thousands of connections at once; with Node's default accept backlog (511)
   // the kernel drops the overflow's handshakes and those buyers wait 1-3 s for a SYN retransmit
   // before the app sees them, past any deadline it keeps. The kernel caps this at somaxconn.
-  await app.listen({ port: config.port, host: '0.0.0.0', backlog: 8192 });
+  await app.listen({ port: config.port, host: '0.0.0.0', backlog: 8192 }).catch((error: NodeJS.ErrnoException) => {
+    throw error.code === 'EADDRINUSE' ? new Error(`PORT ${config.port} is already in use; set PORT to a free port`) : error;
+  });
   process.stdout.write(`flash-sale api listening on ${await app.getUrl()}\n`);
-  const opsPort = await opsListenerOf(app.getHttpAdapter().getInstance()).listen('0.0.0.0');
+  const opsPort = await opsListenerOf(app.getHttpAdapter().getInstance()).listen(config.ops.metricsHost);
   if (opsPort !== undefined) process.stdout.write(`flash-sale api: /metrics and /health/details on port ${opsPort}\n`);
 }
 

@@ -9,13 +9,38 @@ const jwkOf = (kid: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-/** A key-set endpoint whose answer the test sets; `hang` never answers. */
-async function keySetServer(): Promise<{ url: string; answer: { body: unknown; hang?: boolean }; requests: () => number; close: () => Promise<void> }> {
-  const answer: { body: unknown; hang?: boolean } = { body: { keys: [] } };
+interface Answer {
+  body: unknown;
+  /** Never answers. */
+  hang?: boolean;
+  /** Answers 302 to this address. */
+  redirectTo?: string;
+  /** Streams this many bytes of JSON-looking padding without a content-length, counting what it wrote. */
+  endless?: { bytes: number; written: number };
+}
+
+/** A key-set endpoint whose answer the test sets. */
+async function keySetServer(): Promise<{ url: string; answer: Answer; requests: () => number; close: () => Promise<void> }> {
+  const answer: Answer = { body: { keys: [] } };
   let requests = 0;
   const server: Server = createServer((_req, res) => {
     requests++;
-    if (!answer.hang) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+    if (answer.hang) return;
+    if (answer.redirectTo) return res.writeHead(302, { location: answer.redirectTo }).end();
+    const endless = answer.endless;
+    if (endless) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(16 * 1024, 0x20);
+      const pump = (): void => {
+        while (endless.written < endless.bytes && !res.destroyed) {
+          endless.written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      return pump();
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -37,7 +62,7 @@ describe('JwksKeyStore', () => {
     clock = 1_000_000;
   });
   afterEach(() => idp.close());
-  const store = (options = {}) => new JwksKeyStore(idp.url, { now: () => clock, fetchTimeoutMs: 300, ...options });
+  const store = (options = {}) => new JwksKeyStore(idp.url, { now: () => clock, fetchTimeoutMs: 3000, ...options });
 
   it('holds the signing keys of the set by kid, with the algorithm their type allows', async () => {
     idp.answer.body = { keys: [jwkOf('a'), jwkOf('enc', { use: 'enc' }), jwkOf('wrong-alg', { alg: 'RS256' }), { kty: 'oct', k: 'c2VjcmV0', kid: 'hmac' }] };
@@ -84,5 +109,29 @@ describe('JwksKeyStore', () => {
     await keys.refresh();
     expect(Date.now() - startedAt).toBeLessThan(2000);
     expect(keys.keyFor('a')).toBeUndefined();
+  });
+
+  it('follows no redirect, to http: or anywhere else', async () => {
+    const elsewhere = await keySetServer();
+    try {
+      elsewhere.answer.body = { keys: [jwkOf('a')] };
+      idp.answer.redirectTo = elsewhere.url;
+      const keys = store();
+      await keys.refresh();
+      expect(elsewhere.requests()).toBe(0);
+      expect(keys.keyFor('a')).toBeUndefined();
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('stops reading a body past its size limit instead of reading it whole', async () => {
+    idp.answer.endless = { bytes: 64 * 1024 * 1024, written: 0 };
+    const keys = store({ maxBytes: 64 * 1024, fetchTimeoutMs: 5000 });
+    await keys.refresh();
+    expect(keys.keyFor('a')).toBeUndefined();
+    // The connection was dropped soon after the limit: the server got nowhere near its 64 MB.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(idp.answer.endless.written).toBeLessThan(16 * 1024 * 1024);
   });
 });

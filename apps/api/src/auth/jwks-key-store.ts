@@ -70,11 +70,15 @@ export class JwksKeyStore {
 
   private async fetchKeys(): Promise<void> {
     this.fetches++;
-    const response = await fetch(this.url, { signal: AbortSignal.timeout(this.options.fetchTimeoutMs), headers: { accept: 'application/json' } });
+    // No redirects: the configured URL (https in production) is the only place keys come from, never
+    // wherever it points to (an http: one included).
+    const response = await fetch(this.url, { signal: AbortSignal.timeout(this.options.fetchTimeoutMs), headers: { accept: 'application/json' }, redirect: 'manual' });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      throw new Error(`HTTP ${response.status}: redirects are not followed; set JWT_JWKS_URL to the key set's own address`);
+    }
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const text = await response.text();
-    if (Buffer.byteLength(text) > this.options.maxBytes) throw new Error(`key set larger than ${this.options.maxBytes} bytes`);
-    const body = JSON.parse(text) as { keys?: unknown };
+    const body = JSON.parse(await readAtMost(response, this.options.maxBytes)) as { keys?: unknown };
     if (!Array.isArray(body.keys)) throw new Error('no "keys" array');
     if (body.keys.length > this.options.maxKeys) throw new Error(`more than ${this.options.maxKeys} keys`);
     const keys = new Map<string, VerificationKey>();
@@ -84,6 +88,30 @@ export class JwksKeyStore {
     }
     this.keys = keys;
   }
+}
+
+/** The body as text, reading no further than `maxBytes`: a huge answer is refused as it arrives, not after. */
+async function readAtMost(response: Response, maxBytes: number): Promise<string> {
+  const tooLarge = () => new Error(`key set larger than ${maxBytes} bytes`);
+  if (Number(response.headers.get('content-length') ?? 0) > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A signing key this API can use (RSA → RS256, P-256 → ES256), or undefined for any other. */

@@ -21,7 +21,8 @@ export function signatureCheck(key: string, algorithm: 'HS256' | 'RS256' | 'ES25
   return createVerifier({
     key,
     algorithms: [algorithm],
-    requiredClaims: ['exp'],
+    // fast-jwt checks a configured issuer or audience only when the claim is present: require it.
+    requiredClaims: ['exp', ...(auth.issuer ? ['iss'] : []), ...(auth.audience ? ['aud'] : [])],
     clockTolerance: CLOCK_LEEWAY_MS,
     ...(auth.issuer ? { allowedIss: auth.issuer } : {}),
     ...(auth.audience ? { allowedAud: auth.audience } : {}),
@@ -33,7 +34,7 @@ export function signatureCheck(key: string, algorithm: 'HS256' | 'RS256' | 'ES25
 export function failureMessage(error: unknown): string {
   const code = (error as TokenError).code;
   if (code === TokenError.codes.expired) return 'token expired';
-  if (code === TokenError.codes.missingRequiredClaim) return 'token must carry an exp claim';
+  if (code === TokenError.codes.missingRequiredClaim) return 'token lacks a required claim (exp, and iss / aud where configured)';
   if (code === TokenError.codes.invalidClaimValue) return 'token issuer, audience or claims not accepted';
   if (code === TokenError.codes.inactive) return 'token not yet valid';
   return 'invalid token';

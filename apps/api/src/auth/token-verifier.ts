@@ -113,12 +113,16 @@ export class TokenVerifier implements OnApplicationBootstrap {
 // eslint-disable-next-line no-control-regex -- control characters are exactly what it looks for
 const CONTROL_CHARACTER = /[\u0000-\u001f]/;
 const hasControlCharacter = (text: string): boolean => CONTROL_CHARACTER.test(text);
+// A lone UTF-16 surrogate has no UTF-8 form: Postgres and Redis would store U+FFFD for every one of
+// them, and distinct subjects ("\ud800", "\udbff") would become one user there.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function toUser(claims: Claims): AuthUser {
   const { sub, role = 'user' } = claims;
   if (typeof sub !== 'string' || sub.length === 0 || sub.length > 128 || hasControlCharacter(sub)) {
     throw unauthenticated('token subject must be a string of 1 to 128 characters');
   }
+  if (LONE_SURROGATE.test(sub)) throw unauthenticated('token subject must be well-formed Unicode (no lone UTF-16 surrogate)');
   if (typeof role !== 'string' || !ROLES.includes(role as Role)) throw unauthenticated('token role must be "user" or "admin"');
   return { id: sub, role: role as Role };
 }

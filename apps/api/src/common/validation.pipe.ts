@@ -42,11 +42,16 @@ class StrictValidationPipe extends ValidationPipe {
   }
 }
 
-/** Strict DTO validation: unknown fields and wrong types are refused, never coerced silently. */
-export function createValidationPipe(): ValidationPipe {
+/**
+ * Strict DTO validation: unknown fields and wrong types are refused, never coerced silently.
+ * `ignoreUnknownFields` (with the DTO as `expectedType`): unknown fields are dropped instead, for
+ * bodies whose sender adds fields of its own (the payment provider's events).
+ */
+export function createValidationPipe(options: { ignoreUnknownFields?: boolean; expectedType?: new () => object } = {}): ValidationPipe {
   return new StrictValidationPipe({
     whitelist: true,
-    forbidNonWhitelisted: true,
+    forbidNonWhitelisted: !options.ignoreUnknownFields,
+    expectedType: options.expectedType,
     transform: true,
     transformOptions: { enableImplicitConversion: false },
     stopAtFirstError: false,

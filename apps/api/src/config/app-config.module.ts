@@ -5,8 +5,9 @@ import { AppConfig, loadConfig } from './app-config';
 /** The validated configuration, typed; read with `config.get('lock', { infer: true })`. */
 export type TypedConfigService = ConfigService<AppConfig, true>;
 
+// .env is read by main.ts alone (config/env-file.ts): Nest's own reading would let the file set NODE_ENV.
 @Global()
 @Module({
-  imports: [ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: false, cache: true, load: [() => ({ ...loadConfig() })] })],
+  imports: [ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, cache: true, load: [() => ({ ...loadConfig() })] })],
 })
 export class AppConfigModule {}

@@ -55,6 +55,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig(dev({ REDIS_MODE: 'cluster' }))).toThrow(/REDIS_CLUSTER_NODES is required/);
   });
 
+  it('reads the Redis credentials and TLS for every mode: REDIS_PASSWORD, else the URL\'s; the Sentinels\' own', () => {
+    expect(loadConfig(dev()).redis.auth).toEqual({ username: undefined, password: undefined, sentinelPassword: undefined, tls: false });
+    expect(loadConfig(dev({ REDIS_URL: 'rediss://app:p%40ss@r:6380' })).redis.auth).toEqual({ username: 'app', password: 'p@ss', sentinelPassword: undefined, tls: true });
+    const sentinel = dev({ REDIS_MODE: 'sentinel', REDIS_SENTINELS: 's1:26379', REDIS_PASSWORD: 'data-pw', REDIS_SENTINEL_PASSWORD: 'sentinel-pw', REDIS_TLS: 'true' });
+    expect(loadConfig(sentinel).redis.auth).toEqual({ username: undefined, password: 'data-pw', sentinelPassword: 'sentinel-pw', tls: true });
+    expect(() => loadConfig(dev({ REDIS_TLS: 'yes' }))).toThrow(/REDIS_TLS must be true or false/);
+  });
+
   it('parses LOCK_WAIT_FOR_REPLICAS as replicas:timeoutMs', () => {
     expect(loadConfig(dev({ LOCK_WAIT_FOR_REPLICAS: '1:100' })).lock.waitForReplicas).toEqual({ replicas: 1, timeoutMs: 100 });
     expect(loadConfig(dev()).lock.waitForReplicas).toBeUndefined();

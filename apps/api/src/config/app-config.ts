@@ -2,16 +2,24 @@ import { AuthConfig, checkSecret, loadAuthConfig } from './auth-config';
 import { EdgeConfig, loadEdgeConfig } from './edge-config';
 import { loadOpsConfig, OpsConfig } from './ops-config';
 import { loadPaymentsConfig, PaymentsConfig } from './payments-config';
+import { DEFAULT_DATABASE_URL, refusePlaceholders, refuseUnsafeProduction } from './production-rules';
 import { bool, ConfigError, Env, HostPort, hostPortList, integer, oneOf, replicasAndTimeout, url, urlList } from './env.schema';
 
 export type LockFallback = 'db' | 'reject';
 export type RedisMode = 'standalone' | 'sentinel' | 'cluster';
+export interface RedisAuth {
+  username: string | undefined;
+  password: string | undefined;
+  /** The Sentinels' own requirepass (Sentinel mode). */
+  sentinelPassword: string | undefined;
+  tls: boolean;
+}
 
 export interface AppConfig {
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
   logLevel: string;
-  /** The HS256 secret (auth.hsSecret), also the root of the waiting room's key; undefined with a public key alone. */
+  /** JWT_SECRET (auth.secret), the root of the waiting room's key; undefined with a public key alone. */
   jwtSecret: string | undefined;
   auth: AuthConfig;
   ops: OpsConfig;
@@ -22,6 +30,8 @@ export interface AppConfig {
     sentinels: HostPort[];
     sentinelName: string;
     clusterNodes: HostPort[];
+    /** Credentials and TLS of the Sentinel-managed or Cluster nodes (standalone and Redlock URLs carry their own). */
+    auth: RedisAuth;
     redlockUrls: string[];
     keyPrefix: string;
     commandTimeoutMs: number;
@@ -33,18 +43,21 @@ export interface AppConfig {
   payments: PaymentsConfig;
   /**
    * secret: WAITING_ROOM_SECRET (unset: derived from JWT_SECRET); tickMs: how often the admission
-   * step runs; pollsPerSecond: the polls of one product's queue the fleet is sized to answer.
+   * step runs; pollsPerSecond: the polls of one product's queue the fleet is sized to answer;
+   * summaryPerSecondPerAddress: GET /products/:id/queue requests one client address may send a second.
    */
-  waitingRoom: { secret: string | undefined; tickMs: number; pollsPerSecond: number };
+  waitingRoom: { secret: string | undefined; tickMs: number; pollsPerSecond: number; summaryPerSecondPerAddress: number };
 }
 
 /** Reads and validates the environment; throws ConfigError with one line naming the variable. */
 export function loadConfig(env: Env = process.env): AppConfig {
   // Unset means production: a plain `npm start` on a server must never fall back to published dev secrets.
   const nodeEnv = oneOf('production', ['development', 'production', 'test'] as const)(env.NODE_ENV, 'NODE_ENV');
+  refusePlaceholders(env);
   const auth = loadAuthConfig(env, nodeEnv);
-  const jwtSecret = auth.hsSecret;
+  const jwtSecret = auth.secret;
   refusePublishedSecrets(env, nodeEnv);
+  if (nodeEnv === 'production') refuseUnsafeProduction(env);
   const port = integer(3000, 0, 65535)(env.PORT, 'PORT');
   const lockTtlMs = integer(5000, 100, 600_000)(env.LOCK_TTL_MS, 'LOCK_TTL_MS');
   return {
@@ -58,6 +71,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redis: {
       ...redisTopology(env),
       url: url('redis://127.0.0.1:6379', ['redis:', 'rediss:'])(env.REDIS_URL, 'REDIS_URL'),
+      auth: redisAuth(env),
       redlockUrls: urlList(['redis:', 'rediss:'], 3)(env.REDLOCK_URLS, 'REDLOCK_URLS'),
       keyPrefix: env.REDIS_KEY_PREFIX ?? 'fs:',
       commandTimeoutMs: integer(1000, 50, 60_000)(env.REDIS_COMMAND_TIMEOUT_MS, 'REDIS_COMMAND_TIMEOUT_MS'),
@@ -85,6 +99,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       secret: env.WAITING_ROOM_SECRET ? secretOfAtLeast(32)(env.WAITING_ROOM_SECRET, 'WAITING_ROOM_SECRET') : undefined,
       tickMs: integer(200, 20, 10_000)(env.WAITING_ROOM_TICK_MS, 'WAITING_ROOM_TICK_MS'),
       pollsPerSecond: integer(10_000, 100, 10_000_000)(env.WAITING_ROOM_POLLS_PER_S, 'WAITING_ROOM_POLLS_PER_S'),
+      summaryPerSecondPerAddress: integer(50, 1, 1_000_000)(env.QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS, 'QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS'),
     },
   };
 }
@@ -92,7 +107,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
 /** The database settings alone: what the migration command needs (no secrets). */
 export function loadDatabaseConfig(env: Env = process.env): AppConfig['database'] {
   return {
-    url: url('postgres://postgres:postgres@127.0.0.1:5432/flashsale', ['postgres:', 'postgresql:'])(env.DATABASE_URL, 'DATABASE_URL'),
+    url: url(DEFAULT_DATABASE_URL, ['postgres:', 'postgresql:'])(env.DATABASE_URL, 'DATABASE_URL'),
     migrate: bool(true)(env.DB_MIGRATE, 'DB_MIGRATE'),
     poolSize: integer(10, 1, 200)(env.DB_POOL_SIZE, 'DB_POOL_SIZE'),
     statementTimeoutMs: integer(5000, 100, 600_000)(env.DB_STATEMENT_TIMEOUT_MS, 'DB_STATEMENT_TIMEOUT_MS'),
@@ -108,6 +123,21 @@ function redisTopology(env: Env): Pick<AppConfig['redis'], 'mode' | 'sentinels' 
   if (mode === 'sentinel' && sentinels.length === 0) throw new ConfigError('Invalid configuration: REDIS_SENTINELS is required when REDIS_MODE=sentinel');
   if (mode === 'cluster' && clusterNodes.length === 0) throw new ConfigError('Invalid configuration: REDIS_CLUSTER_NODES is required when REDIS_MODE=cluster');
   return { mode, sentinels, sentinelName: env.REDIS_SENTINEL_NAME || 'mymaster', clusterNodes };
+}
+
+/**
+ * REDIS_PASSWORD / REDIS_USERNAME for Sentinel-managed and Cluster nodes (REDIS_URL's own when
+ * unset), REDIS_SENTINEL_PASSWORD for the Sentinels, and TLS with REDIS_TLS or a rediss:// REDIS_URL.
+ */
+function redisAuth(env: Env): RedisAuth {
+  const fromUrl = env.REDIS_URL ? new URL(env.REDIS_URL) : undefined;
+  const decoded = (value: string | undefined) => (value ? decodeURIComponent(value) : undefined);
+  return {
+    username: env.REDIS_USERNAME || decoded(fromUrl?.username),
+    password: env.REDIS_PASSWORD || decoded(fromUrl?.password),
+    sentinelPassword: env.REDIS_SENTINEL_PASSWORD || undefined,
+    tls: bool(fromUrl?.protocol === 'rediss:')(env.REDIS_TLS, 'REDIS_TLS'),
+  };
 }
 
 const secretOfAtLeast =

@@ -7,7 +7,8 @@ import { PUBLISHED_SECRETS } from './published-secrets';
 
 const KEYS_DIR = join(__dirname, '../../../../.infra/test-keys');
 const ownSecret = () => randomBytes(32).toString('hex');
-const production = (env: Env): Env => ({ NODE_ENV: 'production', ...env });
+const OWN_DATABASE = 'postgres://flashsale:own-password@db.internal:5432/flashsale';
+const production = (env: Env): Env => ({ NODE_ENV: 'production', DATABASE_URL: OWN_DATABASE, ...env });
 
 /** The one line start-up prints (main.ts writes the ConfigError's message and exits). */
 function refusal(env: Env): string {
@@ -33,7 +34,7 @@ function pemFile(name: string, type: 'rsa' | 'ec' | 'ed25519'): string {
 describe('start-up in production (fail closed)', () => {
   it('treats an unset NODE_ENV as production', () => {
     expect(refusal({})).toMatch(/JWT_SECRET is required when NODE_ENV=production/);
-    expect(loadConfig({ JWT_SECRET: ownSecret() }).nodeEnv).toBe('production');
+    expect(loadConfig({ JWT_SECRET: ownSecret(), DATABASE_URL: OWN_DATABASE }).nodeEnv).toBe('production');
   });
 
   it('refuses a JWT_SECRET shorter than 32 bytes, naming it', () => {
@@ -58,10 +59,29 @@ describe('start-up in production (fail closed)', () => {
 
   it('starts with a public key instead of a secret, and then needs a waiting-room secret of its own', () => {
     const file = pemFile('rsa', 'rsa');
-    expect(refusal(production({ JWT_PUBLIC_KEY_FILE: file }))).toMatch(/WAITING_ROOM_SECRET is required/);
-    const config = loadConfig(production({ JWT_PUBLIC_KEY_FILE: file, WAITING_ROOM_SECRET: ownSecret() }));
+    expect(refusal(production({ JWT_PUBLIC_KEY_FILE: file, JWT_AUDIENCE: 'shop' }))).toMatch(/WAITING_ROOM_SECRET is required/);
+    const config = loadConfig(production({ JWT_PUBLIC_KEY_FILE: file, JWT_AUDIENCE: 'shop', WAITING_ROOM_SECRET: ownSecret() }));
     expect(config.auth).toMatchObject({ hsSecret: undefined, publicKey: { algorithm: 'RS256' } });
-    expect(loadConfig(production({ JWT_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json', WAITING_ROOM_SECRET: ownSecret() })).auth.jwksUrl).toBe('https://idp.example.com/.well-known/jwks.json');
+    const jwks = loadConfig(production({ JWT_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json', JWT_AUDIENCE: 'shop', WAITING_ROOM_SECRET: ownSecret() }));
+    expect(jwks.auth.jwksUrl).toBe('https://idp.example.com/.well-known/jwks.json');
+  });
+
+  it('wants JWT_AUDIENCE in production when tokens come from an identity provider', () => {
+    expect(refusal(production({ JWT_PUBLIC_KEY_FILE: pemFile('rsa-aud', 'rsa'), WAITING_ROOM_SECRET: ownSecret() }))).toMatch(/^Invalid configuration: JWT_AUDIENCE is required/);
+    expect(refusal(production({ JWT_JWKS_URL: 'https://idp.example.com/jwks', JWT_ISSUER: 'https://idp.example.com/', WAITING_ROOM_SECRET: ownSecret() }))).toMatch(/JWT_AUDIENCE is required/);
+    expect(loadConfig({ NODE_ENV: 'test', JWT_JWKS_URL: 'https://idp.example.com/jwks' }).auth.audience).toBeUndefined();
+  });
+
+  it('checks HS256 tokens beside an identity provider only when JWT_ALLOW_HS256=true', () => {
+    const secret = ownSecret();
+    const file = pemFile('rsa-hs', 'rsa');
+    const beside = loadConfig(production({ JWT_SECRET: secret, JWT_PUBLIC_KEY_FILE: file, JWT_AUDIENCE: 'shop' }));
+    // The secret still keys the waiting room; it no longer signs tokens this API accepts.
+    expect(beside.auth).toMatchObject({ secret, hsSecret: undefined });
+    expect(beside.jwtSecret).toBe(secret);
+    expect(loadConfig(production({ JWT_SECRET: secret, JWT_PUBLIC_KEY_FILE: file, JWT_AUDIENCE: 'shop', JWT_ALLOW_HS256: 'true' })).auth.hsSecret).toBe(secret);
+    expect(loadConfig({ NODE_ENV: 'development', JWT_PUBLIC_KEY_FILE: file }).auth.hsSecret).toBeUndefined();
+    expect(refusal({ NODE_ENV: 'test', JWT_ALLOW_HS256: 'sure' })).toMatch(/JWT_ALLOW_HS256 must be true or false/);
   });
 
   it('pins the public key algorithm to the key type, and refuses keys it cannot use', () => {
@@ -71,8 +91,8 @@ describe('start-up in production (fail closed)', () => {
   });
 
   it('wants https for a production key set, except on loopback', () => {
-    expect(refusal(production({ JWT_SECRET: ownSecret(), JWT_JWKS_URL: 'http://idp.example.com/jwks' }))).toMatch(/JWT_JWKS_URL must use https/);
-    expect(loadConfig(production({ JWT_SECRET: ownSecret(), JWT_JWKS_URL: 'http://127.0.0.1:8080/jwks' })).auth.jwksUrl).toBe('http://127.0.0.1:8080/jwks');
+    expect(refusal(production({ JWT_SECRET: ownSecret(), JWT_JWKS_URL: 'http://idp.example.com/jwks', JWT_AUDIENCE: 'shop' }))).toMatch(/JWT_JWKS_URL must use https/);
+    expect(loadConfig(production({ JWT_SECRET: ownSecret(), JWT_JWKS_URL: 'http://127.0.0.1:8080/jwks', JWT_AUDIENCE: 'shop' })).auth.jwksUrl).toBe('http://127.0.0.1:8080/jwks');
   });
 
   it('keeps a development default secret outside production only', () => {
@@ -83,9 +103,11 @@ describe('start-up in production (fail closed)', () => {
 
 describe('operations surface', () => {
   it('moves /metrics to port 9464 and turns /docs off in production; development serves both on PORT', () => {
-    expect(loadConfig(production({ JWT_SECRET: ownSecret() })).ops).toEqual({ metricsPort: 9464, docsEnabled: false });
-    expect(loadConfig({ NODE_ENV: 'development' }).ops).toEqual({ metricsPort: undefined, docsEnabled: true });
-    expect(loadConfig({ NODE_ENV: 'test', METRICS_PORT: '9100', DOCS_ENABLED: 'false' }).ops).toEqual({ metricsPort: 9100, docsEnabled: false });
+    expect(loadConfig(production({ JWT_SECRET: ownSecret() })).ops).toEqual({ metricsPort: 9464, metricsHost: '127.0.0.1', docsEnabled: false });
+    expect(loadConfig({ NODE_ENV: 'development' }).ops).toEqual({ metricsPort: undefined, metricsHost: '127.0.0.1', docsEnabled: true });
+    expect(loadConfig({ NODE_ENV: 'test', METRICS_PORT: '9100', DOCS_ENABLED: 'false' }).ops).toEqual({ metricsPort: 9100, metricsHost: '127.0.0.1', docsEnabled: false });
+    expect(loadConfig({ NODE_ENV: 'test', METRICS_HOST: '0.0.0.0' }).ops.metricsHost).toBe('0.0.0.0');
+    expect(refusal({ NODE_ENV: 'test', METRICS_HOST: 'everywhere' })).toMatch(/METRICS_HOST must be an IP address/);
     expect(loadConfig(production({ JWT_SECRET: ownSecret(), DOCS_ENABLED: 'true' })).ops.docsEnabled).toBe(true);
     expect(refusal({ NODE_ENV: 'test', METRICS_PORT: 'nine' })).toMatch(/METRICS_PORT must be an integer/);
     expect(refusal({ NODE_ENV: 'test', METRICS_PORT: '3000' })).toMatch(/METRICS_PORT must differ from PORT/);

@@ -1,6 +1,6 @@
 import { createPublicKey, KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ConfigError, Env, integer } from './env.schema';
+import { bool, ConfigError, Env, integer } from './env.schema';
 import { isPublishedSecret } from './published-secrets';
 
 type NodeEnv = 'development' | 'production' | 'test';
@@ -8,7 +8,9 @@ export type PublicKeyAlgorithm = 'RS256' | 'ES256';
 
 /** How bearer tokens are checked (CONTRACT.md, "Authentication"). */
 export interface AuthConfig {
-  /** HS256 key; in development and test a published default when JWT_SECRET is unset. */
+  /** JWT_SECRET (in development and test a published default when unset): also the root of the waiting room's key. */
+  secret: string | undefined;
+  /** The HS256 key tokens are checked with: `secret`, unless an identity provider is configured without JWT_ALLOW_HS256. */
   hsSecret: string | undefined;
   /** JWT_PUBLIC_KEY_FILE: an identity provider's key, its algorithm fixed by the key's type. */
   publicKey: { pem: string; algorithm: PublicKeyAlgorithm } | undefined;
@@ -30,13 +32,23 @@ export function loadAuthConfig(env: Env, nodeEnv: NodeEnv): AuthConfig {
   const production = nodeEnv === 'production';
   const publicKey = env.JWT_PUBLIC_KEY_FILE ? readPublicKey(env.JWT_PUBLIC_KEY_FILE) : undefined;
   const jwksUrl = env.JWT_JWKS_URL ? jwksEndpoint(env.JWT_JWKS_URL, production) : undefined;
+  const identityProvider = publicKey !== undefined || jwksUrl !== undefined;
   const configured = env.JWT_SECRET === '' ? undefined : env.JWT_SECRET;
-  if (production && configured === undefined && !publicKey && !jwksUrl) {
+  if (production && configured === undefined && !identityProvider) {
     refuse('JWT_SECRET is required when NODE_ENV=production (or a public key: JWT_PUBLIC_KEY_FILE or JWT_JWKS_URL)');
   }
   if (configured !== undefined) checkSecret('JWT_SECRET', configured, production);
+  // Tokens an identity provider signed for its other clients carry the same issuer: only the audience tells them apart.
+  if (production && identityProvider && !env.JWT_AUDIENCE) {
+    refuse('JWT_AUDIENCE is required when NODE_ENV=production and tokens come from an identity provider (JWT_PUBLIC_KEY_FILE or JWT_JWKS_URL)');
+  }
+  // A second way in beside the provider's keys is opened only on purpose.
+  const allowHs256 = bool(false)(env.JWT_ALLOW_HS256, 'JWT_ALLOW_HS256');
+  if (allowHs256 && configured === undefined && production) refuse('JWT_ALLOW_HS256=true needs a JWT_SECRET');
+  const secret = configured ?? (production ? undefined : DEV_JWT_SECRET);
   return {
-    hsSecret: configured ?? (production ? undefined : DEV_JWT_SECRET),
+    secret,
+    hsSecret: identityProvider && !allowHs256 ? undefined : secret,
     publicKey,
     jwksUrl,
     issuer: env.JWT_ISSUER || undefined,

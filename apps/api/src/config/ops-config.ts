@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { bool, ConfigError, Env, integer } from './env.schema';
 
 type NodeEnv = 'development' | 'production' | 'test';
@@ -6,6 +7,8 @@ type NodeEnv = 'development' | 'production' | 'test';
 export interface OpsConfig {
   /** Port of the internal listener serving /metrics and /health/details; undefined: served on PORT. */
   metricsPort: number | undefined;
+  /** Address that listener binds: loopback unless told (a sidecar or the compose network needs 0.0.0.0). */
+  metricsHost: string;
   /** Serve the Swagger UI at /docs. */
   docsEnabled: boolean;
 }
@@ -19,5 +22,11 @@ export function loadOpsConfig(env: Env, nodeEnv: NodeEnv, publicPort: number): O
   if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === publicPort) {
     throw new ConfigError(`Invalid configuration: METRICS_PORT must differ from PORT (both ${publicPort})`);
   }
-  return { metricsPort, docsEnabled: bool(!production)(env.DOCS_ENABLED, 'DOCS_ENABLED') };
+  return { metricsPort, metricsHost: metricsHost(env.METRICS_HOST), docsEnabled: bool(!production)(env.DOCS_ENABLED, 'DOCS_ENABLED') };
+}
+
+function metricsHost(raw: string | undefined): string {
+  const value = raw?.trim() || '127.0.0.1';
+  if (isIP(value) === 0) throw new ConfigError(`Invalid configuration: METRICS_HOST must be an IP address, e.g. 127.0.0.1 or 0.0.0.0 (got ${JSON.stringify(raw)})`);
+  return value;
 }

@@ -5,6 +5,8 @@ export interface PaymentsConfig {
   webhookSecret: string | undefined;
   /** POST /orders/:id/pay marks an order PAID with no provider (demo and tests); 404 when off. */
   direct: boolean;
+  /** PAYMENT_CURRENCY, lowercase ISO 4217: a webhook event naming another currency is refused. */
+  currency: string;
 }
 
 /** PAYMENT_WEBHOOK_SECRET and PAYMENTS_DIRECT; the direct path is on by default outside production. */
@@ -14,5 +16,7 @@ export function loadPaymentsConfig(env: Env, nodeEnv: 'development' | 'productio
   if (webhookSecret !== undefined && Buffer.byteLength(webhookSecret) < 32 && nodeEnv === 'production') {
     throw new ConfigError('Invalid configuration: PAYMENT_WEBHOOK_SECRET must be at least 32 bytes when NODE_ENV=production');
   }
-  return { webhookSecret, direct: bool(nodeEnv !== 'production')(env.PAYMENTS_DIRECT, 'PAYMENTS_DIRECT') };
+  const currency = (env.PAYMENT_CURRENCY || 'usd').trim().toLowerCase();
+  if (!/^[a-z]{3}$/.test(currency)) throw new ConfigError(`Invalid configuration: PAYMENT_CURRENCY must be a three-letter ISO 4217 code (got ${JSON.stringify(env.PAYMENT_CURRENCY)})`);
+  return { webhookSecret, direct: bool(nodeEnv !== 'production')(env.PAYMENTS_DIRECT, 'PAYMENTS_DIRECT'), currency };
 }

@@ -11,7 +11,8 @@ const PATTERNS: RegExp[] = [
   // TypeScript / YAML / JSON: a quoted value assigned to a *SECRET* name
   new RegExp(String.raw`${NAME}['"]?\s*[:=]\s*(['"\`])([^'"\`\n]+)\1`, 'g'),
   // .env files, Dockerfile ENV and shell assignments (a $reference is not a value)
-  new RegExp(String.raw`${NAME}=([^\s'"\`$#][^\s'"\`]*)`, 'g'),
+  // (a <placeholder> is not a value either: start-up refuses it as such)
+  new RegExp(String.raw`${NAME}=([^\s'"\`$#<][^\s'"\`]*)`, 'g'),
   // compose defaults (dollar, brace, NAME:-value)
   new RegExp(String.raw`\$\{${NAME}:-([^}]+)\}`, 'g'),
   // object properties named secret, and the scripts' secret flags

@@ -1,21 +1,17 @@
 import { Controller, Get, HttpStatus, Res } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { HealthCheck } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/auth.decorators';
 import { OPS_ROUTE } from '../metrics/ops-routes';
-import { RedisHealthIndicator } from './redis.health';
+import { ReadinessProbe } from './readiness-probe';
 
 @ApiTags('health')
 @Public()
 @Controller('health')
 export class HealthController {
-  constructor(
-    private readonly health: HealthCheckService,
-    private readonly database: TypeOrmHealthIndicator,
-    private readonly redis: RedisHealthIndicator,
-  ) {}
+  constructor(private readonly probe: ReadinessProbe) {}
 
   /** Liveness only: answers while the process runs, whatever its dependencies do. */
   @Get('live')
@@ -27,20 +23,17 @@ export class HealthController {
 
   /**
    * Readiness for balancers, on the public port: up or down and nothing more. The reasons (which
-   * dependency, its address, its error text) are for operators, on /health/details.
+   * dependency, its address, its error text) are for operators, on /health/details. Answered from
+   * a probe at most a second old (readiness-probe.ts), never a query per call.
    */
   @Get()
-  @ApiOperation({ summary: 'Readiness: 200 {"status":"ok"} when Postgres and Redis answer, else 503 {"status":"error"}' })
+  @ApiOperation({ summary: 'Readiness: 200 {"status":"ok"} when Postgres and Redis answered a probe at most 1 s old, else 503 {"status":"error"}' })
   @ApiOkResponse({ description: '{ "status": "ok" }' })
   @ApiServiceUnavailableResponse({ description: '{ "status": "error" }: Postgres or Redis did not answer' })
   async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<{ status: 'ok' | 'error' }> {
-    try {
-      await this.runChecks();
-      return { status: 'ok' };
-    } catch {
-      void reply.status(HttpStatus.SERVICE_UNAVAILABLE);
-      return { status: 'error' };
-    }
+    if (await this.probe.ready()) return { status: 'ok' };
+    void reply.status(HttpStatus.SERVICE_UNAVAILABLE);
+    return { status: 'error' };
   }
 
   @Get('details')
@@ -50,10 +43,6 @@ export class HealthController {
   @ApiResponse({ status: 200, description: 'Terminus report: { status: "ok", info, error, details }' })
   @ApiServiceUnavailableResponse({ description: 'Terminus report with status "error"' })
   details() {
-    return this.runChecks();
-  }
-
-  private runChecks() {
-    return this.health.check([() => this.database.pingCheck('database', { timeout: 1500 }), () => this.redis.check()]);
+    return this.probe.checkNow();
   }
 }

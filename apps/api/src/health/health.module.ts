@@ -2,10 +2,11 @@ import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { HealthController } from './health.controller';
 import { RedisHealthIndicator } from './redis.health';
+import { ReadinessProbe } from './readiness-probe';
 
 @Module({
   imports: [TerminusModule.forRoot({ logger: false })],
   controllers: [HealthController],
-  providers: [RedisHealthIndicator],
+  providers: [RedisHealthIndicator, ReadinessProbe],
 })
 export class HealthModule {}

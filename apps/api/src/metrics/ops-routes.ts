@@ -61,7 +61,10 @@ function opsListener(fastify: FastifyInstance, ops: OpsConfig): OpsListener {
           fromOpsListener.add(req);
           fastify.routing(req, res);
         });
-        server.once('error', reject);
+        // Two instances on one host with the default port: say which variable to change.
+        server.once('error', (error: NodeJS.ErrnoException) =>
+          reject(error.code === 'EADDRINUSE' ? new Error(`METRICS_PORT ${ops.metricsPort} is already in use on ${host}; give each instance on this host its own METRICS_PORT`) : error),
+        );
         server.listen(ops.metricsPort, host, () => resolve((server!.address() as AddressInfo).port));
       }),
   };

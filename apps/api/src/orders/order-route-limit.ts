@@ -12,7 +12,7 @@ import { TypedConfigService } from '../config/app-config.module';
 const ROUTE_BUDGET = 'orders:routeBudget';
 
 /** The route's own per-user budget (RATE_LIMIT_PER_SECOND a second), kept apart from every other route's. */
-export const RouteBudget = (name: 'order.get' | 'order.pay' | 'order.cancel') => SetMetadata(ROUTE_BUDGET, name);
+export const RouteBudget = (name: 'order.list' | 'order.get' | 'order.pay' | 'order.cancel' | 'purchase.status') => SetMetadata(ROUTE_BUDGET, name);
 
 /**
  * Per-user rate limit on the order routes, shared by every instance through Redis. A budget per

@@ -22,8 +22,11 @@ export class OrdersController {
   constructor(private readonly orders: OrdersService) {}
 
   @Get()
+  @RouteBudget('order.list')
+  @UseGuards(OrderRouteLimit)
   @ApiOperation({ summary: 'Orders, newest first: a customer sees their own, an admin sees all' })
   @ApiOkResponse({ type: OrderPageView })
+  @ApiResponse({ status: 429, description: RATE_LIMITED })
   list(@CurrentUser() user: AuthUser, @Query() query: ListOrdersQuery): Promise<OrderPageView> {
     return this.orders.list(user, query);
   }

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { IsPositiveId } from '../common/positive-id';
 
 export const PAYMENT_EVENT_TYPES = ['payment.succeeded', 'payment.failed'] as const;
@@ -7,7 +7,10 @@ export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
 export const PAYMENT_RESULTS = ['PAID', 'ALREADY_PROCESSED', 'ORDER_NOT_PAYABLE', 'FAILED_RECORDED'] as const;
 export type PaymentResult = (typeof PAYMENT_RESULTS)[number];
 
-/** The provider's event, as signed. */
+/**
+ * The provider's event, as signed. Fields of the provider's own beyond these (livemode, created,
+ * metadata...) are ignored, not refused: a provider adds fields without asking.
+ */
 export class PaymentEventDto {
   @ApiProperty({ example: 'evt_3PqL8f2eZvKYlo2C', description: "the provider's event id: each is applied once" })
   @IsString()
@@ -28,6 +31,12 @@ export class PaymentEventDto {
   @Min(0)
   @Max(Number.MAX_SAFE_INTEGER)
   amountCents!: number;
+
+  @ApiProperty({ required: false, example: 'usd', description: 'ISO 4217 code, any case; when present it must be PAYMENT_CURRENCY' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z]{3}$/, { message: 'currency must be a three-letter ISO 4217 code' })
+  currency?: string;
 }
 
 /** What the provider is told; ORDER_NOT_PAYABLE asks it to refund the payment. */

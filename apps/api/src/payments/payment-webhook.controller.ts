@@ -1,7 +1,11 @@
-import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiBadRequestResponse, ApiBody, ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { Public } from '../auth/auth.decorators';
+import { createValidationPipe } from '../common/validation.pipe';
+import { TypedConfigService } from '../config/app-config.module';
+import { currencyMismatch } from './payment-errors';
 import { PaymentEventAnswer, PaymentEventDto } from './payment-event.dto';
 import { PaymentEventsService } from './payment-events.service';
 import { PaymentRouteConfig } from './payment-routes';
@@ -9,11 +13,21 @@ import { SIGNATURE_TOLERANCE_S } from './webhook-signature';
 import { WebhookSignatureGuard } from './webhook-signature.guard';
 
 const WEBHOOK_ROUTE: PaymentRouteConfig = { rawBody: true, requires: 'PAYMENT_WEBHOOK_SECRET' };
+// The parameter is typed Readonly<...> (no class in the metadata) so the app-wide strict pipe leaves
+// the body to this one, which drops the provider's own extra fields instead of refusing them.
+const EVENT_PIPE = createValidationPipe({ ignoreUnknownFields: true, expectedType: PaymentEventDto });
 
 @ApiTags('payments')
 @Controller('payments')
 export class PaymentWebhookController {
-  constructor(private readonly events: PaymentEventsService) {}
+  private readonly currency: string;
+
+  constructor(
+    private readonly events: PaymentEventsService,
+    @Inject(ConfigService) config: TypedConfigService,
+  ) {
+    this.currency = config.get('payments', { infer: true }).currency;
+  }
 
   @Post('webhook')
   @Public()
@@ -25,7 +39,8 @@ export class PaymentWebhookController {
     description:
       'Served only when PAYMENT_WEBHOOK_SECRET is set (404 otherwise, like an unknown route). ' +
       'ORDER_NOT_PAYABLE: the order expired, was cancelled or was already paid before the payment arrived; the provider refunds it. ' +
-      'An unknown order (404) or a wrong amount (422) records nothing.',
+      'An unknown order (404), a wrong amount or a currency other than PAYMENT_CURRENCY (422) records nothing. ' +
+      "Fields beyond these (the provider's own) are ignored.",
   })
   @ApiHeader({
     name: 'Payment-Signature',
@@ -37,9 +52,10 @@ export class PaymentWebhookController {
   @ApiBadRequestResponse({ description: 'VALIDATION_FAILED: a malformed event (checked after the signature)' })
   @ApiUnauthorizedResponse({ description: 'SIGNATURE_INVALID: missing, wrong, or a timestamp too far away' })
   @ApiNotFoundResponse({ description: 'ORDER_NOT_FOUND (nothing recorded)' })
-  @ApiResponse({ status: 422, description: "AMOUNT_MISMATCH: amountCents is not the order's total (nothing recorded)" })
+  @ApiResponse({ status: 422, description: "AMOUNT_MISMATCH: amountCents is not the order's total, or currency is not PAYMENT_CURRENCY (nothing recorded)" })
   @ApiResponse({ status: 503, description: 'DEPENDENCY_UNAVAILABLE: nothing was recorded; deliver it again' })
-  receive(@Body() event: PaymentEventDto): Promise<PaymentEventAnswer> {
+  receive(@Body(EVENT_PIPE) event: Readonly<PaymentEventDto>): Promise<PaymentEventAnswer> {
+    if (event.currency !== undefined && event.currency.toLowerCase() !== this.currency) throw currencyMismatch(event.orderId, event.currency, this.currency);
     return this.events.apply(event);
   }
 }

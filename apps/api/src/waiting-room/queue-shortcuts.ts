@@ -4,6 +4,7 @@ import { classifyError } from '../common/errors/all-exceptions.filter';
 import { ErrorCode } from '../common/errors/error-code';
 import { isPositiveId } from '../common/positive-id';
 import { WaitingRoomService } from './waiting-room.service';
+import { QueueRouteLimit } from './queue-route-limit';
 
 const POLL_ROUTE = '/products/:id/queue/:ticket';
 const JOIN_ROUTE = '/products/:id/queue';
@@ -16,19 +17,22 @@ const JOIN_ROUTE = '/products/:id/queue';
  * malformed product id, a missing or bad token, an error the contract has no code for) goes on to
  * the controller and its guards, to be answered (and counted, and logged) there.
  */
-export function installQueueShortcuts(fastify: FastifyInstance, deps: { room: WaitingRoomService; tokens: TokenVerifier }): void {
+export function installQueueShortcuts(fastify: FastifyInstance, deps: { room: WaitingRoomService; tokens: TokenVerifier; limit: QueueRouteLimit }): void {
   const shortcut = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const route = request.routeOptions.url;
     const { id, ticket } = request.params as { id?: string; ticket?: string };
     if (!isPositiveId(id)) return done();
     let answer: ReturnType<WaitingRoomService['poll']>;
-    if (request.method === 'GET' && route === POLL_ROUTE) answer = deps.room.poll(id, ticket ?? '');
+    // Each spends its route's budget first, as the controller does (queue-route-limit.ts).
+    if (request.method === 'GET' && route === POLL_ROUTE) answer = deps.limit.poll(id, ticket ?? '').then(() => deps.room.poll(id, ticket ?? ''));
     else if (request.method === 'POST' && route === JOIN_ROUTE) {
+      let user: ReturnType<TokenVerifier['verify']>;
       try {
-        answer = deps.room.join(id, deps.tokens.verify(request.headers.authorization));
+        user = deps.tokens.verify(request.headers.authorization);
       } catch {
         return done(); // the guard answers 401 (and counts the address) its usual way
       }
+      answer = deps.limit.join(user).then(() => deps.room.join(id, user));
     } else return done();
     answer.then(
       (status) => send(reply, 200, status),

@@ -1,10 +1,11 @@
-import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, Ip, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, Public } from '../auth/auth.decorators';
 import { AuthUser } from '../auth/auth.types';
 import { ParseIdPipe } from '../common/parse-id.pipe';
 import { TicketStatusView } from './ticket-status';
 import { QueueSummary, WaitingRoomService } from './waiting-room.service';
+import { QueueRouteLimit } from './queue-route-limit';
 
 class QueueSummaryView implements QueueSummary {
   @ApiProperty({ example: 1200, description: 'tickets not yet admitted' }) waiting!: number;
@@ -15,12 +16,16 @@ class QueueSummaryView implements QueueSummary {
 }
 
 const NOT_FOUND = 'PRODUCT_NOT_FOUND; NOT_FOUND for a product without a waiting room';
+const RATE_LIMITED = (per: string) => ({ status: 429, description: `RATE_LIMITED: ${per} budget for the route is spent, with Retry-After` });
 const UNAVAILABLE = { status: 503, description: 'DEPENDENCY_UNAVAILABLE: Redis is unreachable (the queue has no database fallback), with Retry-After' };
 
 @ApiTags('waiting room')
 @Controller('products')
 export class WaitingRoomController {
-  constructor(private readonly room: WaitingRoomService) {}
+  constructor(
+    private readonly room: WaitingRoomService,
+    private readonly limit: QueueRouteLimit,
+  ) {}
 
   @Post(':id/queue')
   @HttpCode(200)
@@ -31,8 +36,10 @@ export class WaitingRoomController {
   @ApiResponse({ status: 403, description: 'SALE_NOT_ACTIVE: before the pre-queue opens (preQueueS before saleStartsAt) or after saleEndsAt' })
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: 'SOLD_OUT' })
+  @ApiResponse(RATE_LIMITED("this user's (RATE_LIMIT_PER_SECOND)"))
   @ApiResponse(UNAVAILABLE)
-  join(@Param('id', ParseIdPipe) productId: string, @CurrentUser() user: AuthUser): Promise<TicketStatusView> {
+  async join(@Param('id', ParseIdPipe) productId: string, @CurrentUser() user: AuthUser): Promise<TicketStatusView> {
+    await this.limit.join(user);
     return this.room.join(productId, user);
   }
 
@@ -42,8 +49,10 @@ export class WaitingRoomController {
   @ApiOkResponse({ type: TicketStatusView })
   @ApiResponse({ status: 400, description: 'TICKET_INVALID: not a ticket this service signed for this product' })
   @ApiNotFoundResponse({ description: NOT_FOUND })
+  @ApiResponse(RATE_LIMITED("this ticket's (RATE_LIMIT_PER_SECOND)"))
   @ApiResponse(UNAVAILABLE)
-  poll(@Param('id', ParseIdPipe) productId: string, @Param('ticket') ticket: string): Promise<TicketStatusView> {
+  async poll(@Param('id', ParseIdPipe) productId: string, @Param('ticket') ticket: string): Promise<TicketStatusView> {
+    await this.limit.poll(productId, ticket);
     return this.room.poll(productId, ticket);
   }
 
@@ -52,8 +61,10 @@ export class WaitingRoomController {
   @ApiOperation({ summary: "The queue's public figures and the seed of its start-of-sale shuffle" })
   @ApiOkResponse({ type: QueueSummaryView })
   @ApiNotFoundResponse({ description: NOT_FOUND })
+  @ApiResponse(RATE_LIMITED("this client address's (QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS)"))
   @ApiResponse(UNAVAILABLE)
-  summary(@Param('id', ParseIdPipe) productId: string): Promise<QueueSummary> {
+  async summary(@Param('id', ParseIdPipe) productId: string, @Ip() address: string): Promise<QueueSummary> {
+    await this.limit.summary(address);
     return this.room.summary(productId);
   }
 }

@@ -13,6 +13,7 @@ import { WaitingRoomController } from './waiting-room.controller';
 import { WaitingRoomMetrics } from './waiting-room.metrics';
 import { waitingRoomKey } from './waiting-room-secret';
 import { WaitingRoomService } from './waiting-room.service';
+import { QueueRouteLimit } from './queue-route-limit';
 
 /**
  * The waiting room in front of products that opt in. The purchase pipeline (OrdersModule) takes a
@@ -33,6 +34,7 @@ import { WaitingRoomService } from './waiting-room.service';
     RedisKeyPrefix,
     WaitingRoomMetrics,
     WaitingRoomService,
+    QueueRouteLimit,
     AdmissionGate,
     AdmissionLeader,
   ],

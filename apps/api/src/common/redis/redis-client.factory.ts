@@ -37,12 +37,16 @@ export function createRedisClient(url: string, commandTimeoutMs: number, name: s
 /** The client REDIS_MODE asks for. */
 export function createRedisConnection(redis: AppConfig['redis'], name: string): RedisConnection {
   if (redis.mode === 'standalone') return createRedisClient(redis.url, redis.commandTimeoutMs, name);
-  const options = failFastOptions(redis.commandTimeoutMs, name);
+  const { username, password, sentinelPassword, tls } = redis.auth;
+  const options: RedisOptions = { ...failFastOptions(redis.commandTimeoutMs, name), username, password, ...(tls ? { tls: {} } : {}) };
   if (redis.mode === 'sentinel') {
     const client = new Redis({
       ...options,
       sentinels: redis.sentinels,
       name: redis.sentinelName,
+      // The Sentinels are asked where the primary is: they need their own password (and TLS) too.
+      sentinelPassword,
+      ...(tls ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
       sentinelRetryStrategy: retryStrategy,
       // After a failover the old master answers READONLY once it returns as a replica: reconnect.
       reconnectOnError: (error) => /READONLY/.test(error.message),

@@ -1,9 +1,24 @@
-import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { TypedConfigService } from '../../config/app-config.module';
+import type { AppConfig } from '../../config/app-config';
 import { ConfigService } from '@nestjs/config';
 import { REDIS_CLIENT, REDLOCK_CLIENTS } from './redis.constants';
 import { connectQuietly, createRedisClient, createRedisConnection, RedisConnection } from './redis-client.factory';
+
+/**
+ * Anyone who reaches a Redis without a password can admit themselves from the waiting room, reset
+ * rate counters or flip sold-out flags. Production says so loudly at start-up (a network that only
+ * the API reaches may be reason enough to run without one, so it does not refuse).
+ */
+function warnAboutOpenNodes(redis: AppConfig['redis']): void {
+  const open: string[] = [];
+  if (redis.mode === 'standalone' && !new URL(redis.url).password) open.push('REDIS_URL');
+  if (redis.mode !== 'standalone' && !redis.auth.password) open.push('REDIS_PASSWORD');
+  if (redis.mode === 'sentinel' && !redis.auth.sentinelPassword) open.push('REDIS_SENTINEL_PASSWORD');
+  if (redis.redlockUrls.some((url) => !new URL(url).password)) open.push('REDLOCK_URLS');
+  if (open.length) new Logger('RedisModule').warn(`Redis without a password (${open.join(', ')}): anyone on its network can change queues, limits and sold-out flags`);
+}
 
 @Global()
 @Module({
@@ -12,7 +27,9 @@ import { connectQuietly, createRedisClient, createRedisConnection, RedisConnecti
       provide: REDIS_CLIENT,
       inject: [ConfigService],
       useFactory: async (config: TypedConfigService) => {
-        const client = createRedisConnection(config.get('redis', { infer: true }), 'flashsale-api');
+        const redis = config.get('redis', { infer: true });
+        if (config.get('nodeEnv', { infer: true }) === 'production') warnAboutOpenNodes(redis);
+        const client = createRedisConnection(redis, 'flashsale-api');
         await connectQuietly(client);
         return client;
       },

@@ -1,8 +1,9 @@
-import { Controller, Get, Param } from '@nestjs/common';
-import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentUser } from '../../auth/auth.decorators';
 import { AuthUser } from '../../auth/auth.types';
 import { parseIdempotencyKey } from '../purchase-request';
+import { OrderRouteLimit, RouteBudget } from '../order-route-limit';
 import { PurchaseStatusService } from './purchase-status.service';
 import { PurchaseStatusView } from './purchase-status.view';
 
@@ -13,9 +14,12 @@ export class PurchasesController {
   constructor(private readonly purchases: PurchaseStatusService) {}
 
   @Get(':purchaseId')
+  @RouteBudget('purchase.status')
+  @UseGuards(OrderRouteLimit)
   @ApiOperation({ summary: 'What became of a purchase (its buyer, or an admin): PENDING, CREATED with the order, or REFUSED with the code' })
   @ApiOkResponse({ type: PurchaseStatusView })
   @ApiNotFoundResponse({ description: 'PURCHASE_NOT_FOUND: no order and no pending purchase with this id for this buyer' })
+  @ApiResponse({ status: 429, description: "RATE_LIMITED: this caller's budget for the route is spent (RATE_LIMIT_PER_SECOND), with Retry-After" })
   status(@CurrentUser() user: AuthUser, @Param('purchaseId') purchaseId: string): Promise<PurchaseStatusView> {
     // Purchase ids are Idempotency-Keys or generated ids, which follow the same pattern.
     return this.purchases.status(user, parseIdempotencyKey(purchaseId)!);

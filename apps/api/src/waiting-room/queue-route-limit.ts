@@ -1,0 +1,54 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { AuthUser } from '../auth/auth.types';
+import type { RedisConnection } from '../common/redis/redis-client.factory';
+import { REDIS_CLIENT } from '../common/redis/redis.constants';
+import { RedisKeyPrefix } from '../common/redis/redis-keys';
+import { counterFor } from '../common/throttling/rate-counters';
+import { RateBudget, WindowRateLimiter } from '../common/throttling/user-rate-limiter';
+import { TypedConfigService } from '../config/app-config.module';
+import { TicketSigner } from './ticket-signer';
+
+/**
+ * Budgets of the queue routes, shared by every instance through Redis (common/throttling), each
+ * route its own: a join per user (RATE_LIMIT_PER_SECOND); a poll per ticket, the credential of
+ * the one client holding it (RATE_LIMIT_PER_SECOND: a waiting client is told to poll at most about
+ * twice a second); the public summary per client address (QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS).
+ * A poll whose ticket does not verify is not counted: it is refused (400) without touching Redis.
+ * Skipped, with a warning, while Redis is unreachable: the queue answers 503 then anyway.
+ */
+@Injectable()
+export class QueueRouteLimit {
+  private readonly joins: RateBudget;
+  private readonly polls: RateBudget;
+  private readonly summaries: RateBudget;
+
+  constructor(
+    @Inject(REDIS_CLIENT) redis: RedisConnection,
+    prefix: RedisKeyPrefix,
+    @Inject(ConfigService) config: TypedConfigService,
+    private readonly signer: TicketSigner,
+  ) {
+    const counter = counterFor(redis);
+    const perCaller = new WindowRateLimiter(counter, prefix.value, config.get('http', { infer: true }).rateLimitPerSecond);
+    const perAddress = new WindowRateLimiter(counter, prefix.value, config.get('waitingRoom', { infer: true }).summaryPerSecondPerAddress);
+    const log = new Logger(QueueRouteLimit.name);
+    this.joins = new RateBudget(perCaller, log, 'queue.join requests');
+    this.polls = new RateBudget(perCaller, log, 'queue.poll requests');
+    this.summaries = new RateBudget(perAddress, log, 'queue.summary requests');
+  }
+
+  join(user: AuthUser): Promise<void> {
+    return this.joins.spend(`queue.join:user:${user.id}`);
+  }
+
+  poll(productId: string, rawTicket: string): Promise<void> {
+    const claims = this.signer.readTicket(rawTicket);
+    if (!claims || claims.productId !== productId) return Promise.resolve();
+    return this.polls.spend(`queue.poll:ticket:${productId}:${claims.epoch}:${claims.number}`);
+  }
+
+  summary(address: string | undefined): Promise<void> {
+    return this.summaries.spend(`queue.summary:ip:${address ?? 'unknown'}`);
+  }
+}

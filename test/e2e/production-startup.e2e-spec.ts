@@ -1,0 +1,180 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, Server } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PUBLISHED_SECRETS } from '../../apps/api/src/config/published-secrets';
+import { freePort } from '../support/free-port';
+import { RedisServerProcess } from '../support/redis-server';
+import { createOwnerRole, createTestDatabase, TestDatabase } from '../support/test-database';
+import { testOutputDir } from '../support/test-output';
+import { token } from '../support/tokens';
+
+jest.setTimeout(60_000);
+
+const entry = resolve('dist/apps/api/main.js');
+const EXAMPLE = resolve('.env.example');
+
+/** The environment of a plain `node main.js` on a server: no NODE_ENV and none of the app's variables, only the machine's. */
+function serverEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG']) if (process.env[name] !== undefined) env[name] = process.env[name];
+  return { ...env, ...extra };
+}
+
+/** A folder holding `.env` with this text, as an operator's deploy folder would. */
+function deployFolder(name: string, envText: string): string {
+  const dir = testOutputDir(`deploy-${name}`);
+  writeFileSync(join(dir, '.env'), envText);
+  return dir;
+}
+
+/** `.env.example`, with some of its lines set to other values (`NAME=value`). */
+function exampleWith(values: Record<string, string>): string {
+  return readFileSync(EXAMPLE, 'utf8')
+    .split('\n')
+    .map((line) => {
+      const name = /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1];
+      return name && name in values ? `${name}=${values[name]}` : line;
+    })
+    .join('\n');
+}
+
+/** Starts the built app in `cwd`; resolves once /health answers, or with the exit code. */
+async function startIn(cwd: string, env: NodeJS.ProcessEnv, port: number): Promise<{ child: ChildProcess; exited?: number; stdout: () => string; stderr: () => string }> {
+  const child = spawn(process.execPath, [entry], { cwd, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const result = { child, stdout: () => stdout, stderr: () => stderr } as { child: ChildProcess; exited?: number; stdout: () => string; stderr: () => string };
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) return { ...result, exited: child.exitCode };
+    const up = await fetch(`http://127.0.0.1:${port}/health/live`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (up) return result;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`the app neither started nor exited: ${stderr}`);
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+describe('an instance started from a folder holding a copy of .env.example (no NODE_ENV in its environment)', () => {
+  beforeAll(() => {
+    if (!existsSync(entry)) throw new Error('build first: npm run build (npm test does it)');
+  });
+
+  it('refuses to start: the placeholders stop it, with one line naming the variable', () => {
+    const dir = testOutputDir('deploy-example');
+    copyFileSync(EXAMPLE, join(dir, '.env'));
+    const result = spawnSync(process.execPath, [entry], { cwd: dir, env: serverEnvironment(), encoding: 'utf8', timeout: 20_000 });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^Invalid configuration: [A-Z_]+ still holds the placeholder <[^>]+> from \.env\.example/);
+    expect(result.stdout).toMatch(/^configuration: \.env set /);
+    expect(result.stdout).not.toMatch(/listening/);
+  });
+
+  it.each(PUBLISHED_SECRETS.filter((secret) => Buffer.byteLength(secret) >= 32))(
+    'refuses to start with the secret %s from the repository, even with NODE_ENV=development written in the file',
+    (secret) => {
+      const dir = deployFolder('published', `NODE_ENV=development\n${exampleWith({ JWT_SECRET: secret, DATABASE_URL: 'postgres://shop:own-password@127.0.0.1:5432/shop', REDIS_URL: 'redis://:own-password@127.0.0.1:6379' })}`);
+      const result = spawnSync(process.execPath, [entry], { cwd: dir, env: serverEnvironment(), encoding: 'utf8', timeout: 20_000 });
+      expect(result.status).toBe(1);
+      expect(result.stderr.trim()).toMatch(/^Invalid configuration: JWT_SECRET is a value published in this repository/);
+      expect(result.stdout).toMatch(/NODE_ENV ignored \(only the environment sets it\)/);
+    },
+  );
+
+  describe('filled in by an operator who also wrote NODE_ENV=development in it', () => {
+    let db: TestDatabase;
+    let redis: RedisServerProcess;
+    let owner: Awaited<ReturnType<typeof createOwnerRole>>;
+    let app: Awaited<ReturnType<typeof startIn>>;
+    let port: number;
+    let metricsPort: number;
+
+    beforeAll(async () => {
+      [db, redis] = await Promise.all([createTestDatabase(), RedisServerProcess.start()]);
+      owner = await createOwnerRole(db.url);
+      [port, metricsPort] = [await freePort(), await freePort()];
+      const dir = deployFolder(
+        'filled',
+        `NODE_ENV=development\n${exampleWith({ JWT_SECRET: randomBytes(32).toString('hex'), DATABASE_URL: owner.url, REDIS_URL: redis.url, METRICS_PORT: String(metricsPort), LOG_LEVEL: 'warn' })}`,
+      );
+      app = await startIn(dir, serverEnvironment(), port);
+      if (app.exited !== undefined) throw new Error(`exited ${app.exited}: ${app.stderr()}`);
+    });
+    afterAll(async () => {
+      if (app) await stop(app.child);
+      await redis?.stop();
+      await db?.drop();
+      await owner?.dropRole();
+    });
+
+    it('runs in production: a token signed with any secret written in the repository is 401', async () => {
+      for (const secret of PUBLISHED_SECRETS) {
+        const res = await fetch(`http://127.0.0.1:${port}/orders`, { headers: { authorization: `Bearer ${token('forger', 'admin', secret)}` } });
+        expect(`${secret}: ${res.status}`).toBe(`${secret}: 401`);
+      }
+    });
+
+    it('serves nothing internal on its public port', async () => {
+      for (const path of ['/metrics', '/health/details', '/docs', '/docs-json']) expect(`${path}: ${(await fetch(`http://127.0.0.1:${port}${path}`)).status}`).toBe(`${path}: 404`);
+      expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(200);
+    });
+
+    it('says at start-up which file set what, and that it ignored NODE_ENV', () => {
+      expect(app.stdout()).toMatch(/^configuration: \.env set .*JWT_SECRET.*; the environment's own value kept for PORT; NODE_ENV ignored \(only the environment sets it\)$/m);
+    });
+
+    it('binds the metrics listener to the loopback interface only', async () => {
+      const external = Object.values(networkInterfaces())
+        .flat()
+        .find((address) => address && address.family === 'IPv4' && !address.internal);
+      if (!external) return console.log('no non-loopback IPv4 address on this machine: bind checked on loopback only');
+      await expect(fetch(`http://${external.address}:${metricsPort}/metrics`, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
+      expect((await fetch(`http://${external.address}:${port}/health/live`)).status).toBe(200);
+    });
+  });
+});
+
+describe('two instances on one host with the same METRICS_PORT', () => {
+  let taken: Server;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    taken = createServer();
+    await new Promise<void>((r) => taken.listen(port, '127.0.0.1', r));
+  });
+  afterAll(() => new Promise<void>((r) => taken.close(() => r())));
+
+  it('the second exits with a line naming METRICS_PORT', async () => {
+    const [db, redis] = await Promise.all([createTestDatabase(), RedisServerProcess.start()]);
+    try {
+      const env = serverEnvironment({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: db.url, REDIS_URL: redis.url, METRICS_PORT: String(port) });
+      const app = await startIn(resolve('.'), env, await freePort());
+      if (app.exited === undefined) {
+        await new Promise((r) => app.child.once('exit', r));
+        app.exited = app.child.exitCode ?? undefined;
+      }
+      expect(app.exited).toBe(1);
+      expect(app.stderr()).toMatch(new RegExp(`METRICS_PORT ${port} is already in use`));
+    } finally {
+      await redis.stop();
+      await db.drop();
+    }
+  });
+});
