@@ -35,6 +35,8 @@ export const CHANNEL_SUFFIX = '#wake';
  */
 export class LockNaming {
   private readonly sharedCounter: string;
+  /** The last key named: a release, a renewal or a handoff names the key its acquire named. */
+  private last?: { key: string; names: LockNames };
 
   constructor(
     private readonly prefix: string,
@@ -48,6 +50,13 @@ export class LockNaming {
   }
 
   namesOf(key: string): LockNames {
+    if (this.last?.key === key) return this.last.names;
+    const names = this.name(key);
+    this.last = { key, names };
+    return names;
+  }
+
+  private name(key: string): LockNames {
     const lock = this.prefix + this.storedKey(key);
     const fence = this.counterPerSlot ? `${this.prefix}{${slotTag(clusterSlot(lock))}}#fence` : this.sharedCounter;
     const queue = lock + '#queue';

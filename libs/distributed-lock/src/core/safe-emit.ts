@@ -8,6 +8,7 @@ import type { EventEmitter } from 'node:events';
  * reported as a process warning instead. Returns whether the event had listeners.
  */
 export function emitSafely(emitter: EventEmitter, event: string, payload: unknown): boolean {
+  if (emitter.listenerCount(event) === 0) return false;
   const listeners = emitter.rawListeners(event) as Array<(payload: unknown) => unknown>;
   for (const listener of listeners) {
     try {
