@@ -38,9 +38,8 @@ type Taken = Acquired & { fromLine?: true };
 type Call = { name: string; keys: string[]; signal?: AbortSignal; waitMs: number; startedAt: number; deadline: number; request: AttemptRequest; line?: string };
 
 /**
- * Redis locks with fencing tokens, a batched watchdog, re-entry within an async call chain,
- * pub/sub handoff to waiters, fair mode, multi-key locks and Redlock over 3+ nodes.
- * Emits the events of `LockEventMap`.
+ * Redis locks with fencing tokens, a batched watchdog, re-entry within an async call chain, pub/sub
+ * handoff to waiters, fair mode, multi-key locks and Redlock over 3+ nodes; emits `LockEventMap`.
  */
 export class DistributedLock extends EventEmitter {
   private readonly backend: LockBackend;
@@ -99,10 +98,8 @@ export class DistributedLock extends EventEmitter {
   }
 
   /**
-   * Lifts `key`'s fence counter to at least `fence`. Fence counters live in Redis; if Redis loses
-   * its data (a restart without persistence, a failover to a replica that lagged), new fences
-   * restart below the ones a storage system has already recorded, and the storage then rightly
-   * refuses every new holder. The storage's last fence, fed back here, restores monotonicity.
+   * Lifts `key`'s fence counter to at least `fence`: after Redis lost its data (a restart without
+   * persistence, a failover to a lagging replica), the storage's last fence restores monotonicity.
    */
   async advanceFence(key: string, fence: number): Promise<void> {
     const [canonical] = canonicalKeys(key);
@@ -177,10 +174,8 @@ export class DistributedLock extends EventEmitter {
   }
 
   /**
-   * A key another chain of this process holds or is acquiring: the call waits in this process's
-   * line, where a holder may pass the lock on (see LocalHandoff). Otherwise, or when its turn
-   * comes, one try in Redis takes the lock if it is free or queues the call for a handoff, and
-   * `takeOrWait` waits for the lock while it is busy.
+   * A key another chain of this process holds or is acquiring: wait in this process's line, where
+   * a holder may pass the lock on (LocalHandoff). Otherwise, or when the turn comes, `takeOrWait`.
    */
   private async take(call: Call): Promise<Taken | undefined> {
     const { request, line } = call;
@@ -193,8 +188,7 @@ export class DistributedLock extends EventEmitter {
       if (turn.token) request.token = turn.token;
       return { acquired: true, fence: turn.fence, validUntil: turn.validUntil, fromLine: true };
     }
-    // A chain that waited in line may have been queued in Redis meanwhile, or passed a lock whose
-    // validity ran out (the try re-confirms it: the lock may still be ours).
+    // A chain that waited in line may be queued in Redis, or hold a passed lock that ran out (the try re-confirms it).
     request.mayBeQueued = queued !== null;
     let acquired: Taken | undefined;
     try {

@@ -4,30 +4,27 @@ import type { ExtendResult, LeaseRef, LockBackend } from './backends/lock-backen
 import { now } from './timing';
 import type { Watchdog } from './watchdog';
 
-/** What every lease of one `DistributedLock` shares. */
+/** What every lease of one `DistributedLock` shares; `giveBack` releases it in Redis (or hands it to a local waiter). */
 export interface LeaseServices {
   backend: LockBackend;
   emit<E extends keyof LockEventMap>(event: E, payload: LockEventMap[E]): void;
-  /** Gives a lease back in Redis (possibly by handing it to a local waiter). */
   giveBack(lease: Lease): Promise<boolean>;
   watchdog: Watchdog;
 }
 
 /**
- * One lock held in Redis by this process, and the one owner of everything about it: its state,
- * extension, renewal, loss and release. Re-entrant holders in one async chain share it
- * (`holders`); `renewers` counts the `using` scopes that want the watchdog to keep it alive. Its
- * timing is the watchdog's one timer, which reads `renewAt` and `validUntil`. The abort signal is
- * made on first use: most leases are released before anyone reads it.
+ * One lock held in Redis by this process, and the one owner of its state, extension, renewal, loss
+ * and release. Re-entrant holders in one async chain share it (`holders`); `renewers` counts the
+ * `using` scopes that want it kept alive by the watchdog's one timer. The abort signal is made on
+ * first use: most leases are released before anyone reads it.
  */
 export class Lease implements LeaseRef {
   /** Runs once when the lease is declared lost (used by the process's line for the key). */
   onLost?: () => void;
   holders = 1;
   renewers = 0;
-  /** Its place in the watchdog's roster. */
+  /** Its place in the watchdog's roster; when the watchdog next renews it, and whether it is doing so. */
   slot = -1;
-  /** When the watchdog next renews it (if a `using` scope wants that), and whether it is doing so. */
   renewAt: number;
   renewing = false;
   released = false;

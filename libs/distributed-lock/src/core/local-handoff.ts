@@ -4,11 +4,10 @@ import { LocalLine, type LocalWaiter, type Reservation, type Turn } from './loca
 import { now } from './timing';
 import { queueWindowMs } from './wait-for-lock';
 
-// How long a process may keep passing a key among its own chains before a waiter of another
-// process (if one is queued) gets its turn; the count limit is an option.
+// How long a process may pass a key among its own chains before a queued waiter of another process
+// gets its turn (the count limit is an option). Fences are reserved in blocks, at least two ahead:
+// the reply has long been read when a fence is needed, and most handoffs send nothing at all.
 const MAX_LOCAL_MS = 25;
-// Fences are reserved in blocks, at least two ahead: the reply has long been read when a fence is
-// needed, and most handoffs send nothing at all (a write can cost the CPU to Redis at once).
 const RESERVE_AHEAD = 2;
 const RESERVE_BLOCK = 8;
 const IDLE_LINES = 64;
@@ -47,10 +46,7 @@ export class LocalHandoff {
     return this.backend.handOver !== undefined && this.maxRun > 0 && keys.length === 1 && !fair && waitMs > 0 && !this.closed;
   }
 
-  /**
-   * Null when no chain of this process is engaged with the key: the caller engages and contends
-   * at once (no promise to wait for: the uncontended path). Else queues here for its turn.
-   */
+  /** Null when no chain of this process is engaged with the key (the uncontended path, no promise); else a turn to wait for. */
   enter(key: string, token: string, ttlMs: number, deadline: number, signal?: AbortSignal): Promise<Turn> | null {
     let line = this.lines.get(key);
     if (!line) {
@@ -218,10 +214,7 @@ export class LocalHandoff {
     else this.forgetIfIdle(line);
   }
 
-  /**
-   * Idle lines stay until there are many (a key taken again finds its line), then go together:
-   * a Map delete per release cost more than the rest of the line's work on the uncontended path.
-   */
+  /** Idle lines go together once there are many: a Map delete per release cost more than the rest of the line's work. */
   private forgetIfIdle(line: LocalLine): void {
     if (this.lines.size < IDLE_LINES || !line.idle) return;
     this.lines = new Map([...this.lines].filter(([, other]) => !other.idle));

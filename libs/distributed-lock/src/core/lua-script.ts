@@ -85,10 +85,6 @@ export class LuaScript<Reply> {
   }
 }
 
-function sha1(source: string): string {
-  return createHash('sha1').update(source).digest('hex');
-}
+const sha1 = (source: string): string => createHash('sha1').update(source).digest('hex');
 
-function isNoScript(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('NOSCRIPT');
-}
+const isNoScript = (error: unknown): boolean => error instanceof Error && error.message.startsWith('NOSCRIPT');

@@ -1,7 +1,4 @@
-/**
- * The items a timer watches (held leases, pending replies), each knowing its own place in the
- * list: adding and removing one, done on every acquire, costs no hashing and no allocation.
- */
+/** The items a timer watches (held leases, pending replies), each knowing its place in the list: no hashing per acquire. */
 export class Roster<T extends { slot: number }> {
   readonly items: T[] = [];
 

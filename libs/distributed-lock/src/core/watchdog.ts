@@ -1,14 +1,14 @@
 import type { LockBackend } from './backends/lock-backend';
 import { sendExtension, type Lease } from './lease';
 import { Roster } from './roster';
+import { warn } from './safe-emit';
 import { now } from './timing';
 
 /**
- * The one timer of a `DistributedLock` for every lease it holds: it renews the leases of `using`
- * scopes every ttl/3, all due ones in one batch (leases due soon join it early), and declares a
- * lease whose validity ran out lost, even when Redis does not answer. Taking and releasing a lease
- * costs a set insert and delete: the timer stays armed for the earliest time any lease needs it,
- * and is re-armed only for an earlier one, or when it fires.
+ * The one timer of a `DistributedLock` for all its leases: renews those of `using` scopes every
+ * ttl/3, all due ones in one batch (those due soon join early), and declares a lease whose validity
+ * ran out lost, even when Redis does not answer. It stays armed for the earliest time any lease
+ * needs it, so taking and releasing a lease costs a roster insert and delete, no timer.
  */
 export class Watchdog {
   private readonly held = new Roster<Lease>();
@@ -69,14 +69,14 @@ export class Watchdog {
       lease.renewing = true;
       this.due(lease.validUntil);
     }
-    const renewed = sendExtension(this.backend, leases, ttls).then((results) =>
+    // The batch never rejects (a failure is a result), and each lease's handling is guarded.
+    void sendExtension(this.backend, leases, ttls).then((results) =>
       results.forEach((result, i) => {
         leases[i].renewing = false;
         guard(() => leases[i].renewed(result, ttls[i]));
         if (leases[i].wantsRenewal) this.due(leases[i].renewAt);
       }),
     );
-    renewed.catch((error: unknown) => warnWatchdogFault(error));
   }
 }
 
@@ -84,10 +84,6 @@ function guard(run: () => void): void {
   try {
     run();
   } catch (error) {
-    warnWatchdogFault(error);
+    warn('the DistributedLock watchdog met an error and goes on', error);
   }
-}
-
-function warnWatchdogFault(error: unknown): void {
-  process.emitWarning(`the DistributedLock watchdog met an error and goes on: ${String(error)}`, { type: 'DistributedLockWarning' });
 }
