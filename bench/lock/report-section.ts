@@ -31,6 +31,7 @@ How it is measured:
 - overlaps: (b) an in-process in-flight counter checked on entry; (c) after the run, from the merged section records of all processes: a section that began before an earlier one began its release (process clocks agree to microseconds; 0.05 ms slack). No probe runs inside the section, so it is exactly the 1 ms busy-wait.
 - raw floor = \`SET key token NX PX ttl\` + a Lua compare-and-delete, retrying SET the moment a "held" reply arrives. Raw fenced floor ((a) only) = the same with the acquire as one script that also \`INCR\`s a fence counter: what handing out a fence in the acquire's atomic step (requirement 2) costs by itself.
 - tuned settings: a ${c.sweepMs / 1000} s scenario (b) run per candidate, the one with most sections/s wins; TTL ${c.ttlMs} ms everywhere.
+- (a)'s cycle alone, for a quick comparison or a CPU profile: \`node --cpu-prof -r ts-node/register/transpile-only -r tsconfig-paths/register bench/lock/profile-uncontended.ts ours,semaphore,rawFenced 5 5000\` (contenders, rounds, cycles per slice; medians of the slices).
 
 Chosen tuned settings:
 ${tuned}
