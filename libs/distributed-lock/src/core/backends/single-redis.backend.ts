@@ -37,7 +37,7 @@ export class SingleRedisBackend implements LockBackend {
       const reply = acquireManyScript.run(this.client, keys.flatMap((k) => this.naming.namesOf(k).lockAndFence), [token, ttlMs]);
       return reply.then((r) => this.toResult(r, startedAt, ttlMs));
     }
-    const args = [token, ttlMs, request.fair ? 1 : 0, request.queueForMs, request.mayBeQueued ? 1 : 0];
+    const args = request.fair || request.mayBeQueued ? [token, ttlMs, request.queueForMs, request.fair ? 1 : 0, request.mayBeQueued ? 1 : 0] : [token, ttlMs, request.queueForMs];
     return acquireScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, args, (reply) => this.fromAcquire(reply, startedAt, ttlMs));
   }
 
