@@ -21,7 +21,7 @@ Round trip (${r.roundTrip.start.samples} sequential PINGs, median): ${fmt.ms(r.r
 Limit for (b)/(c) = 1 / (${c.criticalMs} ms + RTT) = ${fmt.num(limit)} sections/s; for (a) the "% of limit" is of 1 / (2·RTT), the two-round-trip floor.
 
 How it is measured:
-- (a) one sequential loop, acquire + release on a fresh key each time; contenders take turns in ${c.uncontendedSliceMs} ms slices over ${c.uncontendedRounds} rounds, in a shuffled order per round (no contender always follows the same one; the raw floor and our library back to back, each first in every other round, since the machine drifts by more than the goal's margin over a round), so drift hits all alike; a minor GC before every slice, so each pays for its own garbage only; each after one untimed warm-up slice of at least ${c.uncontendedSliceMs} ms and ${c.uncontendedWarmupCycles} cycles (the sweep has already warmed the peers' code, not ours; V8 optimises our acquire path after 2,000–3,000 cycles). "wait" = acquire latency.
+- (a) one sequential loop, acquire + release on a fresh key each time; contenders take turns in ${c.uncontendedSliceMs} ms slices over ${c.uncontendedRounds} rounds, in a shuffled order per round (no contender always follows the same one; the raw fenced floor, our library and redis-semaphore (defaults) back to back, each first in turn, since the machine drifts by more than the goals' margin over a round), so drift hits all alike; a minor GC before every slice, so each pays for its own garbage only; each after one untimed warm-up slice of at least ${c.uncontendedSliceMs} ms and ${c.uncontendedWarmupCycles} cycles (the sweep has already warmed the peers' code, not ours; V8 optimises our acquire path after 2,000–3,000 cycles). "wait" = acquire latency.
 - (b) ${c.workers} workers in one process share one contender instance (one ioredis connection) and hammer one key; ${c.criticalMs} ms **busy-wait** critical section (CPU-bound, exact), then release, then want the lock again at once. ${c.cellMs / 1000} s window.
 - (c) the same, ${c.workers} workers **in total** split over ${c.processes} child processes (13/13/12/12), each process with its own contender instance.
 - wait = from wanting the lock to holding it, over every acquisition that started in the window (waits still running at its end are followed to completion; a wait that ends in a give-up after the window counts at its length). Acquires that throw (retries exhausted) are retried by the worker and the wait keeps running; they are counted under "failed acquires".
@@ -31,13 +31,14 @@ How it is measured:
 - overlaps: (b) an in-process in-flight counter checked on entry; (c) after the run, from the merged section records of all processes: a section that began before an earlier one began its release (process clocks agree to microseconds; 0.05 ms slack). No probe runs inside the section, so it is exactly the 1 ms busy-wait.
 - raw floor = \`SET key token NX PX ttl\` + a Lua compare-and-delete, retrying SET the moment a "held" reply arrives. Raw fenced floor ((a) only) = the same with the acquire as one script that also \`INCR\`s a fence counter: what handing out a fence in the acquire's atomic step (requirement 2) costs by itself.
 - tuned settings: a ${c.sweepMs / 1000} s scenario (b) run per candidate, the one with most sections/s wins; TTL ${c.ttlMs} ms everywhere.
+- (a)'s cycle alone, for a quick comparison or a CPU profile: \`node --cpu-prof -r ts-node/register/transpile-only -r tsconfig-paths/register bench/lock/profile-uncontended.ts ours,semaphore,rawFenced 5 5000\` (contenders, rounds, cycles per slice; medians of the slices).
 
 Chosen tuned settings:
 ${tuned}
 
 ${resultsTable(r.cells, r.goals)}
 
-Goals (issue 3), for our library:
+Goals, for our library:
 
 ${goalsTable(r.goals)}
 ${fencedFloorLine(r)}
@@ -57,12 +58,12 @@ ${sweepTable(r)}
 ${r.oursAvailable ? '' : '\n**Our library did not export `DistributedLock` at the time of this run; its rows and goals are missing.**\n'}`;
 }
 
-/** Our (a) time per op against the fenced floor's: a reference beside the goal, not a goal. */
+/** Our (a) time per op against the goals' two baselines, round by round. */
 function fencedFloorLine(r: BenchReport): string {
-  const a = (kind: string) => r.cells.find((cell) => cell.scenario === 'a' && cell.contender.kind === kind);
-  const [ours, raw, fenced] = [a('ours'), a('raw'), a('rawFenced')];
-  if (!ours || !raw || !fenced) return '';
-  return `\nFor reference, in the same (a) run: the raw fenced floor took ${(raw.perSec / fenced.perSec).toFixed(3)}× the raw floor's time per op, and our library ${(fenced.perSec / ours.perSec).toFixed(3)}× the fenced floor's. Round by round (each contender's slice against the raw floor's slice of the same round), our library: ${roundRatios(ours, raw)}; the raw fenced floor: ${roundRatios(fenced, raw)}.\n`;
+  const a = (kind: string) => r.cells.find((cell) => cell.scenario === 'a' && cell.contender.kind === kind && !cell.contender.label.includes('tuned'));
+  const [ours, fenced, semaphore] = [a('ours'), a('rawFenced'), a('semaphore')];
+  if (!ours || !fenced || !semaphore) return '';
+  return `\nRound by round in (a) (each slice against the baseline's slice of the same round), our library against the raw fenced floor: ${roundRatios(ours, fenced)}; against redis-semaphore (defaults): ${roundRatios(ours, semaphore)}.\n`;
 }
 
 /** Median and range of a contender's per-round time per op over the baseline's, same rounds. */

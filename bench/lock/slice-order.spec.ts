@@ -18,6 +18,20 @@ describe('sliceOrder', () => {
     }
   });
 
+  it('runs a compared group of three back to back, each first once in three rounds', () => {
+    const groups = [0, 1, 2].map((round) => {
+      const order = sliceOrder(9, round, 3);
+      const first = Math.min(order.indexOf(0), order.indexOf(1), order.indexOf(2));
+      expect([...order].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+      return order.slice(first, first + 3);
+    });
+    expect(groups).toEqual([
+      [0, 1, 2],
+      [1, 2, 0],
+      [2, 0, 1],
+    ]);
+  });
+
   it('puts the pair and the others after different neighbours from round to round', () => {
     for (const contender of [0, 1, 2, 5]) {
       const predecessors = new Set<number>();

@@ -22,8 +22,8 @@ interface Entry {
 
 /**
  * Scenario (a): sequential acquire+release on a fresh key each time. Contenders take turns in
- * short slices over several rounds, in a shuffled order per round (the goal's pair back to back,
- * see `sliceOrder`), so drift from the shared machine hits them all alike.
+ * short slices over several rounds, in a shuffled order per round (the contenders the goals compare,
+ * first in `specs`, back to back: see `sliceOrder`), so drift from the shared machine hits them all alike.
  * Each first runs one untimed slice of at least `uncontendedWarmupCycles` cycles: the peers' code
  * (and the driver's) is already optimised by the sweep before (a), a library's own code is not
  * until it has run a few thousand cycles (`node --trace-opt`: our acquire path was still
@@ -42,7 +42,7 @@ export async function runUncontended(ctx: BenchContext, specs: ContenderSpec[]):
   let clientCommands: Record<string, number>[];
   try {
     for (let round = 0; round < ctx.config.uncontendedRounds; round++) {
-      for (const k of sliceOrder(entries.length, round)) await runSlice(ctx, entries[k]);
+      for (const k of sliceOrder(entries.length, round, ctx.config.uncontendedGroup)) await runSlice(ctx, entries[k]);
     }
     clientCommands = entries.map((e) => e.tally.toJSON());
   } finally {

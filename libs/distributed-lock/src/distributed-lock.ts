@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Cluster, Redis } from 'ioredis';
 import { LockAbortedError, LockLostError, LockTimeoutError, LockUnavailableError } from './errors';
@@ -7,8 +7,7 @@ import { checkAcquireOptions, checkClients, checkLockOptions } from './core/argu
 import type { AttemptRequest, LockBackend } from './core/backends/lock-backend';
 import { RedlockBackend } from './core/backends/redlock.backend';
 import { SingleRedisBackend } from './core/backends/single-redis.backend';
-import { Lease, LockHandle } from './core/lease';
-import { LeaseKeeper } from './core/lease-keeper';
+import { Lease, LockHandle, type LeaseServices } from './core/lease';
 import { LocalHandoff } from './core/local-handoff';
 import type { Turn } from './core/local-line';
 import { LockContext } from './core/lock-context';
@@ -19,27 +18,32 @@ import { emitSafely } from './core/safe-emit';
 import { now } from './core/timing';
 import { takeOrWait, type Acquired, type WaitSettings } from './core/wait-for-lock';
 import { WakeupHub } from './core/wakeup-hub';
+import { Watchdog } from './core/watchdog';
 
 const CONTEND: Turn = { kind: 'contend' };
 
-/**
- * A random owner token: 122 random bits as 32 hex characters. randomUUID draws from a cached block
- * of entropy; a randomBytes call per token cost ~2.5 µs, a tenth of an acquire+release's client CPU.
- */
-const ownerToken = (): string => randomUUID().replace(/-/g, '');
+/** A random owner token: 128 bits as 32 hex digits, from a block of entropy drawn 128 tokens at a time. */
+const entropy = Buffer.alloc(16 * 128);
+let drawn = entropy.length;
+function ownerToken(): string {
+  if (drawn === entropy.length) drawn = randomFillSync(entropy) && 0;
+  drawn += 16;
+  return entropy.toString('hex', drawn - 16, drawn);
+}
 
-/** An acquired lock; `fromLine` when a holder of this process passed it on (maybe its token). */
-type InLine = Acquired & { fromLine?: true; token?: string };
+/** A lock taken; `fromLine` when a holder of this process passed it on. */
+type Taken = Acquired & { fromLine?: true };
+
+/** One acquire call, as its steps see it; `line`: the key of this process's line it is in. */
+type Call = { name: string; keys: string[]; signal?: AbortSignal; waitMs: number; startedAt: number; deadline: number; request: AttemptRequest; line?: string };
 
 /**
- * Redis locks with fencing tokens, a batched watchdog, re-entry within an async call chain,
- * pub/sub handoff to waiters, fair mode, multi-key locks and Redlock over 3+ nodes.
- * Emits the events of `LockEventMap`.
+ * Redis locks with fencing tokens, a batched watchdog, re-entry within an async call chain, pub/sub
+ * handoff to waiters, fair mode, multi-key locks and Redlock over 3+ nodes; emits `LockEventMap`.
  */
 export class DistributedLock extends EventEmitter {
   private readonly backend: LockBackend;
-  private readonly hub: WakeupHub;
-  private readonly keeper: LeaseKeeper;
+  private readonly leases: LeaseServices;
   private readonly local: LocalHandoff;
   private readonly waiting: WaitSettings;
   private readonly context = new LockContext();
@@ -58,10 +62,10 @@ export class DistributedLock extends EventEmitter {
     this.waitMs = options.defaultWaitMs ?? 3000;
     this.confirmsReplicas = options.waitForReplicas !== undefined;
     this.backend = createBackend(redis, naming, driftFactor, options);
-    this.hub = new WakeupHub(this.backend.primary, options.subscriber);
-    this.waiting = { backend: this.backend, hub: this.hub, naming, driftFactor };
+    this.waiting = { backend: this.backend, hub: new WakeupHub(this.backend.primary, options.subscriber), naming, driftFactor };
     this.local = new LocalHandoff(this.backend, options.maxLocalHandoffs ?? 16);
-    this.keeper = new LeaseKeeper(this.backend, (event, payload) => this.emit(event, payload), (lease) => this.local.release(lease));
+    const emit: LeaseServices['emit'] = (event, payload) => this.emit(event, payload);
+    this.leases = { backend: this.backend, emit, giveBack: (lease) => this.local.release(lease), watchdog: new Watchdog(this.backend) };
   }
 
   /** Takes the lock, waiting up to `waitMs`; throws LockTimeoutError, LockAbortedError or LockUnavailableError. */
@@ -82,22 +86,20 @@ export class DistributedLock extends EventEmitter {
    */
   async using<T>(key: string | string[], opts: AcquireOptions, fn: (signal: AbortSignal, lock: Lock) => Promise<T>): Promise<T> {
     const lock = (await this.acquire(key, opts)) as LockHandle;
-    this.keeper.setRenewing(lock.lease, true);
+    lock.lease.setRenewing(true);
     try {
       const value = await (opts.reentrant === false ? fn(lock.signal, lock) : this.context.runWith(lock, () => fn(lock.signal, lock)));
       if (lock.lease.lost) throw new LockLostError(lock.key);
       return value;
     } finally {
-      this.keeper.setRenewing(lock.lease, false);
+      lock.lease.setRenewing(false);
       await lock.release().catch(() => false); // an unreachable Redis: the lease expires by itself
     }
   }
 
   /**
-   * Lifts `key`'s fence counter to at least `fence`. Fence counters live in Redis; if Redis loses
-   * its data (a restart without persistence, a failover to a replica that lagged), new fences
-   * restart below the ones a storage system has already recorded, and the storage then rightly
-   * refuses every new holder. The storage's last fence, fed back here, restores monotonicity.
+   * Lifts `key`'s fence counter to at least `fence`: after Redis lost its data (a restart without
+   * persistence, a failover to a lagging replica), the storage's last fence restores monotonicity.
    */
   async advanceFence(key: string, fence: number): Promise<void> {
     const [canonical] = canonicalKeys(key);
@@ -119,8 +121,8 @@ export class DistributedLock extends EventEmitter {
   async close(): Promise<void> {
     this.closed = true;
     this.local.close();
-    await this.keeper.releaseAll();
-    await this.hub.close();
+    await this.leases.watchdog.releaseAll();
+    await this.waiting.hub.close();
   }
 
   /** Delivers to every listener even if one throws; a listener's error never reaches the lock's own work. */
@@ -129,17 +131,26 @@ export class DistributedLock extends EventEmitter {
   }
 
   /**
-   * The one path every acquire takes:
-   * 1. a chain that already holds the key re-enters its lease;
-   * 2. a single key that another chain of this process holds or is acquiring: the request waits
-   *    in this process's line for the key, where a holder may pass the lock on (see LocalHandoff);
-   * 3. otherwise, or when its turn comes, one try in Redis takes the lock if it is free, or queues
-   *    the request for a handoff; while the lock is busy, the request waits for it (`takeOrWait`);
-   * 4. with `waitForReplicas`, replicas confirm the write;
-   * 5. the lease is opened (watchdog), handed to the line, and returned.
-   * No lock within `waitMs`: LockTimeoutError (`orThrow`) or null; an abort: LockAbortedError.
+   * The one path every acquire takes, in steps: re-enter a lease this chain holds; else take the
+   * lock (in this process's line for the key, then from Redis, waiting up to `waitMs`); have
+   * replicas confirm it (`waitForReplicas`); hold it. No lock in time: LockTimeoutError
+   * (`orThrow`) or null; an abort: LockAbortedError.
    */
   private async obtain(key: string | string[], opts: AcquireOptions, orThrow: boolean): Promise<LockHandle | null> {
+    const call = this.begin(key, opts, orThrow);
+    const reentered = opts.reentrant === false ? undefined : this.reenter(call);
+    if (reentered) return reentered;
+    const acquired = await this.take(call);
+    if (!acquired) return this.noLock(call, orThrow);
+    if (this.confirmsReplicas) await this.confirmReplicas(call, acquired);
+    const handle = this.hold(call, acquired);
+    if (!call.signal?.aborted) return handle;
+    // The lock came as the wait was aborted: the caller no longer wants it.
+    await handle.release().catch(() => false);
+    throw new LockAbortedError(call.name, call.signal.reason);
+  }
+
+  private begin(key: string | string[], opts: AcquireOptions, orThrow: boolean): Call {
     checkAcquireOptions(opts);
     const name = displayKey(key);
     const { signal } = opts;
@@ -148,69 +159,72 @@ export class DistributedLock extends EventEmitter {
     const keys = canonicalKeys(key);
     const waitMs = orThrow ? (opts.waitMs ?? this.waitMs) : 0;
     const startedAt = now();
-
-    // 1. Re-entry.
-    const reentered = opts.reentrant === false ? undefined : this.context.leaseFor(name);
-    if (reentered) {
-      reentered.holders += 1;
-      this.emit('acquired', { key: name, waitMs: 0, fence: reentered.fence, reentrant: true });
-      return new LockHandle(reentered, this.keeper);
-    }
-
-    // 2. This process's line for the key; null (no promise, no tick) when no other chain is in it.
     const request: AttemptRequest = { keys, token: ownerToken(), ttlMs: opts.ttlMs ?? this.ttlMs, fair: opts.fair ?? false, queueForMs: 0, mayBeQueued: false };
-    const deadline = startedAt + waitMs;
     const line = this.local.applies(keys, request.fair, waitMs) ? keys[0] : undefined;
-    const queued = line ? this.local.enter(line, request.token, request.ttlMs, deadline, signal) : null;
+    return { name, keys, signal, waitMs, startedAt, deadline: startedAt + waitMs, request, line };
+  }
+
+  /** A chain that already holds the key shares its lease (same token and fence). */
+  private reenter(call: Call): LockHandle | undefined {
+    const lease = this.context.leaseFor(call.name);
+    if (!lease) return undefined;
+    lease.holders += 1;
+    this.emit('acquired', { key: call.name, waitMs: 0, fence: lease.fence, reentrant: true });
+    return new LockHandle(lease);
+  }
+
+  /**
+   * A key another chain of this process holds or is acquiring: wait in this process's line, where
+   * a holder may pass the lock on (LocalHandoff). Otherwise, or when the turn comes, `takeOrWait`.
+   */
+  private async take(call: Call): Promise<Taken | undefined> {
+    const { request, line } = call;
+    // Null (no promise, no tick) when no other chain is in the line: the uncontended path.
+    const queued = line ? this.local.enter(line, request.token, request.ttlMs, call.deadline, call.signal) : null;
     const turn: Turn = queued ? await queued : CONTEND;
-    if (turn.kind === 'closed') throw new LockUnavailableError(name, 'the DistributedLock was closed');
-
-    // 3. Redis, unless a local holder passed the lock on.
-    let acquired: InLine | undefined;
+    if (turn.kind === 'closed') throw new LockUnavailableError(call.name, 'the DistributedLock was closed');
+    if (turn.kind === 'timeout') return undefined;
     if (turn.kind === 'handedOver' && turn.validUntil > now()) {
-      acquired = { acquired: true, fence: turn.fence, validUntil: turn.validUntil, fromLine: true, token: turn.token };
-    } else if (turn.kind !== 'timeout') {
-      // A chain that waited in line may have been queued in Redis meanwhile, or passed a lock
-      // whose validity ran out (the try re-confirms it: the lock may still be ours).
-      request.mayBeQueued = queued !== null;
-      try {
-        acquired = await takeOrWait(this.waiting, request, deadline, turn.kind === 'queued' ? turn.since : undefined, signal);
-      } catch (error) {
-        throw this.unavailable(name, error);
-      } finally {
-        // The line moves on when this chain got nothing.
-        if (!acquired && line) this.local.gaveUp(line);
-      }
+      if (turn.token) request.token = turn.token;
+      return { acquired: true, fence: turn.fence, validUntil: turn.validUntil, fromLine: true };
     }
-    if (!acquired) {
-      if (signal?.aborted) throw new LockAbortedError(name, signal.reason);
-      if (waitMs > 0) this.emit('timeout', { key: name, waitMs: now() - startedAt });
-      if (orThrow) throw new LockTimeoutError(name, waitMs);
-      return null;
+    // A chain that waited in line may be queued in Redis, or hold a passed lock that ran out (the try re-confirms it).
+    request.mayBeQueued = queued !== null;
+    let acquired: Taken | undefined;
+    try {
+      acquired = await takeOrWait(this.waiting, request, call.deadline, turn.kind === 'queued' ? turn.since : undefined, call.signal);
+      return acquired;
+    } catch (error) {
+      throw this.unavailable(call.name, error);
+    } finally {
+      // The line moves on when this chain got nothing.
+      if (!acquired && line) this.local.gaveUp(line);
     }
+  }
 
-    // 4. Replicas.
-    const owned = acquired.token ? { ...request, token: acquired.token } : request;
-    const confirming = this.confirmsReplicas ? this.backend.confirmReplicated?.(owned, owned.ttlMs, acquired.handedOver === true) : undefined;
-    if (confirming && !(await confirming.catch(() => false))) {
-      await this.backend.release(owned).catch(() => undefined);
-      const error = this.unavailable(name, new LockUnavailableError(name, 'too few replicas acknowledged the lock (WAIT)'));
-      if (line) this.local.gaveUp(line);
-      throw error;
-    }
+  private noLock(call: Call, orThrow: boolean): null {
+    if (call.signal?.aborted) throw new LockAbortedError(call.name, call.signal.reason);
+    if (call.waitMs > 0) this.emit('timeout', { key: call.name, waitMs: now() - call.startedAt });
+    if (orThrow) throw new LockTimeoutError(call.name, call.waitMs);
+    return null;
+  }
 
-    // 5. The lease.
+  private async confirmReplicas({ name, request, line }: Call, acquired: Taken): Promise<void> {
+    const confirming = this.backend.confirmReplicated?.(request, request.ttlMs, acquired.handedOver === true);
+    if (!confirming || (await confirming.catch(() => false))) return;
+    await this.backend.release(request).catch(() => undefined);
+    const error = this.unavailable(name, new LockUnavailableError(name, 'too few replicas acknowledged the lock (WAIT)'));
+    if (line) this.local.gaveUp(line);
+    throw error;
+  }
+
+  /** The lease is opened (watchdog) and handed to the line. */
+  private hold({ name, keys, request, line, signal, startedAt }: Call, acquired: Taken): LockHandle {
     const heldAt = now();
-    const lease = this.keeper.open(new Lease(name, keys, owned.token, acquired.fence, request.ttlMs, heldAt, acquired.validUntil));
+    const lease = new Lease(this.leases, name, keys, request.token, acquired.fence, request.ttlMs, heldAt, acquired.validUntil);
     if (line) this.local.held(lease, !acquired.fromLine);
-    const handle = new LockHandle(lease, this.keeper);
-    if (signal?.aborted) {
-      // The lock came as the wait was aborted: the caller no longer wants it.
-      await handle.release().catch(() => false);
-      throw new LockAbortedError(name, signal.reason);
-    }
-    this.emit('acquired', { key: name, waitMs: heldAt - startedAt, fence: acquired.fence, reentrant: false });
-    return handle;
+    if (!signal?.aborted) this.emit('acquired', { key: name, waitMs: heldAt - startedAt, fence: acquired.fence, reentrant: false });
+    return new LockHandle(lease);
   }
 
   /** A driver error that means "no answer" becomes LockUnavailableError (and an event); others are bugs. */

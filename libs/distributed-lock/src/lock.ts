@@ -41,9 +41,8 @@ export interface DistributedLockOptions {
   /** Prepended to every Redis key. Default `lock:`. */
   prefix?: string;
   /**
-   * Wrap each key in a Cluster hash tag (`lock:{stock:42}`), so its lock, fence, queue and
-   * channel share a slot. Default true. A key that already contains `{tag}` keeps the
-   * caller's tag, which is how several keys are put in one slot for an atomic multi-key lock.
+   * Wrap each key in a Cluster hash tag (`lock:{stock:42}`), so its names share a slot. Default
+   * true. A key with its own `{tag}` keeps it: that puts several keys in one slot (multi-key lock).
    */
   hashTag?: boolean;
   /** Lease in ms when a call gives none. Default 5000. */
@@ -55,9 +54,9 @@ export interface DistributedLockOptions {
   /** After acquiring, `WAIT` for this many replicas; too few acks count as a failed acquire. */
   waitForReplicas?: { replicas: number; timeoutMs: number };
   /**
-   * Waiters in one process for one key queue in the process and a release passes the lock to the
-   * next of them in one round trip. After this many such handoffs in a row (or 25 ms) a waiter
-   * of another process queued in Redis goes first. Default 16; 0 sends every waiter to Redis.
+   * Waiters of one process for one key queue in the process, and a release passes the lock to the
+   * next one; after this many such handoffs in a row (or 25 ms) another process's waiter goes
+   * first. Default 16; 0 sends every waiter to Redis.
    */
   maxLocalHandoffs?: number;
   /** Connection for release notifications; default: `duplicate()` of the first client. */
@@ -78,10 +77,9 @@ export interface AcquireOptions {
    */
   signal?: AbortSignal;
   /**
-   * `false`: the call neither re-enters a lock its async chain holds nor records its own lock in
-   * the chain, so `current()` and `CurrentLock` do not see it (`using` hands the lock to its
-   * callback). Recording needs AsyncLocalStorage, and on Node 20 its promise hooks, once any scope
-   * has been entered, tax every promise of the process for good. Default `true`.
+   * `false`: neither re-enter a lock the async chain holds nor record this one in it (`current()`
+   * and `CurrentLock` do not see it; `using` hands it to its callback). Recording needs
+   * AsyncLocalStorage, whose promise hooks on Node 20 then tax every promise. Default `true`.
    */
   reentrant?: boolean;
 }
@@ -89,10 +87,7 @@ export interface AcquireOptions {
 /** One key, or several taken together as one multi-key lock. */
 export type LockKey = string | string[];
 
-/**
- * What the Nest layer needs from the lock core. `DistributedLock` provides it, and so does
- * `InMemoryDistributedLock` for unit tests.
- */
+/** What the Nest layer needs from the lock core: `DistributedLock`, or `InMemoryDistributedLock` in unit tests. */
 export interface LockEngine {
   acquire(key: LockKey, opts?: AcquireOptions): Promise<Lock>;
   tryAcquire(key: LockKey, opts?: AcquireOptions): Promise<Lock | null>;

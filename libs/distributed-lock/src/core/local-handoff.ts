@@ -4,13 +4,13 @@ import { LocalLine, type LocalWaiter, type Reservation, type Turn } from './loca
 import { now } from './timing';
 import { queueWindowMs } from './wait-for-lock';
 
-// How long a process may keep passing a key among its own chains before a waiter of another
-// process (if one is queued) gets its turn; the count limit is an option.
+// How long a process may pass a key among its own chains before a queued waiter of another process
+// gets its turn (the count limit is an option). Fences are reserved in blocks, at least two ahead:
+// the reply has long been read when a fence is needed, and most handoffs send nothing at all.
 const MAX_LOCAL_MS = 25;
-// Fences are reserved in blocks, at least two ahead: the reply has long been read when a fence is
-// needed, and most handoffs send nothing at all (a write can cost the CPU to Redis at once).
 const RESERVE_AHEAD = 2;
 const RESERVE_BLOCK = 8;
+const IDLE_LINES = 64;
 
 /**
  * Per key, one line of this process's waiting chains; only its engaged chain talks to Redis. A
@@ -33,7 +33,7 @@ const RESERVE_BLOCK = 8;
  *   and close() tells every waiter.
  */
 export class LocalHandoff {
-  private readonly lines = new Map<string, LocalLine>();
+  private lines = new Map<string, LocalLine>();
   private closed = false;
 
   constructor(
@@ -46,10 +46,7 @@ export class LocalHandoff {
     return this.backend.handOver !== undefined && this.maxRun > 0 && keys.length === 1 && !fair && waitMs > 0 && !this.closed;
   }
 
-  /**
-   * Null when no chain of this process is engaged with the key: the caller engages and contends
-   * at once (no promise to wait for: the uncontended path). Else queues here for its turn.
-   */
+  /** Null when no chain of this process is engaged with the key (the uncontended path, no promise); else a turn to wait for. */
   enter(key: string, token: string, ttlMs: number, deadline: number, signal?: AbortSignal): Promise<Turn> | null {
     let line = this.lines.get(key);
     if (!line) {
@@ -86,7 +83,7 @@ export class LocalHandoff {
   /** The engaged chain did not get the lock (timeout, error): the next chain in line tries. */
   gaveUp(key: string): void {
     const line = this.lines.get(key);
-    if (line) this.promote(key, line);
+    if (line) this.promote(line);
   }
 
   release(lease: Lease): Promise<boolean> {
@@ -100,7 +97,7 @@ export class LocalHandoff {
       const released = this.backend.release(lease);
       line.engaged = false;
       if (line.reservations.length > 0) line.reservations = [];
-      this.forgetIfIdle(key, line);
+      this.forgetIfIdle(line);
       return released;
     }
     return this.passToLocal(line, lease, next);
@@ -168,7 +165,7 @@ export class LocalHandoff {
     line.letGo();
     line.reservations = [];
     const next = line.shift();
-    if (!next) return this.promote(lease.keys[0], line);
+    if (!next) return this.promote(line);
     this.passOn(line, lease, next, !this.turnIsOver(line)).catch(() => undefined);
   }
 
@@ -209,15 +206,17 @@ export class LocalHandoff {
     } else line.run += 1;
   }
 
-  private promote(key: string, line: LocalLine): void {
+  private promote(line: LocalLine): void {
     line.reservations = [];
     const next = line.shift();
     line.engaged = next !== undefined;
     if (next) next.settle({ kind: 'contend' });
-    else this.forgetIfIdle(key, line);
+    else this.forgetIfIdle(line);
   }
 
-  private forgetIfIdle(key: string, line: LocalLine): void {
-    if (line.idle && this.lines.get(key) === line) this.lines.delete(key);
+  /** Idle lines go together once there are many: a Map delete per release cost more than the rest of the line's work. */
+  private forgetIfIdle(line: LocalLine): void {
+    if (this.lines.size < IDLE_LINES || !line.idle) return;
+    this.lines = new Map([...this.lines].filter(([, other]) => !other.idle));
   }
 }

@@ -1,22 +1,13 @@
 import { clusterSlot, slotTag } from './backends/cluster-slot';
 
-/** The Redis names that belong to one lock key, all in the key's Cluster slot. */
-interface LockNames {
-  /** The lease: a string holding the owner's token, with a PX expiry. */
-  lock: string;
-  /** The fence counter, moved on by every new holder (see LockNaming). */
-  fence: string;
-  /** Fair/handoff queue: a list of waiter entries (`token:ttl`) in arrival order. */
-  queue: string;
-  /** Zset of the same entries scored by the time (ms) after which a silent waiter is dropped. */
-  waiters: string;
-  /** Pub/sub channel on which releases and handoffs are announced. */
-  channel: string;
-  /** lock, fence, queue, waiters: the KEYS of the single-key scripts, in that order. */
-  scriptKeys: string[];
-  /** lock, fence: one key's KEYS in the multi-key scripts. */
-  lockAndFence: string[];
-}
+/**
+ * The Redis names of one lock key, all in the key's Cluster slot: `lock` (the owner's token, with
+ * a PX expiry), `fence` (the counter every new holder moves on, see LockNaming), `queue` (waiter
+ * entries `token:ttl` in arrival order), `waiters` (the same entries scored by the time after
+ * which a silent waiter is dropped), `channel` (where releases and handoffs are announced).
+ * `scriptKeys` (lock, fence, queue, waiters) and `lockAndFence` are the scripts' KEYS.
+ */
+type LockNames = { lock: string; fence: string; queue: string; waiters: string; channel: string; scriptKeys: string[]; lockAndFence: string[] };
 
 const HAS_HASH_TAG = /\{[^{}]+\}/;
 /** A key's pub/sub channel is its lock name and this (the release script names it the same way). */
@@ -35,6 +26,8 @@ export const CHANNEL_SUFFIX = '#wake';
  */
 export class LockNaming {
   private readonly sharedCounter: string;
+  /** The last key named: a release, a renewal or a handoff names the key its acquire named. */
+  private last?: { key: string; names: LockNames };
 
   constructor(
     private readonly prefix: string,
@@ -48,6 +41,13 @@ export class LockNaming {
   }
 
   namesOf(key: string): LockNames {
+    if (this.last?.key === key) return this.last.names;
+    const names = this.name(key);
+    this.last = { key, names };
+    return names;
+  }
+
+  private name(key: string): LockNames {
     const lock = this.prefix + this.storedKey(key);
     const fence = this.counterPerSlot ? `${this.prefix}{${slotTag(clusterSlot(lock))}}#fence` : this.sharedCounter;
     const queue = lock + '#queue';

@@ -48,10 +48,11 @@ export class LuaScript<Reply> {
     if (shardedSource !== source) this.sharded = { source: shardedSource, sha: sha1(shardedSource) };
   }
 
-  run(client: RedisClient, keys: string[], args: ScriptArg[]): Promise<Reply> {
+  /** Runs the script; `map` turns the reply into the caller's answer in the same step. */
+  run<T = Reply>(client: RedisClient, keys: string[], args: ScriptArg[], map = identity as (reply: Reply) => T): Promise<T> {
     const variant = this.sharded && usesShardedPubSub(client) ? this.sharded : this;
     const sent = client.evalsha(variant.sha, keys.length, ...keys, ...args) as Promise<Reply>;
-    return sent.catch((error: unknown) => this.recover(error, client, variant, keys, args));
+    return sent.then(map, (error: unknown) => this.recover(error, client, variant, keys, args).then(map));
   }
 
   /**
@@ -85,10 +86,7 @@ export class LuaScript<Reply> {
   }
 }
 
-function sha1(source: string): string {
-  return createHash('sha1').update(source).digest('hex');
-}
+const identity = <T>(value: T): T => value;
+const sha1 = (source: string): string => createHash('sha1').update(source).digest('hex');
 
-function isNoScript(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('NOSCRIPT');
-}
+const isNoScript = (error: unknown): boolean => error instanceof Error && error.message.startsWith('NOSCRIPT');

@@ -1,3 +1,5 @@
+import { Roster } from './roster';
+
 // ioredis reports an unreachable or unusable server through these messages and codes; they
 // mean "no answer" (or "not now": a failover, a node loading, a cluster moving slots), unlike a
 // script error, which is a bug and is rethrown as it is. The one list of them: the app classifies
@@ -45,27 +47,46 @@ export class NoReplyError extends Error {
 
 /**
  * Rejects with NoReplyError when `promise` has not settled within `ms`; a value that comes after
- * that goes to `onLate` (an acquire that came too late gives its lock back). The timer is unref'd:
- * a pending reply keeps a process alive no more than the driver's socket does.
+ * that goes to `onLate` (an acquire that came too late gives its lock back). One unref'd timer
+ * watches every pending reply (a timer per command cost more than the rest of an acquire's client
+ * work); a pending reply keeps a process alive no more than the driver's socket does.
  */
 export function withReplyTimeout<T>(promise: Promise<T>, ms: number, what: string, onLate?: (value: T) => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    let late = false;
-    const timer = setTimeout(() => {
-      late = true;
-      reject(new NoReplyError(what, Math.round(ms)));
-    }, ms);
-    timer.unref();
+    const entry: Pending = { at: performance.now() + ms, slot: -1, expire: () => reject(new NoReplyError(what, Math.round(ms))) };
+    watchReply(entry);
     promise.then(
-      (value) => {
-        clearTimeout(timer);
-        if (late) onLate?.(value);
-        else resolve(value);
-      },
+      (value) => (pending.delete(entry) ? resolve(value) : onLate?.(value)),
       (error: unknown) => {
-        clearTimeout(timer);
+        pending.delete(entry);
         reject(error);
       },
     );
   });
+}
+
+type Pending = { at: number; slot: number; expire: () => void };
+const pending = new Roster<Pending>();
+let sweepAt = Number.POSITIVE_INFINITY;
+let sweep: NodeJS.Timeout | undefined;
+
+function watchReply(entry: Pending): void {
+  pending.add(entry);
+  if (entry.at >= sweepAt) return;
+  clearTimeout(sweep);
+  sweepAt = entry.at;
+  sweep = setTimeout(expireReplies, Math.max(0, entry.at - performance.now()));
+  sweep.unref();
+}
+
+function expireReplies(): void {
+  sweepAt = Number.POSITIVE_INFINITY;
+  const at = performance.now();
+  const later: Pending[] = [];
+  for (const entry of pending.items.splice(0)) {
+    entry.slot = -1;
+    if (entry.at <= at) entry.expire();
+    else later.push(entry);
+  }
+  later.forEach(watchReply);
 }

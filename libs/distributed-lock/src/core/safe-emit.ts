@@ -1,29 +1,25 @@
 import type { EventEmitter } from 'node:events';
 
 /**
- * Calls each listener of `event` on its own, so that one that throws (or returns a promise that
- * rejects) neither skips the listeners after it nor reaches the code that emitted: the watchdog,
- * an acquire that already holds its lock, a release. Node's own `emit` lets a throw escape, which
- * in a timer callback is an uncaught exception and ends the process. A listener's error is
- * reported as a process warning instead. Returns whether the event had listeners.
+ * Calls each listener of `event` on its own: one that throws, or returns a promise that rejects,
+ * neither skips the others nor reaches the code that emitted (the watchdog, an acquire, a release;
+ * Node's own `emit` lets a throw escape, in a timer an uncaught exception that ends the process).
+ * The error becomes a process warning. Returns whether the event had listeners.
  */
 export function emitSafely(emitter: EventEmitter, event: string, payload: unknown): boolean {
-  const listeners = emitter.rawListeners(event) as Array<(payload: unknown) => unknown>;
-  for (const listener of listeners) {
+  if (emitter.listenerCount(event) === 0) return false;
+  for (const listener of emitter.rawListeners(event) as Array<(payload: unknown) => unknown>) {
     try {
-      const returned = listener.call(emitter, payload);
-      if (isThenable(returned)) returned.then(undefined, (error: unknown) => warnListenerFailed(event, error));
+      const returned = listener.call(emitter, payload) as PromiseLike<unknown> | undefined;
+      if (typeof returned?.then === 'function') returned.then(undefined, (error: unknown) => warn(`a '${event}' listener of DistributedLock failed`, error));
     } catch (error) {
-      warnListenerFailed(event, error);
+      warn(`a '${event}' listener of DistributedLock failed`, error);
     }
   }
-  return listeners.length > 0;
+  return true;
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
-
-function warnListenerFailed(event: string, error: unknown): void {
-  process.emitWarning(`a '${event}' listener of DistributedLock failed: ${String(error)}`, { type: 'DistributedLockWarning' });
+/** A fault the library goes on after, reported as a process warning. */
+export function warn(what: string, error: unknown): void {
+  process.emitWarning(`${what}: ${String(error)}`, { type: 'DistributedLockWarning' });
 }

@@ -7,12 +7,7 @@ import { WakeSignal, type WakeupHub } from './wakeup-hub';
 /** A lock taken: from Redis by a try, or `handedOver` there by a releasing holder's script. */
 export type Acquired = Extract<AttemptResult, { acquired: true }> & { handedOver?: true };
 
-export interface WaitSettings {
-  backend: LockBackend;
-  hub: WakeupHub;
-  naming: LockNaming;
-  driftFactor: number;
-}
+export type WaitSettings = { backend: LockBackend; hub: WakeupHub; naming: LockNaming; driftFactor: number };
 
 // A queued waiter is handed the lock and told so by pub/sub; it polls only in case that
 // message is lost, so rarely. A waiter that is not queued (Redlock, multi-key) backs off
@@ -34,9 +29,7 @@ export function queueWindowMs(remainingMs: number): number {
 }
 
 /** A uniformly jittered delay in [ms/2, ms], so that pollers that started together spread out. */
-function jitter(ms: number): number {
-  return ms / 2 + Math.random() * (ms / 2);
-}
+const jitter = (ms: number): number => ms / 2 + Math.random() * (ms / 2);
 
 /**
  * One try, which takes the lock if it is free and else, while time is left, queues the request
@@ -96,14 +89,10 @@ export async function takeOrWait(settings: WaitSettings, request: AttemptRequest
 
 /**
  * One try (`send`, sent at `sentAt`) under a reply deadline: the wait's deadline plus a grace. A
- * reply that comes too late to leave any of the lease counts as a failed try, and the lock it
- * took is given back; so is one that comes after the deadline passed (the caller gave up).
- *
- * The driver may give up first (ioredis' `commandTimeout`, or a connection that drops after the
- * command was written): then the script may still run, and its reply is dropped where nobody can
- * give the lock back. A release of our token follows it on the same connection at once, so Redis
- * runs it right after the acquire, if that ever runs; for a command that never reached Redis it
- * is a no-op. Without it the key would stay locked for a whole lease.
+ * reply too late to leave any lease, or after the deadline (the caller gave up), gives the lock
+ * back. So does a driver that gives up first (`commandTimeout`, a connection dropped after the
+ * write), whose script may still run: a release of our token follows it on the same connection,
+ * so Redis runs it right after the acquire if that ever runs (else it is a no-op).
  */
 export async function attemptOnce(backend: LockBackend, request: LeaseRef, sentAt: number, deadline: number, send: () => Promise<AttemptResult>): Promise<AttemptResult> {
   const giveBack = () => backend.release(request).catch(() => false);
@@ -119,10 +108,7 @@ export async function attemptOnce(backend: LockBackend, request: LeaseRef, sentA
 }
 
 /** A failure after which the command may still have run in Redis (it was written, no reply read). */
-function mayHaveRun(error: unknown): boolean {
-  const message = error instanceof Error ? error.message : '';
-  return /Command timed out|Connection is closed|ECONNRESET|EPIPE/i.test(message);
-}
+const mayHaveRun = (error: unknown): boolean => error instanceof Error && /Command timed out|Connection is closed|ECONNRESET|EPIPE/i.test(error.message);
 
 /** Past the holder's lease the lock is free: no point sleeping longer. */
 function untilLeaseEnds(result: AttemptResult): number {

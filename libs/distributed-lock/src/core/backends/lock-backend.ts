@@ -13,22 +13,12 @@ export interface AttemptRequest {
   mayBeQueued: boolean;
 }
 
-export type AttemptResult =
-  | { acquired: true; fence: number; validUntil: number }
-  | { acquired: false; holderTtlMs: number };
+export type AttemptResult = { acquired: true; fence: number; validUntil: number } | { acquired: false; holderTtlMs: number };
 
-export interface LeaseRef {
-  keys: string[];
-  token: string;
-}
+export type LeaseRef = { keys: string[]; token: string };
 
-/** The next waiter of the releasing process, as `handOver` sees it. */
-export interface NextInLine {
-  token: string;
-  ttlMs: number;
-  /** How long its queue entry stays live if it has to queue behind another process. */
-  queueForMs: number;
-}
+/** The next waiter of the releasing process, as `handOver` sees it; `queueForMs`: how long its queue entry stays live if it has to queue behind another process. */
+export type NextInLine = { token: string; ttlMs: number; queueForMs: number };
 
 /** `remote`: a waiter of another process got the lock, and ours is queued behind it. */
 export type HandOverResult = { kind: 'local'; fence: number; validUntil: number } | { kind: 'remote' } | { kind: 'notHeld' };

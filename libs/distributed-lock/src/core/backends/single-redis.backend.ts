@@ -37,8 +37,8 @@ export class SingleRedisBackend implements LockBackend {
       const reply = acquireManyScript.run(this.client, keys.flatMap((k) => this.naming.namesOf(k).lockAndFence), [token, ttlMs]);
       return reply.then((r) => this.toResult(r, startedAt, ttlMs));
     }
-    const reply = acquireScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, [token, ttlMs, request.fair ? 1 : 0, request.queueForMs, request.mayBeQueued ? 1 : 0]);
-    return reply.then((r) => this.fromAcquire(r, startedAt, ttlMs));
+    const args = request.fair || request.mayBeQueued ? [token, ttlMs, request.queueForMs, request.fair ? 1 : 0, request.mayBeQueued ? 1 : 0] : [token, ttlMs, request.queueForMs];
+    return acquireScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, args, (reply) => this.fromAcquire(reply, startedAt, ttlMs));
   }
 
   async cancelWait(request: AttemptRequest): Promise<AttemptResult> {
@@ -51,6 +51,7 @@ export class SingleRedisBackend implements LockBackend {
 
   /** True when every key was still held by the token; keys of several Cluster slots go one by one. */
   release({ keys, token }: LeaseRef): Promise<boolean> {
+    if (keys.length === 1) return releaseScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, [token], (owned) => owned === 1);
     if (this.inOneScript(keys)) return this.releaseTogether(keys, token).then((owned) => owned === keys.length);
     return Promise.all(keys.map((key) => this.releaseTogether([key], token))).then((owned) => owned.every((n) => n === 1));
   }

@@ -19,7 +19,7 @@ describe('acquire script', () => {
   afterAll(() => redis.stop());
 
   const run = (token: string, opts: { fair?: boolean; queueFor?: number; mayBeQueued?: boolean } = {}) =>
-    acquireScript.run(redis.client(), keys, [token, 5000, opts.fair ? 1 : 0, opts.queueFor ?? 0, opts.mayBeQueued ? 1 : 0]);
+    acquireScript.run(redis.client(), keys, [token, 5000, opts.queueFor ?? 0, opts.fair ? 1 : 0, opts.mayBeQueued ? 1 : 0]);
 
   // Replies: the fence when taken, [fence, remaining ttl] when already ours, -1 - holder's ttl when refused.
   const taken = (reply: AcquireReply) => typeof reply !== 'number' || reply > 0;

@@ -1,23 +1,17 @@
 import { LuaScript } from '../lua-script';
 import { NEXT_FENCE_LUA } from './next-fence';
 
-// Takes a free lock (fair: only when no live waiter is ahead of us) and takes the next fence in
-// the same step (next-fence); a lock a release already handed to our token counts as ours. On
-// failure, a waiter joins the queue so that the next release hands the lock straight to the
-// oldest one. The uncontended case costs two inner calls (SET NX, INCR; two more to start a
-// counter that does not exist): a first try cannot be queued yet, and outside fair mode the
-// queue does not matter to a free lock. Taken and refused answer one integer: a table reply
-// cost Redis ~0.7 µs more per acquire, and the driver an array to parse. A waiter already
-// queued only has its deadline moved: it keeps its place in the list.
+// Takes a free lock (fair: only when no live waiter is ahead of us) with the next fence in the
+// same step; a lock a release already handed to our token counts as ours. Refused, a waiter joins
+// the queue, so the next release hands the lock straight to the oldest one (one already queued only
+// has its deadline moved). Uncontended: three arguments, two inner calls (SET NX, INCR), one integer
+// back; every argument and table reply costs the driver and Redis a little on every acquire.
 const SOURCE = `
 -- KEYS: lock, fence counter, waiter queue (list), waiter deadlines (zset)
--- ARGV: token, ttl ms, fair (1/0), stay queued for ms (0: do not queue on failure),
---       may already be queued (1/0)
--- Reply: the fence when taken (the whole ttl ahead); {fence, remaining ttl ms} when the lock
---        was already ours (handed over); refused: -1 minus the holder's remaining ttl ms
+-- ARGV: token, ttl ms, stay queued for ms (0: do not queue), fair (1 or absent), may already be queued (1 or absent)
 ${NEXT_FENCE_LUA}
-local token, ttl = ARGV[1], ARGV[2]
-if ARGV[5] == '0' and (ARGV[3] ~= '1' or redis.call('EXISTS', KEYS[3]) == 0) then
+local token, ttl, fair = ARGV[1], ARGV[2], ARGV[4] == '1'
+if ARGV[5] ~= '1' and (not fair or redis.call('EXISTS', KEYS[3]) == 0) then
   if redis.call('SET', KEYS[1], token, 'NX', 'PX', ttl) then
     return nextFence(KEYS[2], 1)
   end
@@ -38,7 +32,7 @@ if not holder then
   for _, e in ipairs(silent) do redis.call('LREM', KEYS[3], 1, e) end
   if #silent > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', nowMs) end
   local head = redis.call('LINDEX', KEYS[3], 0)
-  if ARGV[3] ~= '1' or not head or head == entry then
+  if not fair or not head or head == entry then
     redis.call('SET', KEYS[1], token, 'PX', ttl)
     if head then
       redis.call('LREM', KEYS[3], 1, entry)
@@ -47,7 +41,7 @@ if not holder then
     return nextFence(KEYS[2], 1)
   end
 end
-local queueFor = tonumber(ARGV[4])
+local queueFor = tonumber(ARGV[3])
 if queueFor > 0 then
   if redis.call('ZADD', KEYS[4], nowMs + queueFor, entry) == 1 then redis.call('RPUSH', KEYS[3], entry) end
   redis.call('PEXPIRE', KEYS[3], 60000)
@@ -56,7 +50,7 @@ end
 return -1 - math.max(redis.call('PTTL', KEYS[1]), -1)
 `;
 
-/** The fence (taken), [fence, remaining ttl ms] (already ours), or -1 - the holder's ttl ms (refused; 0: unknown). */
+/** The fence (taken, the whole ttl ahead), [fence, remaining ttl ms] (already ours: handed over), or -1 - the holder's ttl ms (refused). */
 export type AcquireReply = number | [number, number];
 
 export const acquireScript = new LuaScript<AcquireReply>('acquire', SOURCE);

@@ -25,7 +25,7 @@ describe('fence counters', () => {
   afterAll(() => redis.stop());
 
   const acquire = async (token: string) => {
-    const fence = await acquireScript.run(redis.client(), [k.lock, k.fence, k.queue, k.waiters], [token, 5000, 0, 0, 0]);
+    const fence = await acquireScript.run(redis.client(), [k.lock, k.fence, k.queue, k.waiters], [token, 5000, 0]);
     expect(fence).toBeGreaterThan(0);
     await redis.client().del(k.lock);
     return fence as number;

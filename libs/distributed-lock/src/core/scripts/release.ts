@@ -8,8 +8,7 @@ import { NEXT_FENCE_LUA } from './next-fence';
 // multi-key and Redlock waiters, which do not queue). Without a queue, no housekeeping at all.
 const SOURCE = `
 -- KEYS: per key, 4 names: lock, fence counter, waiter queue (list), waiter deadlines (zset)
--- ARGV: token
--- A key's pub/sub channel is not a key: it is named here, as LockNaming names it
+-- ARGV: token (a key's channel is not a key: it is named here, as LockNaming names it)
 ${NEXT_FENCE_LUA}
 local token = ARGV[1]
 local owned = 0

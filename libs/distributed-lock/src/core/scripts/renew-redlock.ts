@@ -9,7 +9,6 @@ import { LuaScript } from '../lua-script';
 const SOURCE = `
 -- KEYS: per key, its lock and its fence counter (lock1, fence1, lock2, fence2, ...)
 -- ARGV: token, ttl ms, the lease's fence
--- Reply: 1 still held and extended; 2 re-set where it was gone; 0 another token holds a key
 local missing = false
 for i = 1, #KEYS, 2 do
   local holder = redis.call('GET', KEYS[i])
@@ -30,4 +29,5 @@ return 1
 
 export const STILL_HELD = 1;
 
+/** 1 still held and extended; 2 re-set where it was gone; 0 another token holds a key. */
 export const renewRedlockScript = new LuaScript<0 | 1 | 2>('renew-redlock', SOURCE);
