@@ -40,11 +40,11 @@ export class Recorder {
     increment(this.byStatus, statusKey);
     increment(this.byCode, outcomeKey(sample));
     if (sample.error) increment(this.errors, sample.error);
+    else this.latencies.push(sample.latencyMs);
     if (sample.code === 'SOLD_OUT' && this.firstSoldOutAt === undefined) {
       this.firstSoldOutAt = sample.finishedAt;
       this.createdBySoldOut = this.createdOrderIds.size;
     }
-    else this.latencies.push(sample.latencyMs);
     const second = Math.max(0, Math.floor((sample.finishedAt - this.startedAt) / 1000));
     while (this.seconds.length <= second) this.seconds.push({ second: this.seconds.length, total: 0, byStatus: {} });
     this.seconds[second].total++;
