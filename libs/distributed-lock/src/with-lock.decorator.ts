@@ -73,6 +73,9 @@ export function WithLock(key: LockKeySource, options: WithLockOptions = {}): Met
     const resolveKey = createLockKeyResolver(key, target, propertyKey);
     const method = `${target.constructor.name}.${String(propertyKey)}`;
     const { waitMs, fenced = false, ...fixed } = options;
+    // Parameter decorators run before the method's own, so @HeldLock() has marked its index by now.
+    const lockIndex: number | undefined = Reflect.getMetadata(HELD_LOCK_INDEX, target, propertyKey);
+    const fixedOpts = typeof waitMs === 'function' ? undefined : { ...fixed, waitMs };
     injectServiceOnce(target);
 
     const wrapper = async function (this: Record<symbol, DistributedLockService | undefined>, ...args: unknown[]) {
@@ -81,12 +84,11 @@ export function WithLock(key: LockKeySource, options: WithLockOptions = {}): Met
       if (!service) {
         throw new Error(`@WithLock on ${method}: DistributedLockService was not injected; is the class a Nest provider and DistributedLockModule imported?`);
       }
-      const lockIndex: number | undefined = Reflect.getMetadata(HELD_LOCK_INDEX, target, propertyKey);
       const call = (lock: Lock | undefined) => {
         if (lockIndex !== undefined) args[lockIndex] = lock;
         return Promise.resolve(original.apply(this, args));
       };
-      const opts = { ...fixed, waitMs: typeof waitMs === 'function' ? waitMs(...args) : waitMs };
+      const opts = fixedOpts ?? { ...fixed, waitMs: (waitMs as (...callArgs: unknown[]) => number)(...args) };
       if (!fenced) return service.using(lockKey, opts, (_signal, lock) => call(lock));
 
       let started = false;

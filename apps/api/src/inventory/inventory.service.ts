@@ -5,7 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppException, productNotFound } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
 import { StaleFenceException } from '../common/errors/stale-fence.error';
-import { Fence, ProductLock, StockUnit, stockLockKey } from '../stock/product-lock';
+import { Fence, ProductLock, StockUnit, stockLockKeys } from '../stock/product-lock';
 import { CreateProductDto } from './dto/create-product.dto';
 import { ProductCache } from './product-cache';
 import { ProductCatalog } from './product-catalog.service';
@@ -110,7 +110,7 @@ export class InventoryService {
   }
 
   /** Under every segment's lock at once (one multi-key lock, taken in canonical order). */
-  @WithLock((change: StockChange) => Array.from({ length: change.segments }, (_, segment) => stockLockKey({ productId: change.productId, segment })), LOCK_OPTIONS)
+  @WithLock((change: StockChange) => stockLockKeys(change.productId, change.segments), LOCK_OPTIONS)
   private async setSegmentedStock({ productId, stock, segments }: StockChange, @HeldLock() lock?: Lock): Promise<SetOutcome> {
     const fence = lock ? lock.fence : null;
     try {

@@ -12,7 +12,7 @@ import { SaleTerms } from '../inventory/product.view';
 import { SoldOutFlags } from '../inventory/sold-out-flags';
 import { monotonicNow } from '../product-queue/product-queue';
 import { ProductQueues } from '../product-queue/product-queues';
-import { stockLockKey } from '../stock/product-lock';
+import { stockLockKeys } from '../stock/product-lock';
 import { AdmissionGate, TakenAdmission } from '../waiting-room/admission-gate';
 import { isIdempotencyKey, parseIdempotencyKey, parsePurchaseBody } from './purchase-request';
 import { PurchaseAnswer, PurchaseOutcome } from './purchase-answer';
@@ -111,9 +111,11 @@ export class PurchasePipeline {
         if (pending) await pending;
       } catch (refusal) {
         if (!stage.replayable || !draft.idempotencyKey) return { purchase: draft, outcome: { error: refusal } };
-        const replay = await this.purchases.replayOf(draft as Purchase).catch((error: unknown) => ({ error }));
-        if (replay && 'error' in replay) return { purchase: draft, outcome: replay };
-        return { purchase: draft, outcome: replay ? { result: replay } : { error: refusal } };
+        const outcome: PurchaseOutcome = await this.purchases.replayOf(draft as Purchase).then(
+          (replay) => (replay ? { result: replay } : { error: refusal }),
+          (error: unknown) => ({ error }),
+        );
+        return { purchase: draft, outcome };
       }
     }
     return draft as Purchase;
@@ -167,10 +169,7 @@ export class PurchasePipeline {
 
   /** A segmented product is refused only when every segment's queue would refuse (any may serve it). */
   private checkOverload(draft: Draft): void {
-    const { productId, terms } = draft as Purchase;
-    const units =
-      terms.segments > 1 ? Array.from({ length: terms.segments }, (_, segment) => stockLockKey({ productId, segment })) : [stockLockKey({ productId, segment: null })];
-    const refusal = this.queues.precheck(units, draft.arrivedAt);
+    const refusal = this.queues.precheck(stockLockKeys(draft.productId!, draft.terms!.segments), draft.arrivedAt);
     if (refusal) throw refusal;
   }
 

@@ -67,10 +67,6 @@ export class ProductQueue<I, O> {
     private readonly deadlineMs: number,
   ) {}
 
-  get length(): number {
-    return this.items.length;
-  }
-
   /** Neither queued purchases nor a batch under way: the queue may be dropped. */
   get idle(): boolean {
     return this.items.length === 0 && !this.draining;

@@ -15,6 +15,10 @@ export interface StockUnit {
 export const stockLockKey = (unit: StockUnit): string =>
   unit.segment === null ? `stock:${unit.productId}` : `stock:${unit.productId}:${unit.segment}`;
 
+/** The keys of every unit of a product: its own, or each of its segments'. */
+export const stockLockKeys = (productId: string, segments: number): string[] =>
+  segments > 1 ? Array.from({ length: segments }, (_, segment) => stockLockKey({ productId, segment })) : [stockLockKey({ productId, segment: null })];
+
 /**
  * The fence side of a product's lock. The locks themselves are taken by `@WithLock` on the
  * methods that write stock (StockService, InventoryService, OrdersService, OrderExpiryService),

@@ -1,5 +1,4 @@
 import { isRedisUnreachable, LockUnavailableError } from '@app/distributed-lock';
-import { dependencyUnavailable } from './app.exception';
 /** Recognises failures of Postgres or Redis that mean "unreachable", not "bad request". */
 
 const PG_UNAVAILABLE_SQLSTATE = /^(08|53|57P0[1-4]|58)/; // connection, resources, shutdown, system errors
@@ -60,18 +59,16 @@ const WARN_EVERY_MS = 10_000;
 const lastWarnedAt = new Map<string, number>();
 
 /**
- * The one policy for work that needs Redis when Redis is unreachable (isRedisUnavailable):
- * `skip` answers undefined instead (a rate limit: no invariant depends on it), warning at most
- * once per 10 s per `what`; `refuse` answers 503 DEPENDENCY_UNAVAILABLE. Any other failure is
- * thrown as it is. The product lock's own choice (LOCK_FALLBACK: run on Postgres alone, or
- * refuse) is the lock module's `whenUnreachable`, fed from the same configuration.
+ * Work that may be skipped while Redis is unreachable (isRedisUnavailable), such as a rate limit
+ * (no invariant depends on it): answers undefined instead, warning at most once per 10 s per
+ * `what`. Any other failure is thrown as it is. The product lock's own choice (LOCK_FALLBACK:
+ * run on Postgres alone, or refuse) is the lock module's `whenUnreachable`.
  */
-export async function whenRedisDown<T>(policy: 'skip' | 'refuse', run: () => Promise<T>, context: { log: { warn(message: string): void }; what: string }): Promise<T | undefined> {
+export async function skipWhenRedisDown<T>(run: () => Promise<T>, context: { log: { warn(message: string): void }; what: string }): Promise<T | undefined> {
   try {
     return await run();
   } catch (error) {
     if (!isRedisUnavailable(error)) throw error;
-    if (policy === 'refuse') throw Object.assign(dependencyUnavailable(`redis (${context.what})`), { cause: error });
     const now = Date.now();
     if (now - (lastWarnedAt.get(context.what) ?? 0) >= WARN_EVERY_MS) {
       lastWarnedAt.set(context.what, now);

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppException } from '../errors/app.exception';
 import { ErrorCode } from '../errors/error-code';
-import { whenRedisDown } from '../errors/dependency-errors';
+import { skipWhenRedisDown } from '../errors/dependency-errors';
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../../config/app-config.module';
 import type { RedisConnection } from '../redis/redis-client.factory';
@@ -47,8 +47,7 @@ export class UserRateLimiter extends WindowRateLimiter {
 /**
  * A rate budget of the API: `spend` counts one request against a tracker and throws 429
  * RATE_LIMITED (with Retry-After) past the budget. While Redis is unreachable the budget is
- * skipped, per the one dependency policy (whenRedisDown: "skip"): no invariant depends on a
- * rate limit, Postgres enforces them all.
+ * skipped (skipWhenRedisDown): no invariant depends on a rate limit, Postgres enforces them all.
  */
 export class RateBudget {
   constructor(
@@ -59,7 +58,7 @@ export class RateBudget {
   ) {}
 
   async spend(tracker: string): Promise<void> {
-    const decision = await whenRedisDown('skip', () => this.limiter.hit(tracker), { log: this.log, what: `${this.what} rate limit` });
+    const decision = await skipWhenRedisDown(() => this.limiter.hit(tracker), { log: this.log, what: `${this.what} rate limit` });
     if (decision && !decision.allowed) throw new AppException(ErrorCode.RateLimited, `too many ${this.what}, slow down`, decision.retryAfterS);
   }
 }
