@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { ApiProcess } from '../../scripts/infra/api-process';
+import { ownDatabaseAs } from '../../scripts/infra/databases';
 import { freePort } from '../../test/support/free-port';
 import { benchScratchDir } from './scratch-dir';
 
@@ -46,24 +46,7 @@ const BENCH_ROLE = 'flashsale_bench_app';
  * postgres:postgres credentials): BENCH_ROLE, no superuser, owning the database and its schema,
  * with a fresh password each run.
  */
-async function ownerRoleUrl(databaseUrl: string): Promise<string> {
-  const password = randomBytes(16).toString('hex');
-  const database = new URL(databaseUrl).pathname.slice(1);
-  const admin = new Client({ connectionString: databaseUrl });
-  await admin.connect();
-  try {
-    const exists = (await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [BENCH_ROLE])).rowCount === 1;
-    await admin.query(`${exists ? 'ALTER' : 'CREATE'} ROLE ${BENCH_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${password}'`);
-    await admin.query(`ALTER DATABASE ${database} OWNER TO ${BENCH_ROLE}`);
-    await admin.query(`ALTER SCHEMA public OWNER TO ${BENCH_ROLE}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(databaseUrl);
-  url.username = BENCH_ROLE;
-  url.password = password;
-  return url.toString();
-}
+const ownerRoleUrl = (databaseUrl: string): Promise<string> => ownDatabaseAs(databaseUrl, BENCH_ROLE);
 
 /** `extra`: more fields of the product, e.g. its `waitingRoom`. */
 export async function createProduct(url: string, adminToken: string, stock: number, perUserLimit: number, extra: Record<string, unknown> = {}): Promise<string> {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CancelRecord, OpRecord, PayRecord, PollRecord, ReadRecord } from '../history/format';
 import type { HistoryLog } from '../history/writer';
-import { HttpAnswer, HttpTransport, TransportError } from './http-transport';
+import { HttpAnswer, HttpTransport, parseBody, TransportError } from './http-transport';
 import { parseRetryAfter, retryDelayMs } from './retry-policy';
 
 /**
@@ -110,13 +110,4 @@ export async function readStockUntil(transport: HttpTransport, urls: string[], p
     await sleep(everyMs, undefined, { signal: stop }).catch(() => undefined);
   }
   return reads;
-}
-
-function parseBody(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }

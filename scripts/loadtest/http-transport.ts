@@ -70,3 +70,13 @@ export class HttpTransport {
     return agent;
   }
 }
+
+/** An answer's body as a JSON object; {} for anything else (an empty body, HTML, a bare value). */
+export function parseBody(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

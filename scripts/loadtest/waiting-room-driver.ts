@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { HistoryLog } from '../history/writer';
 import { DriveOptions } from './driver';
 import { GatedTransport } from './gated-transport';
-import { HttpAnswer, HttpTransport, TransportError } from './http-transport';
+import { HttpAnswer, HttpTransport, parseBody, TransportError } from './http-transport';
 import { parseRetryAfter, retryDelayMs } from './retry-policy';
 import { buyOnce } from './waiting-room-purchase';
 import { BuyerTrace, QueueAnswer } from './waiting-room-trace';
@@ -118,12 +118,3 @@ function record(history: HistoryLog | undefined, productId: string, userId: stri
 }
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
-function parseBody(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}

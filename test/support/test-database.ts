@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { createDatabase, dropDatabase } from '../../scripts/infra/databases';
+import { createDatabase, dropDatabase, ownDatabaseAs } from '../../scripts/infra/databases';
 
 export interface TestDatabase {
   url: string;
@@ -25,22 +25,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  */
 export async function createOwnerRole(databaseUrl: string): Promise<{ url: string; role: string; dropRole(): Promise<void> }> {
   const role = `fs_role_${randomBytes(5).toString('hex')}`;
-  const password = randomBytes(16).toString('hex');
-  const database = new URL(databaseUrl).pathname.slice(1);
-  const admin = new Client({ connectionString: databaseUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${password}'`);
-    await admin.query(`ALTER DATABASE ${database} OWNER TO ${role}`);
-    await admin.query(`ALTER SCHEMA public OWNER TO ${role}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(databaseUrl);
-  url.username = role;
-  url.password = password;
+  const url = await ownDatabaseAs(databaseUrl, role);
   return {
-    url: url.toString(),
+    url,
     role,
     dropRole: async () => {
       const client = new Client({ connectionString: process.env.TEST_PG_SERVER_URL });

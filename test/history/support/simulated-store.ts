@@ -1,5 +1,6 @@
 import { FinalOrder, MetaRecord, OpRecord } from '../../../scripts/history/format';
 import { meta as metaOf, P, T0 } from './records';
+import { mulberry32 } from '../../../bench/lock/seeded-random';
 
 /**
  * A correct flash-sale store, simulated one request at a time, that writes the history its
@@ -195,17 +196,5 @@ export function simulate(seed: number, fault?: Fault, steps = 160): Simulation {
     orders: orders.filter((o) => !lost.has(o.id)),
     finalReadAtMs: at(t + 10_001),
     injected,
-  };
-}
-
-/** A small seeded PRNG: the same seed gives the same history. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
   };
 }
