@@ -6,7 +6,7 @@
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../../apps/api/src/config/app-config.module';
 import { AppHarness, startApp } from '../support/app-harness';
-import { Api, ApiResponse, expectContractError, expectInvariants, injectSender, Order, withPg } from '../support/api-client';
+import { Api, ApiResponse, eventually, expectContractError, expectInvariants, injectSender, Order, withPg } from '../support/api-client';
 import { pinRateWindow } from '../support/rate-clock';
 import { adminAuth, auth } from '../support/tokens';
 
@@ -153,6 +153,13 @@ describe('a pay or cancel whose database reply is lost is answered from what Pos
     await harness?.close();
   });
 
+  /** A fresh order of `user`: a purchase answered anything but 201 fails here, by its answer. */
+  async function bought(productId: string, user: string): Promise<Order> {
+    const res = await api.purchase(productId, user);
+    expect({ status: res.status, body: res.body }).toMatchObject({ status: 201 });
+    return res.body;
+  }
+
   /**
    * Holds the order's row in a transaction of the test's own, starts the pay (whose UPDATE then
    * waits on the row), terminates the pay's backend (its reply is lost: a terminated connection),
@@ -162,12 +169,20 @@ describe('a pay or cancel whose database reply is lost is answered from what Pos
     return withPg(db, async (holder) => {
       await holder.query('BEGIN');
       await holder.query('SELECT 1 FROM orders WHERE id = $1 FOR UPDATE', [order.id]);
-      const pay = send();
-      const waitingPid = await waitFor(async () => {
-        // The backend the pay's UPDATE runs on is the one waiting for the holder's row lock.
-        const rows = await holder.query('SELECT pid FROM pg_stat_activity WHERE pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()]');
-        return rows.rows[0]?.pid as number | undefined;
-      });
+      let early: ApiResponse | undefined;
+      const pay = send().then((res) => (early = res));
+      // The backend the pay's UPDATE runs on is the one waiting for the holder's row lock. An
+      // answer before that wait means the request took another path: fail with that answer.
+      const waitingPid = await eventually(
+        async () => {
+          if (early) throw new Error(`answered ${early.status} ${JSON.stringify(early.body)} before it waited on the row`);
+          const rows = await holder.query('SELECT pid FROM pg_stat_activity WHERE pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()]');
+          return rows.rows[0]?.pid as number | undefined;
+        },
+        20_000,
+        50,
+        'the request to wait on the held row',
+      );
       await withPg(db, (admin) => admin.query('SELECT pg_terminate_backend($1)', [waitingPid]));
       // Give the read-back time to queue behind the row, as a transaction still committing would make it.
       await new Promise((r) => setTimeout(r, 300));
@@ -177,18 +192,9 @@ describe('a pay or cancel whose database reply is lost is answered from what Pos
     });
   }
 
-  async function waitFor<T>(probe: () => Promise<T | undefined>): Promise<T> {
-    for (let i = 0; i < 100; i++) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error('the pay never waited on the row');
-  }
-
   it('503 DEPENDENCY_UNAVAILABLE when the change is not there, and the order stays pending', async () => {
     const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
-    const order: Order = (await api.purchase(product.id, 'lost-1')).body;
+    const order = await bought(product.id, 'lost-1');
     const res = await withLostReply(order, () => api.pay(order.id, auth('lost-1')), 'SELECT $1::bigint');
     expectContractError(res, 503, 'DEPENDENCY_UNAVAILABLE');
     expect(res.headers['retry-after']).toBeDefined();
@@ -200,21 +206,21 @@ describe('a pay or cancel whose database reply is lost is answered from what Pos
 
   it('200 PAID when the row, once free, shows the order paid', async () => {
     const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
-    const order: Order = (await api.purchase(product.id, 'lost-2')).body;
+    const order = await bought(product.id, 'lost-2');
     const res = await withLostReply(order, () => api.pay(order.id, auth('lost-2')), "UPDATE orders SET status = 'PAID', paid_at = now() WHERE id = $1");
     expect({ status: res.status, body: res.body }).toMatchObject({ status: 200, body: { id: order.id, status: 'PAID' } });
   });
 
   it('a cancel: 200 CANCELLED when the row shows it cancelled, 503 and still pending when it does not', async () => {
     const product = await api.createProduct({ stock: 5, perUserLimit: 2 });
-    const kept: Order = (await api.purchase(product.id, 'lost-3')).body;
+    const kept = await bought(product.id, 'lost-3');
     const refused = await withLostReply(kept, () => api.cancel(kept.id, auth('lost-3')), 'SELECT $1::bigint');
     expectContractError(refused, 503, 'DEPENDENCY_UNAVAILABLE');
     const keptRow = await withPg(db, async (pg) => (await pg.query('SELECT status FROM orders WHERE id = $1', [kept.id])).rows[0]);
     expect(keptRow.status).toBe('PENDING_PAYMENT');
     await expectInvariants(db, product.id);
 
-    const gone: Order = (await api.purchase(product.id, 'lost-3')).body;
+    const gone = await bought(product.id, 'lost-3');
     // The holder commits the whole cancel, as the lost transaction would have: order, stock, quota.
     const cancelled = await withLostReply(
       gone,
