@@ -5,7 +5,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppException, productNotFound } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
 import { StaleFenceException } from '../common/errors/stale-fence.error';
-import { Fence, ProductLock, StockUnit, stockLockKeys } from '../stock/product-lock';
+import { FenceRepair } from '../stock/fence-repair';
+import { Fence, StockUnit, stockLockKeys } from '../stock/stock-keys';
 import { CreateProductDto } from './dto/create-product.dto';
 import { ProductCache } from './product-cache';
 import { ProductCatalog } from './product-catalog.service';
@@ -39,7 +40,7 @@ export class InventoryService {
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    private readonly productLock: ProductLock,
+    private readonly fenceRepair: FenceRepair,
     private readonly ledger: StockLedger,
     private readonly flags: SoldOutFlags,
     private readonly cache: ProductCache,
@@ -104,7 +105,7 @@ export class InventoryService {
     const result = await withConflictRetry(() => this.db.transaction((tx) => this.ledger.setAbsolute(tx, productId, stock, fence))).catch((error: unknown) =>
       stockSetAfterFailure(this.db, productId, false, stock, error),
     );
-    if (result === 'stale-fence' && fence !== null) await this.productLock.repairFenceIfReset({ productId, segment: null }, lock);
+    if (result === 'stale-fence' && fence !== null) await this.fenceRepair.repairFenceIfReset({ productId, segment: null }, lock);
     if (result === 'ok') await this.afterStockChange(productId, stock);
     return result;
   }
@@ -139,7 +140,7 @@ export class InventoryService {
    */
   async repairAfterStaleFence(unit: StockUnit, lock: Lock | undefined, error: unknown): Promise<void> {
     if (!(error instanceof StaleFenceException)) return;
-    await this.productLock.repairFenceIfReset(unit, lock).catch((failure: unknown) => reportBackgroundFailure(this.log, 'fence-repair', `product ${unit.productId}`, failure));
+    await this.fenceRepair.repairFenceIfReset(unit, lock).catch((failure: unknown) => reportBackgroundFailure(this.log, 'fence-repair', `product ${unit.productId}`, failure));
   }
 
   /**

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
-import { productKeys } from './product-keys';
+import { productKeys } from '../stock/stock-keys';
 import { ProductView } from './product.view';
 
 /** A cached read: `view` null means "no such product" (cached briefly so lookups of junk ids stay cheap). */

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { productNotFound } from '../common/errors/app.exception';
 import { ProductCache } from './product-cache';
 import { PRODUCT_SELECT, ProductRow, ProductView, SaleTerms, toProductView, toSaleTerms } from './product.view';
-import { productKeys } from './product-keys';
+import { productKeys } from '../stock/stock-keys';
 
 const WAIT_FOR_REBUILD_MS = 300;
 const MAX_TERMS = 10_000;

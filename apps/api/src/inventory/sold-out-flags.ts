@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
-import { productKeys } from './product-keys';
+import { productKeys } from '../stock/stock-keys';
 
 // A flag outlives no mistake for long: if clearing it ever fails, it lapses on its own.
 const FLAG_TTL_MS = 30_000;

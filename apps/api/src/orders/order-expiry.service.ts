@@ -4,7 +4,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DistributedLockService } from '@app/distributed-lock';
 import { DataSource } from 'typeorm';
-import { StockUnit, stockLockKey } from '../stock/product-lock';
+import { StockUnit, stockLockKey } from '../stock/stock-keys';
 import { HeldLock, WithLock, type Lock } from '@app/distributed-lock';
 import { TypedConfigService } from '../config/app-config.module';
 import { InventoryService } from '../inventory/inventory.service';

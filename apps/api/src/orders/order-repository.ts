@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { StockUnit } from '../stock/product-lock';
+import { StockUnit } from '../stock/stock-keys';
 import { ORDER_COLUMNS, OrderRow } from './order.view';
 
 /** SQL on the orders table. */

@@ -5,8 +5,7 @@ import { AuthUser } from '../auth/auth.types';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
-import { counterFor } from '../common/throttling/rate-counters';
-import { RateBudget, WindowRateLimiter } from '../common/throttling/user-rate-limiter';
+import { counterFor, RateBudget, WindowRateLimiter } from '../common/throttling/rate-limiter';
 import { TypedConfigService } from '../config/app-config.module';
 
 const ROUTE_BUDGET = 'orders:routeBudget';

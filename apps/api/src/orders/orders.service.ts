@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { AuthUser } from '../auth/auth.types';
 import { orderNotFound } from '../common/errors/app.exception';
 import { HeldLock, WithLock, type Lock, type WithLockOptions } from '@app/distributed-lock';
-import { Fence, StockUnit, stockLockKey } from '../stock/product-lock';
+import { Fence, StockUnit, stockLockKey } from '../stock/stock-keys';
 import { InventoryService } from '../inventory/inventory.service';
 import { ListOrdersQuery } from './dto/list-orders.query';
 import { decodeCursor, encodeCursor } from './order-cursor';

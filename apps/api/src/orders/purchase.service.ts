@@ -3,7 +3,7 @@ import { dependencyUnavailable, productNotFound } from '../common/errors/app.exc
 import { StaleFenceException } from '../common/errors/stale-fence.error';
 import { SaleTerms } from '../inventory/product.view';
 import { ProductQueues } from '../product-queue/product-queues';
-import { StockUnit, stockLockKey } from '../stock/product-lock';
+import { StockUnit, stockLockKey } from '../stock/stock-keys';
 import { purchaseFingerprint } from './purchase-request';
 import { OrderRepository } from './order-repository';
 import { asFirstAnswered, OrderRow, OrderView } from './order.view';

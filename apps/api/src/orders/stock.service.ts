@@ -5,7 +5,8 @@ import { Histogram, register } from 'prom-client';
 import { HeldLock, WithLock, type Lock, type WithLockOptions } from '@app/distributed-lock';
 import { HotStatements } from '../database/hot-statements';
 import { OutcomeUnknownError } from '../database/outcome-unknown';
-import { Fence, ProductLock, StockUnit } from '../stock/product-lock';
+import { FenceRepair } from '../stock/fence-repair';
+import { Fence, StockUnit } from '../stock/stock-keys';
 import { TypedConfigService } from '../config/app-config.module';
 import { InventoryService } from '../inventory/inventory.service';
 import { withConflictRetry } from '../database/conflict-retry';
@@ -112,7 +113,7 @@ export class StockService {
 
   constructor(
     private readonly statements: HotStatements,
-    private readonly fences: ProductLock,
+    private readonly fences: FenceRepair,
     private readonly inventory: InventoryService,
     private readonly settlement: AttemptSettlement,
     private readonly pending: PendingPurchases,

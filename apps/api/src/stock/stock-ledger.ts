@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { Fence, StockUnit } from './product-lock';
+import { Fence, StockUnit } from './stock-keys';
 import { queryRows } from '../database/query-rows';
 import { StaleFenceException } from '../common/errors/stale-fence.error';
 

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ProductLock } from './product-lock';
+import { FenceRepair } from './fence-repair';
 import { StockLedger } from './stock-ledger';
 
 /**
@@ -7,7 +7,7 @@ import { StockLedger } from './stock-ledger';
  * the fenced stock statements outside purchase_batch. Inventory and orders both go through it.
  */
 @Module({
-  providers: [ProductLock, StockLedger],
-  exports: [ProductLock, StockLedger],
+  providers: [FenceRepair, StockLedger],
+  exports: [FenceRepair, StockLedger],
 })
 export class StockModule {}

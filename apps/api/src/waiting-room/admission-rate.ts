@@ -1,4 +1,4 @@
-import { stockLockKey } from '../stock/product-lock';
+import { stockLockKey } from '../stock/stock-keys';
 import { MAX_BATCH, ProductQueues } from '../product-queue/product-queues';
 import { ServiceTimeModel } from '../product-queue/admission-policy';
 

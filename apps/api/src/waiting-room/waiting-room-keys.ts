@@ -1,4 +1,4 @@
-import { productKeys, productTag } from '../inventory/product-keys';
+import { productKeys, productTag } from '../stock/stock-keys';
 
 /**
  * Redis keys of one product's queue. They carry the product's hash tag, so the queue, the

@@ -59,21 +59,17 @@ const WARN_EVERY_MS = 10_000;
 const lastWarnedAt = new Map<string, number>();
 
 /**
- * Work that may be skipped while Redis is unreachable (isRedisUnavailable), such as a rate limit
- * (no invariant depends on it): answers undefined instead, warning at most once per 10 s per
- * `what`. Any other failure is thrown as it is. The product lock's own choice (LOCK_FALLBACK:
+ * The policy for work that may be skipped while Redis is unreachable, such as a rate limit (no
+ * invariant depends on it), applied to the error that work failed with: an unreachable Redis
+ * (isRedisUnavailable) returns, so the caller goes on without it, warning at most once per 10 s
+ * per `what`; any other failure is thrown as it is. The product lock's own choice (LOCK_FALLBACK:
  * run on Postgres alone, or refuse) is the lock module's `whenUnreachable`.
  */
-export async function skipWhenRedisDown<T>(run: () => Promise<T>, context: { log: { warn(message: string): void }; what: string }): Promise<T | undefined> {
-  try {
-    return await run();
-  } catch (error) {
-    if (!isRedisUnavailable(error)) throw error;
-    const now = Date.now();
-    if (now - (lastWarnedAt.get(context.what) ?? 0) >= WARN_EVERY_MS) {
-      lastWarnedAt.set(context.what, now);
-      context.log.warn(`${context.what} skipped: redis unavailable`);
-    }
-    return undefined;
+export function skipWhenRedisDown(error: unknown, context: { log: { warn(message: string): void }; what: string }): void {
+  if (!isRedisUnavailable(error)) throw error;
+  const now = Date.now();
+  if (now - (lastWarnedAt.get(context.what) ?? 0) >= WARN_EVERY_MS) {
+    lastWarnedAt.set(context.what, now);
+    context.log.warn(`${context.what} skipped: redis unavailable`);
   }
 }

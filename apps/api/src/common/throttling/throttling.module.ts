@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RedisKeyPrefix } from '../redis/redis-keys';
-import { UserRateLimiter } from './user-rate-limiter';
+import { UserRateLimiter } from './rate-limiter';
 
 /** The per-user purchase rate limit (RATE_LIMIT_PER_SECOND), shared across instances through Redis. */
 @Module({

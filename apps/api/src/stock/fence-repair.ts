@@ -2,22 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DistributedLockService, Lock } from '@app/distributed-lock';
 import { DataSource } from 'typeorm';
-
-/** The fence of the lock a stock write runs under; null in DB-only mode (Redis unreachable). */
-export type Fence = number | null;
-
-/** Where units of a product live: the product row, or one segment row of a segmented product. */
-export interface StockUnit {
-  productId: string;
-  segment: number | null;
-}
-
-export const stockLockKey = (unit: StockUnit): string =>
-  unit.segment === null ? `stock:${unit.productId}` : `stock:${unit.productId}:${unit.segment}`;
-
-/** The keys of every unit of a product: its own, or each of its segments'. */
-export const stockLockKeys = (productId: string, segments: number): string[] =>
-  segments > 1 ? Array.from({ length: segments }, (_, segment) => stockLockKey({ productId, segment })) : [stockLockKey({ productId, segment: null })];
+import { StockUnit, stockLockKey } from './stock-keys';
 
 /**
  * The fence side of a product's lock. The locks themselves are taken by `@WithLock` on the
@@ -27,7 +12,7 @@ export const stockLockKeys = (productId: string, segments: number): string[] =>
  * AsyncLocalStorage promise hooks for every promise of the process.
  */
 @Injectable()
-export class ProductLock {
+export class FenceRepair {
   constructor(
     private readonly locks: DistributedLockService,
     @InjectDataSource() private readonly db: DataSource,
@@ -50,6 +35,5 @@ export class ProductLock {
     await this.locks.advanceFence(stockLockKey(unit), Number(rows[0].lock_fence));
     return true;
   }
-
 }
 

@@ -1,8 +1,6 @@
 import Redis from 'ioredis';
 import { RedisServerProcess } from '../../../../../test/support/redis-server';
-import { BatchedScriptCounter, PerKeyCounter, RateCounter } from './rate-counters';
-import { retryAfterSeconds, windowAt } from './rate-window';
-import { WindowRateLimiter } from './user-rate-limiter';
+import { BatchedScriptCounter, PerKeyCounter, RateBudget, RateCounter, RateDecision, retryAfterSeconds, WindowRateLimiter, windowAt } from './rate-limiter';
 
 describe('windowAt', () => {
   it('places a time in its epoch-aligned window and says how much of it is left', () => {
@@ -85,5 +83,30 @@ describe.each(COUNTERS)('WindowRateLimiter on a real Redis, counting with %s', (
     const offline = new Redis(server.port + 1, '127.0.0.1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
     await expect(new WindowRateLimiter(counterOn(offline), 'spec4:', 1, clock).hit('user:u1')).rejects.toThrow();
     offline.disconnect();
+  });
+});
+
+describe('RateBudget', () => {
+  const limiterAnswering = (hit: () => Promise<RateDecision>) => ({ hit }) as unknown as WindowRateLimiter;
+  const log = () => ({ warn: jest.fn() });
+
+  it('refuses past the budget with 429 RATE_LIMITED and the window as Retry-After', async () => {
+    const budget = new RateBudget(limiterAnswering(async () => ({ allowed: false, retryAfterS: 1 })), log() as never, 'purchases');
+    await expect(budget.spend('user:a')).rejects.toMatchObject({ code: 'RATE_LIMITED', retryAfterS: 1 });
+  });
+
+  it('is skipped, with one warning, while Redis is unreachable', async () => {
+    const warnings = log();
+    const budget = new RateBudget(limiterAnswering(() => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1'))), warnings as never, 'unreachable test');
+    await expect(budget.spend('user:a')).resolves.toBeUndefined();
+    await expect(budget.spend('user:a')).resolves.toBeUndefined();
+    expect(warnings.warn).toHaveBeenCalledTimes(1);
+    expect(warnings.warn.mock.calls[0][0]).toBe('unreachable test rate limit skipped: redis unavailable');
+  });
+
+  it('passes any other failure on as it is', async () => {
+    const bug = new Error('ERR syntax error in script');
+    const budget = new RateBudget(limiterAnswering(() => Promise.reject(bug)), log() as never, 'purchases');
+    await expect(budget.spend('user:a')).rejects.toBe(bug);
   });
 });

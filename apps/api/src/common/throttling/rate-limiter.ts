@@ -1,0 +1,152 @@
+import Redis, { Cluster } from 'ioredis';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AppException } from '../errors/app.exception';
+import { ErrorCode } from '../errors/error-code';
+import { skipWhenRedisDown } from '../errors/dependency-errors';
+import { ConfigService } from '@nestjs/config';
+import { TypedConfigService } from '../../config/app-config.module';
+import type { RedisConnection } from '../redis/redis-client.factory';
+import { REDIS_CLIENT } from '../redis/redis.constants';
+import { RedisKeyPrefix } from '../redis/redis-keys';
+
+/**
+ * The clock every rate window is read from. Limiters ask it on each hit (not a copy taken at
+ * construction), so a test can pin the windows of every limiter the app holds at once.
+ */
+export const rateClock = { now: (): number => Date.now() };
+
+/** Where `nowMs` falls in fixed windows of `windowMs` aligned on the epoch. */
+export function windowAt(nowMs: number, windowMs: number): { index: number; msLeft: number } {
+  const index = Math.floor(nowMs / windowMs);
+  return { index, msLeft: (index + 1) * windowMs - nowMs };
+}
+
+/** Retry-After for a refusal: the whole seconds until the window ends, at least 1. */
+export const retryAfterSeconds = (msLeft: number): number => Math.max(1, Math.ceil(msLeft / 1000));
+
+export const RATE_LIMIT_WINDOW_MS = 1000;
+
+export type RateDecision = { allowed: true } | { allowed: false; retryAfterS: number };
+
+/**
+ * A per-caller limit shared by every instance: a counter per caller and one-second window in
+ * Redis (`<prefix>rate:{<tracker>}:<window>`), windows aligned on the clock so instances count
+ * into the same key, each key expiring a window after its own (the counters below do the Redis
+ * side: one batched script call per event-loop turn on one server, INCR/PEXPIRE on a Cluster).
+ */
+export class WindowRateLimiter {
+  constructor(
+    private readonly counter: RateCounter,
+    private readonly keyPrefix: string,
+    private readonly limit: number,
+    private readonly now: () => number = () => rateClock.now(),
+  ) {}
+
+  async hit(tracker: string): Promise<RateDecision> {
+    const { index, msLeft } = windowAt(this.now(), RATE_LIMIT_WINDOW_MS);
+    const key = `${this.keyPrefix}rate:{${tracker}}:${index}`;
+    const count = await this.counter.hit(key, 2 * RATE_LIMIT_WINDOW_MS);
+    return count <= this.limit ? { allowed: true } : { allowed: false, retryAfterS: retryAfterSeconds(msLeft) };
+  }
+}
+
+/** Adds one hit to a counter key and makes sure the key expires; resolves to the new count. */
+export interface RateCounter {
+  hit(key: string, ttlMs: number): Promise<number>;
+}
+
+/** Per key: INCR, then PEXPIRE on the first hit. Works on any topology, a Cluster included. */
+export class PerKeyCounter implements RateCounter {
+  constructor(private readonly redis: Pick<Redis, 'incr' | 'pexpire'>) {}
+
+  async hit(key: string, ttlMs: number): Promise<number> {
+    const count = await this.redis.incr(key);
+    // A key whose PEXPIRE is lost is one stale counter that nobody reads again.
+    if (count === 1) void this.redis.pexpire(key, ttlMs).catch(() => undefined);
+    return count;
+  }
+}
+
+const MAX_KEYS_PER_CALL = 256;
+const HITS_SCRIPT = `
+local counts = {}
+for i, key in ipairs(KEYS) do
+  local count = redis.call('INCR', key)
+  if count == 1 then redis.call('PEXPIRE', key, ARGV[1]) end
+  counts[i] = count
+end
+return counts`;
+
+type Pending = { key: string; resolve: (count: number) => void; reject: (error: unknown) => void };
+
+/**
+ * Hits gathered over one turn of the event loop (setImmediate: every request read in the same
+ * poll phase) and counted by one script call (EVALSHA, ioredis re-sends the text on NOSCRIPT).
+ * Under a sale that is one command and one write for tens of purchases, where a command per
+ * purchase cost the API an object, a timer and a socket write each, and Redis a read each.
+ * A script may only touch keys of one slot on a Cluster, so it is for one server (or Sentinel).
+ */
+export class BatchedScriptCounter implements RateCounter {
+  private pending: Pending[] = [];
+  private readonly redis: Redis & { rateHits(...args: Array<string | number>): Promise<number[]> };
+
+  constructor(redis: Redis) {
+    redis.defineCommand('rateHits', { lua: HITS_SCRIPT });
+    this.redis = redis as Redis & { rateHits(...args: Array<string | number>): Promise<number[]> };
+  }
+
+  hit(key: string, ttlMs: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      if (this.pending.length === 0) setImmediate(() => this.flush(ttlMs));
+      this.pending.push({ key, resolve, reject });
+    });
+  }
+
+  private flush(ttlMs: number): void {
+    const all = this.pending;
+    this.pending = [];
+    for (let start = 0; start < all.length; start += MAX_KEYS_PER_CALL) {
+      const batch = all.slice(start, start + MAX_KEYS_PER_CALL);
+      this.redis.rateHits(batch.length, ...batch.map((p) => p.key), ttlMs).then(
+        (counts) => batch.forEach((p, i) => p.resolve(Number(counts[i]))),
+        (error: unknown) => batch.forEach((p) => p.reject(error)),
+      );
+    }
+  }
+}
+
+/** The counter a connection supports: batched scripts on one server, per-key commands on a Cluster. */
+export const counterFor = (connection: RedisConnection): RateCounter =>
+  connection instanceof Cluster ? new PerKeyCounter(connection) : new BatchedScriptCounter(connection);
+
+/** The app's limiter, on the app's Redis connection. */
+@Injectable()
+export class UserRateLimiter extends WindowRateLimiter {
+  constructor(@Inject(REDIS_CLIENT) redis: RedisConnection, prefix: RedisKeyPrefix, @Inject(ConfigService) config: TypedConfigService) {
+    super(counterFor(redis), prefix.value, config.get('http', { infer: true }).rateLimitPerSecond);
+  }
+}
+
+/**
+ * A rate budget of the API: `spend` counts one request against a tracker and throws 429
+ * RATE_LIMITED (with Retry-After) past the budget. While Redis is unreachable the budget is
+ * skipped (skipWhenRedisDown): no invariant depends on a rate limit, Postgres enforces them all.
+ */
+export class RateBudget {
+  constructor(
+    private readonly limiter: WindowRateLimiter,
+    private readonly log: Logger,
+    /** What the budget is for, in the 429's message and the skip warning. */
+    private readonly what: string,
+  ) {}
+
+  async spend(tracker: string): Promise<void> {
+    let decision: RateDecision;
+    try {
+      decision = await this.limiter.hit(tracker);
+    } catch (error) {
+      return skipWhenRedisDown(error, { log: this.log, what: `${this.what} rate limit` });
+    }
+    if (!decision.allowed) throw new AppException(ErrorCode.RateLimited, `too many ${this.what}, slow down`, decision.retryAfterS);
+  }
+}
