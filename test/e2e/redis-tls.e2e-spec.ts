@@ -1,0 +1,111 @@
+/**
+ * Redis over TLS with a password: a built instance given `rediss://:<password>@host` sells through
+ * a redis-server that has no plaintext port, trusting the server's private CA through Node's own
+ * NODE_EXTRA_CA_CERTS; the same instance without that CA, or with `redis://`, cannot use it.
+ */
+import { execFileSync, spawn, ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { ApiProcess } from '../../scripts/infra/api-process';
+import { Api, expectContractError, httpSender } from '../support/api-client';
+import { TEST_JWT_SECRET } from '../support/app-harness';
+import { freePort } from '../support/free-port';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+
+jest.setTimeout(90_000);
+
+const PASSWORD = 'tls-test-password-0123456789';
+
+/** A private CA and a certificate for `localhost` it signed, written into `dir`. */
+function makeCertificates(dir: string): { ca: string; cert: string; key: string } {
+  const file = (name: string) => join(dir, name);
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
+  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '1', '-subj', '/CN=flash-sale test CA');
+  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('server.key'), '-out', file('server.csr'), '-subj', '/CN=localhost');
+  writeFileSync(file('server.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+  openssl('x509', '-req', '-in', file('server.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial', '-out', file('server.pem'), '-days', '1', '-extfile', file('server.ext'));
+  return { ca: file('ca.pem'), cert: file('server.pem'), key: file('server.key') };
+}
+
+/** A client of the test's own, over TLS with the CA, to read what the app wrote. */
+const tlsClient = (port: number, ca: string) =>
+  new Redis({ host: 'localhost', port, password: PASSWORD, tls: { ca: readFileSync(ca) }, lazyConnect: true, maxRetriesPerRequest: 1 });
+
+describe('Redis over TLS, with a password', () => {
+  let dir: string;
+  let certs: { ca: string; cert: string; key: string };
+  let redisPort: number;
+  let redis: ChildProcess;
+  let db: TestDatabase;
+  const apis: ApiProcess[] = [];
+
+  async function startApi(env: Record<string, string>): Promise<{ api: ApiProcess; client: Api }> {
+    const api = new ApiProcess({
+      port: await freePort(),
+      env: { NODE_ENV: 'test', JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'warn', DATABASE_URL: db.url, REDIS_COMMAND_TIMEOUT_MS: '1000', ...env },
+    });
+    apis.push(api);
+    await api.start(60_000);
+    return { api, client: new Api(httpSender(api.url)) };
+  }
+
+  /** /health's status a few times over, until it is `want` or 5 s passed (the probe is cached about a second). */
+  async function healthBecomes(api: ApiProcess, want: number): Promise<number> {
+    let status = 0;
+    for (let i = 0; i < 25 && status !== want; i++) {
+      status = (await fetch(`${api.url}/health`)).status;
+      if (status !== want) await new Promise((r) => setTimeout(r, 200));
+    }
+    return status;
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'redis-tls-'));
+    certs = makeCertificates(dir);
+    [redisPort, db] = await Promise.all([freePort(), createTestDatabase()]);
+    // No plaintext port: whatever reaches this server came over TLS.
+    redis = spawn(process.env.REDIS_SERVER_BIN ?? 'redis-server', [
+      '--port', '0', '--tls-port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
+      '--requirepass', PASSWORD, '--tls-cert-file', certs.cert, '--tls-key-file', certs.key, '--tls-ca-cert-file', certs.ca, '--tls-auth-clients', 'no',
+    ], { stdio: 'ignore' });
+    const probe = tlsClient(redisPort, certs.ca);
+    for (let i = 0; ; i++) {
+      if (await probe.connect().then(() => true, () => false)) break;
+      probe.disconnect();
+      if (i > 50) throw new Error('the TLS redis-server did not come up');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    probe.disconnect();
+  });
+
+  afterAll(async () => {
+    await Promise.all(apis.map((api) => api.stop()));
+    redis?.kill('SIGKILL');
+    await db?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sells through rediss:// when the CA is trusted, and the flags it writes are in the TLS server', async () => {
+    const { api, client } = await startApi({ REDIS_URL: `rediss://:${PASSWORD}@localhost:${redisPort}`, NODE_EXTRA_CA_CERTS: certs.ca });
+    expect(await healthBecomes(api, 200)).toBe(200);
+    const product = await client.createProduct({ stock: 1 });
+    expect((await client.purchase(product.id, 'tls-buyer-1')).status).toBe(201);
+    const soldOut = await client.purchase(product.id, 'tls-buyer-2');
+    expectContractError(soldOut, 409, 'SOLD_OUT');
+    // The lock's fence counter and the sold-out flag exist only in the TLS server.
+    const reader = tlsClient(redisPort, certs.ca);
+    await reader.connect();
+    const keys = await reader.keys(`*${product.id}*`);
+    reader.disconnect();
+    expect(keys.some((key) => key.endsWith(':sold-out'))).toBe(true);
+  });
+
+  it('cannot use it without the CA (the certificate is verified) or without TLS', async () => {
+    const untrusted = await startApi({ REDIS_URL: `rediss://:${PASSWORD}@localhost:${redisPort}` });
+    expect(await healthBecomes(untrusted.api, 503)).toBe(503);
+    const plaintext = await startApi({ REDIS_URL: `redis://:${PASSWORD}@localhost:${redisPort}`, NODE_EXTRA_CA_CERTS: certs.ca });
+    expect(await healthBecomes(plaintext.api, 503)).toBe(503);
+  });
+});
