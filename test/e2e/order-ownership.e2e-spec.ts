@@ -6,7 +6,8 @@
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../../apps/api/src/config/app-config.module';
 import { AppHarness, startApp } from '../support/app-harness';
-import { Api, ApiResponse, eventually, expectContractError, expectInvariants, injectSender, Order, withPg } from '../support/api-client';
+import { Api, ApiResponse, expectContractError, expectInvariants, injectSender, Order, withPg } from '../support/api-client';
+import { withLostReply } from '../support/lost-reply';
 import { pinRateWindow } from '../support/rate-clock';
 import { adminAuth, auth } from '../support/tokens';
 
@@ -160,42 +161,14 @@ describe('a pay or cancel whose database reply is lost is answered from what Pos
     return res.body;
   }
 
-  /**
-   * Holds the order's row in a transaction of the test's own, starts the pay (whose UPDATE then
-   * waits on the row), terminates the pay's backend (its reply is lost: a terminated connection),
-   * then ends the holding transaction with `finish`. The pay's read-back waits for it too.
-   */
-  async function withLostReply(order: Order, send: () => Promise<ApiResponse>, finish: string): Promise<ApiResponse> {
-    return withPg(db, async (holder) => {
-      await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM orders WHERE id = $1 FOR UPDATE', [order.id]);
-      let early: ApiResponse | undefined;
-      const pay = send().then((res) => (early = res));
-      // The backend the pay's UPDATE runs on is the one waiting for the holder's row lock. An
-      // answer before that wait means the request took another path: fail with that answer.
-      const waitingPid = await eventually(
-        async () => {
-          if (early) throw new Error(`answered ${early.status} ${JSON.stringify(early.body)} before it waited on the row`);
-          const rows = await holder.query('SELECT pid FROM pg_stat_activity WHERE pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()]');
-          return rows.rows[0]?.pid as number | undefined;
-        },
-        20_000,
-        50,
-        'the request to wait on the held row',
-      );
-      await withPg(db, (admin) => admin.query('SELECT pg_terminate_backend($1)', [waitingPid]));
-      // Give the read-back time to queue behind the row, as a transaction still committing would make it.
-      await new Promise((r) => setTimeout(r, 300));
-      await holder.query(finish, [order.id]);
-      await holder.query('COMMIT');
-      return pay;
-    });
-  }
+  /** The request's database reply is lost while the test holds the row; `finish` runs in the holder before it lets go. */
+  const withLostReplyOn = (order: Order, send: () => Promise<ApiResponse>, finish: string): Promise<ApiResponse> =>
+    withLostReply(db, order.id, send, (holder) => holder.query(finish, [order.id]));
 
   it('503 DEPENDENCY_UNAVAILABLE when the change is not there, and the order stays pending', async () => {
     const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
     const order = await bought(product.id, 'lost-1');
-    const res = await withLostReply(order, () => api.pay(order.id, auth('lost-1')), 'SELECT $1::bigint');
+    const res = await withLostReplyOn(order, () => api.pay(order.id, auth('lost-1')), 'SELECT $1::bigint');
     expectContractError(res, 503, 'DEPENDENCY_UNAVAILABLE');
     expect(res.headers['retry-after']).toBeDefined();
     const row = await withPg(db, async (pg) => (await pg.query('SELECT status FROM orders WHERE id = $1', [order.id])).rows[0]);
@@ -207,14 +180,14 @@ describe('a pay or cancel whose database reply is lost is answered from what Pos
   it('200 PAID when the row, once free, shows the order paid', async () => {
     const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
     const order = await bought(product.id, 'lost-2');
-    const res = await withLostReply(order, () => api.pay(order.id, auth('lost-2')), "UPDATE orders SET status = 'PAID', paid_at = now() WHERE id = $1");
+    const res = await withLostReplyOn(order, () => api.pay(order.id, auth('lost-2')), "UPDATE orders SET status = 'PAID', paid_at = now() WHERE id = $1");
     expect({ status: res.status, body: res.body }).toMatchObject({ status: 200, body: { id: order.id, status: 'PAID' } });
   });
 
   it('a cancel: 200 CANCELLED when the row shows it cancelled, 503 and still pending when it does not', async () => {
     const product = await api.createProduct({ stock: 5, perUserLimit: 2 });
     const kept = await bought(product.id, 'lost-3');
-    const refused = await withLostReply(kept, () => api.cancel(kept.id, auth('lost-3')), 'SELECT $1::bigint');
+    const refused = await withLostReplyOn(kept, () => api.cancel(kept.id, auth('lost-3')), 'SELECT $1::bigint');
     expectContractError(refused, 503, 'DEPENDENCY_UNAVAILABLE');
     const keptRow = await withPg(db, async (pg) => (await pg.query('SELECT status FROM orders WHERE id = $1', [kept.id])).rows[0]);
     expect(keptRow.status).toBe('PENDING_PAYMENT');
@@ -222,7 +195,7 @@ describe('a pay or cancel whose database reply is lost is answered from what Pos
 
     const gone = await bought(product.id, 'lost-3');
     // The holder commits the whole cancel, as the lost transaction would have: order, stock, quota.
-    const cancelled = await withLostReply(
+    const cancelled = await withLostReplyOn(
       gone,
       () => api.cancel(gone.id, auth('lost-3')),
       `WITH o AS (UPDATE orders SET status = 'CANCELLED', closed_at = now() WHERE id = $1 RETURNING product_id, user_id, quantity),

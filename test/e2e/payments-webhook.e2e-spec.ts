@@ -8,6 +8,7 @@ import { Client } from 'pg';
 import { OrderExpiryService } from '../../apps/api/src/orders/order-expiry.service';
 import { AppHarness, startApp } from '../support/app-harness';
 import { Api, ApiResponse, expectContractError, expectInvariants, injectSender, Order, withPg } from '../support/api-client';
+import { withLostReply } from '../support/lost-reply';
 import { auth } from '../support/tokens';
 
 jest.setTimeout(90_000);
@@ -204,35 +205,9 @@ describe('POST /payments/webhook', () => {
     expectContractError(await api.send({ method: 'POST', url: `/products/${order.productId}/purchase`, headers: { ...auth('wh-malformed'), 'content-type': 'application/json' }, payload: '{"quantity":' }), 400, 'VALIDATION_FAILED');
   });
 
-  /**
-   * Holds the order's row, delivers the event (its transaction then waits on the row), terminates
-   * the backend it runs on (the reply is lost), then runs `finish` in the holding transaction and
-   * commits: the webhook's read-back waits for that and answers from what it finds.
-   */
-  async function deliverWithLostReply(event: PaymentEvent, finish: (holder: Client) => Promise<unknown>): Promise<ApiResponse> {
-    return withPg(db, async (holder) => {
-      await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM orders WHERE id = $1 FOR UPDATE', [event.orderId]);
-      const answer = deliverSigned(event);
-      let blocked: number | undefined;
-      for (let i = 0; i < 100 && blocked === undefined; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        blocked = (await holder.query('SELECT pid FROM pg_stat_activity WHERE pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()]')).rows[0]?.pid;
-      }
-      if (blocked === undefined) throw new Error('the webhook never waited on the row');
-      await withPg(db, (admin) => admin.query('SELECT pg_terminate_backend($1)', [blocked]));
-      // The read-back queues behind the row: Postgres shows it waiting, on another backend.
-      let readBack: number | undefined;
-      for (let i = 0; i < 100 && readBack === undefined; i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        readBack = (await holder.query('SELECT pid FROM pg_stat_activity WHERE pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()] AND pid <> $1', [blocked])).rows[0]?.pid;
-      }
-      if (readBack === undefined) throw new Error('the read-back never waited on the row');
-      await finish(holder);
-      await holder.query('COMMIT');
-      return answer;
-    });
-  }
+  /** The webhook's database reply is lost while the test holds the order's row; `finish` runs in the holder before it lets go. */
+  const deliverWithLostReply = (event: PaymentEvent, finish: (holder: Client) => Promise<unknown>): Promise<ApiResponse> =>
+    withLostReply(db, event.orderId, () => deliverSigned(event), finish);
 
   it('a delivery whose database reply is lost answers from the event row: its result if recorded, else 503', async () => {
     const order = await pendingOrder('wh-lost');
