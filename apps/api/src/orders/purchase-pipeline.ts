@@ -50,7 +50,7 @@ interface Stage {
 
 /**
  * Every decision a purchase meets before it is queued, each made here and only here, in this
- * order: the request's shape, the token, the sale terms (product, window, per-user maximum), the
+ * order: the token, the request's shape, the sale terms (product, window, per-user maximum), the
  * sold-out flag, overload (an estimate that the purchase cannot be answered by its deadline,
  * checked before anything that costs a Redis round trip, since under a spike most purchases
  * are refused there), the waiting-room admission, then the per-user rate. Runs once per purchase,
