@@ -10,7 +10,7 @@ const SOURCE = `
 -- ARGV: our token, next local token, its ttl ms, keep local (1/0), its queue window ms, block
 ${QUEUE_LUA}
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
-if ARGV[4] ~= '1' and redis.call('EXISTS', KEYS[3]) == 1 and grantNext(KEYS[1], KEYS[2], KEYS[3], KEYS[4]) then
+if ARGV[4] ~= '1' and redis.call('EXISTS', KEYS[3]) == 1 and grantNext(KEYS[1], KEYS[2], KEYS[3], KEYS[4], 1) then
   enqueue(KEYS[3], KEYS[4], ARGV[2] .. ':' .. ARGV[3], nowMs() + tonumber(ARGV[5]))
   return {2}
 end

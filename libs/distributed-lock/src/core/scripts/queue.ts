@@ -26,7 +26,7 @@ local function enqueue(queue, waiters, entry, untilMs)
   redis.call('PEXPIRE', queue, 60000)
   redis.call('PEXPIRE', waiters, 60000)
 end
-local function grantNext(lock, counter, queue, waiters)
+local function grantNext(lock, counter, queue, waiters, alsoQueued)
   dropSilent(queue, waiters, nowMs())
   local entry = redis.call('LPOP', queue)
   if not entry then return false end
@@ -34,7 +34,7 @@ local function grantNext(lock, counter, queue, waiters)
   local token, ttl = string.match(entry, '^(.*):(%d+)$')
   redis.call('SET', lock, token, 'PX', ttl)
   local last = nextFence(counter, ${GRANTED_BLOCK} + 1)
-  local message = token .. ' ' .. fenceText(last - ${GRANTED_BLOCK}) .. ' ${GRANTED_BLOCK} ' .. redis.call('LLEN', queue)
+  local message = token .. ' ' .. fenceText(last - ${GRANTED_BLOCK}) .. ' ${GRANTED_BLOCK} ' .. (redis.call('LLEN', queue) + alsoQueued)
   redis.call('PUBLISH', lock .. '${CHANNEL_SUFFIX}', 'g ' .. message)
   return true
 end

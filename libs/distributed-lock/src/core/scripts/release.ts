@@ -14,7 +14,7 @@ for i = 1, #KEYS, 4 do
   local lock, counter, queue, waiters = KEYS[i], KEYS[i + 1], KEYS[i + 2], KEYS[i + 3]
   if redis.call('GET', lock) == ARGV[1] then
     owned = owned + 1
-    if redis.call('EXISTS', queue) == 0 or not grantNext(lock, counter, queue, waiters) then
+    if redis.call('EXISTS', queue) == 0 or not grantNext(lock, counter, queue, waiters, 0) then
       redis.call('DEL', lock)
       redis.call('PUBLISH', lock .. '${CHANNEL_SUFFIX}', 'f')
     end
