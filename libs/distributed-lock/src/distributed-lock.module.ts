@@ -74,17 +74,7 @@ const providers: Provider[] = [
   CurrentLock,
 ];
 
-/**
- * Distributed locks for a Nest application: `DistributedLockService`, `CurrentLock` and the
- * `@WithLock` decorator, global by default.
- *
- * ```ts
- * DistributedLockModule.forRootAsync({
- *   inject: [ConfigService],
- *   useFactory: (config: ConfigService) => ({ redisFactory: () => new Redis(config.get('REDIS_URL')), defaultTtlMs: 5000 }),
- * })
- * ```
- */
+/** Distributed locks for a Nest application: `DistributedLockService`, `CurrentLock` and `@WithLock`, global by default (`forRoot`, `forRootAsync`). */
 @Module({
   providers,
   exports: [DistributedLockService, CurrentLock, DISTRIBUTED_LOCK],

@@ -79,10 +79,9 @@ export class DistributedLock extends EventEmitter {
   }
 
   /**
-   * Runs `fn` under the lock, renewed by the watchdog, and releases it afterwards (once any
-   * extension in flight has settled). `fn`'s error is rethrown; if `fn` returned but the
-   * lease was lost meanwhile, LockLostError is thrown. `fn` runs in a scope that records the
-   * lock for re-entry and `current()`, unless `reentrant: false`.
+   * Runs `fn` under the lock, renewed by the watchdog, and releases it afterwards; a lease lost
+   * meanwhile throws LockLostError. `fn` runs in a scope that records the lock for re-entry and
+   * `current()`, unless `reentrant: false`.
    */
   async using<T>(key: string | string[], opts: AcquireOptions, fn: (signal: AbortSignal, lock: Lock) => Promise<T>): Promise<T> {
     const lock = (await this.acquire(key, opts)) as LockHandle;
@@ -131,10 +130,9 @@ export class DistributedLock extends EventEmitter {
   }
 
   /**
-   * The one path every acquire takes, in steps: re-enter a lease this chain holds; else take the
-   * lock (in this process's line for the key, then from Redis, waiting up to `waitMs`); have
-   * replicas confirm it (`waitForReplicas`); hold it. No lock in time: LockTimeoutError
-   * (`orThrow`) or null; an abort: LockAbortedError.
+   * The one path every acquire takes: re-enter a lease this chain holds; else take the lock (up
+   * to `waitMs`); have replicas confirm it (`waitForReplicas`); hold it. No lock in time:
+   * LockTimeoutError (`orThrow`) or null; an abort: LockAbortedError.
    */
   private async obtain(key: string | string[], opts: AcquireOptions, orThrow: boolean): Promise<LockHandle | null> {
     const call = this.begin(key, opts, orThrow);
@@ -173,10 +171,7 @@ export class DistributedLock extends EventEmitter {
     return new LockHandle(lease);
   }
 
-  /**
-   * A key another chain of this process holds or is acquiring: wait in this process's line, where
-   * a holder may pass the lock on (LocalHandoff). Otherwise, or when the turn comes, `takeOrWait`.
-   */
+  /** In this process's line for the key (LocalHandoff), when another chain is engaged with it; then from Redis (`takeOrWait`). */
   private async take(call: Call): Promise<Taken | undefined> {
     const { request, line } = call;
     // Null (no promise, no tick) when no other chain is in the line: the uncontended path.
@@ -222,7 +217,7 @@ export class DistributedLock extends EventEmitter {
   private hold({ name, keys, request, line, signal, startedAt }: Call, acquired: Taken): LockHandle {
     const heldAt = now();
     const lease = new Lease(this.leases, name, keys, request.token, acquired.fence, request.ttlMs, heldAt, acquired.validUntil);
-    if (line) this.local.held(lease, !acquired.fromLine);
+    if (line) this.local.held(lease, !acquired.fromLine, acquired);
     if (!signal?.aborted) this.emit('acquired', { key: name, waitMs: heldAt - startedAt, fence: acquired.fence, reentrant: false });
     return new LockHandle(lease);
   }

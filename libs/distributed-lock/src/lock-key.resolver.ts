@@ -110,8 +110,10 @@ function firstObjectWith(args: unknown[], name: string): { found: boolean; value
 }
 
 /**
- * Creates the resolver for one decorated method. Templates are parsed now; the route argument
- * bindings are read at the first call, when every decorator of the class has run.
+ * Creates the resolver for one decorated method. A placeholder takes the argument bound with
+ * `@Param/@Body/@Query('name')`, else the `name` property of the first object argument that has
+ * one; values are escaped so they cannot add segments or collide. Templates are parsed now; the
+ * route bindings are read at the first call, when every decorator of the class has run.
  */
 export function createLockKeyResolver(source: LockKeySource, target: object, methodName: string | symbol): LockKeyResolver {
   const method = `${target.constructor.name}.${String(methodName)}`;

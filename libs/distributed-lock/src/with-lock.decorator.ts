@@ -52,17 +52,10 @@ export function HeldLock(): ParameterDecorator {
 }
 
 /**
- * Runs the decorated method (controller or provider) while holding a distributed lock.
- *
- * The key is a template such as `'stock:<productId>'`, several templates (one multi-key lock),
- * or a function of the method's arguments. A placeholder takes the argument bound with
- * `@Param/@Body/@Query('productId')`, else the `productId` property of the first object
- * argument that has one. Values are escaped so they cannot add segments or collide; a value
- * that is missing, empty or not a scalar throws LockKeyResolutionError before any lock is taken.
- *
- * Nested `@WithLock` calls on a key already held in the same async chain re-enter it (unless
- * `reentrant: false`). Inside, inject `CurrentLock`, or take a `@HeldLock()` parameter, to read
- * the fence and abort signal.
+ * Runs the decorated method (controller or provider) while holding a distributed lock. The key is
+ * a template such as `'stock:<productId>'` (see lock-key.resolver.ts), several templates (one
+ * multi-key lock), or a function of the method's arguments. Nested calls on a key the async chain
+ * holds re-enter it; inside, `CurrentLock` or a `@HeldLock()` parameter gives the fence and signal.
  */
 export function WithLock(key: LockKeySource, options: WithLockOptions = {}): MethodDecorator {
   return (target, propertyKey, descriptor: PropertyDescriptor) => {

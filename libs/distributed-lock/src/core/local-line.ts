@@ -13,13 +13,11 @@ export type Turn =
   | { kind: 'timeout' }
   | { kind: 'closed' };
 
+/** Fences for the next holders of the line, who inherit `token`: reserved, or handed out with the lock. */
 export interface Reservation {
   token: string;
-  /** How many fences were asked for, and how many of them holders have used. */
-  count: number;
+  /** How many of the fences holders have used. */
   used: number;
-  /** Whether Redis was asked to decline when another process waits (end of a turn). */
-  checkedQueue: boolean;
   /** Set when the reply came: undefined until then, null if Redis did not answer. */
   result?: ReserveResult | null;
   settled: Promise<void>;
@@ -30,19 +28,16 @@ export type LocalWaiter = { readonly token: string; readonly ttlMs: number; read
 /** A waiter with the timer that ends its wait at its deadline, and its caller's abort signal. */
 type Waiting = LocalWaiter & { timer?: NodeJS.Timeout; signal?: AbortSignal; onAbort?: () => void };
 
-/**
- * The chains of one process that want one key. At most one of them deals with Redis at a time
- * (`engaged`: it holds the lock, is being handed it, or is acquiring it); the others wait here
- * in arrival order and cost Redis nothing.
- */
+/** The chains of one process that want one key: one `engaged` with Redis (holding or acquiring), the others waiting here in order. */
 export class LocalLine {
   engaged = false;
   holder?: Lease;
-  /** Local handoffs since the lock last came from Redis, and when it did. */
+  /** Local handoffs since the turn began, when it did, and how many it may make. */
   run = 0;
   since = 0;
-  /** Fences reserved in Redis for the next chains while `token` holds the lock, oldest first. */
-  reservations: Reservation[] = [];
+  turn = 0;
+  /** Fences for the next chains of this turn. */
+  block?: Reservation;
   /** The chains waiting for their turn, oldest first (changed by the line's methods only). */
   readonly waiters: Waiting[] = [];
 

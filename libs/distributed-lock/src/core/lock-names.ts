@@ -16,13 +16,11 @@ export const CHANNEL_SUFFIX = '#wake';
 /**
  * Maps a lock key to its Redis names. Suffixes start with `#`, which wrapped keys cannot end
  * with (they end with `}`) and caller-tagged keys have escaped, so names never collide; nor does
- * the fence counter (`<prefix>#fence`, or `<prefix>{<slot tag>}#fence` on a Cluster), which no
- * key's lock name can equal.
+ * the fence counter (`<prefix>#fence`, or `<prefix>{<slot tag>}#fence` on a Cluster).
  *
- * Why one counter and not one per key: a counter per key either stays in Redis for ever (one per
- * order id ever locked) or must expire and restart from the clock, and on fresh keys starting it
- * costs two more commands per acquire. One counter stays, and a Cluster gets one per slot, since a
- * script may only touch keys of one slot.
+ * One counter, not one per key: those would stay in Redis for ever (one per order id ever locked)
+ * or expire and restart from the clock at two more commands per acquire. A Cluster has one per
+ * slot, since a script may only touch keys of one slot.
  */
 export class LockNaming {
   private readonly sharedCounter: string;

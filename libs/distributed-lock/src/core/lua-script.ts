@@ -14,11 +14,7 @@ export function isClusterClient(client: RedisClient): boolean {
 // "unknown command"); they fall back to PUBLISH/SUBSCRIBE, which a Cluster broadcasts to all nodes.
 const unsharded = new WeakSet<object>();
 
-/**
- * Whether lock announcements on `client` go by sharded pub/sub: on a Cluster, yes (Redis 7+), so
- * a release reaches only the shard that owns the key instead of being copied to every node over
- * the cluster bus. On a single server or under Sentinel plain pub/sub is the same thing.
- */
+/** Whether lock announcements on `client` go by sharded pub/sub: on a Cluster (Redis 7+) a release then reaches only the key's shard, not every node. */
 export function usesShardedPubSub(client: RedisClient): boolean {
   return isClusterClient(client) && !unsharded.has(client);
 }
@@ -30,10 +26,7 @@ export function fellBackToUnsharded(client: RedisClient, error: unknown): boolea
   return true;
 }
 
-/**
- * A Lua script run by EVALSHA, falling back to EVAL when the server has not cached it yet
- * (NOSCRIPT: a fresh, restarted or failed-over server).
- */
+/** A Lua script run by EVALSHA, falling back to EVAL when the server has not cached it yet. */
 export class LuaScript<Reply> {
   readonly sha: string;
   /** The same script announcing with SPUBLISH, for a Cluster (the channel shares the keys' slot). */
@@ -71,10 +64,7 @@ export class LuaScript<Reply> {
     return Promise.all(calls.map((call, i) => settle(replies[i] ?? [new Error('no reply'), null], call).catch((e: Error) => e)));
   }
 
-  /**
-   * NOSCRIPT (a fresh, restarted or failed-over server): send the source. A Redis 6 Cluster that
-   * lacks sharded pub/sub: from now on the plain variant.
-   */
+  /** NOSCRIPT (a fresh, restarted or failed-over server): send the source. A Redis 6 Cluster lacking sharded pub/sub: the plain variant. */
   private async recover(error: unknown, client: RedisClient, variant: { sha: string; source: string }, keys: string[], args: ScriptArg[]): Promise<Reply> {
     try {
       if (!isNoScript(error)) throw error;

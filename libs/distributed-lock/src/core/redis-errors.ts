@@ -6,25 +6,10 @@ import { Roster } from './roster';
 // its own Redis failures with isRedisUnreachable too.
 const UNREACHABLE = new RegExp(
   [
-    'ECONNREFUSED',
-    'ECONNRESET',
-    'ETIMEDOUT',
-    'EPIPE',
-    'ENOTFOUND',
-    'EHOSTUNREACH',
-    'ENETUNREACH',
-    'EAI_AGAIN',
-    'Connection is closed',
-    'maxRetriesPerRequest',
-    'Reached the max retries',
-    "Stream isn't writeable",
-    'enableOfflineQueue',
-    'Command timed out',
-    'Too many Cluster redirections',
-    "Cluster isn't ready",
-    'Failed to refresh slots cache',
-    'None of startup nodes is available',
-    'did not answer within',
+    'ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN', // socket errors
+    "Connection is closed|maxRetriesPerRequest|Reached the max retries|Stream isn't writeable|enableOfflineQueue|Command timed out",
+    "Too many Cluster redirections|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available",
+    'did not answer within', // NoReplyError
   ].join('|'),
   'i',
 );

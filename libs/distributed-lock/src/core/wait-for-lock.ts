@@ -4,8 +4,8 @@ import { withReplyTimeout } from './redis-errors';
 import { driftMs, now } from './timing';
 import { WakeSignal, type WakeupHub } from './wakeup-hub';
 
-/** A lock taken: from Redis by a try, or `handedOver` there by a releasing holder's script. */
-export type Acquired = Extract<AttemptResult, { acquired: true }> & { handedOver?: true };
+/** A lock taken: by a try, or `handedOver` by a releasing holder's script (with `block` fences after its own, `queued` waiters left). */
+export type Acquired = Extract<AttemptResult, { acquired: true }> & { handedOver?: true; block?: number; queued?: number };
 
 export type WaitSettings = { backend: LockBackend; hub: WakeupHub; naming: LockNaming; driftFactor: number };
 
@@ -34,9 +34,8 @@ const jitter = (ms: number): number => ms / 2 + Math.random() * (ms / 2);
 /**
  * One try, which takes the lock if it is free and else, while time is left, queues the request
  * for a handoff in the same step; then, until `deadline`, waits for a handoff or a release and
- * tries again. `queuedSince`: a releasing holder of this process queued the request in Redis
- * then, so there is nothing to try, only to wait. Resolves undefined when the time is up;
- * rejects with the driver's error when Redis does not answer.
+ * tries again (`queuedSince`: a holder of this process queued it already: only wait). Resolves
+ * undefined when the time is up; rejects with the driver's error when Redis does not answer.
  */
 export async function takeOrWait(settings: WaitSettings, request: AttemptRequest, deadline: number, queuedSince?: number, signal?: AbortSignal): Promise<Acquired | undefined> {
   const { backend } = settings;
@@ -71,7 +70,7 @@ export async function takeOrWait(settings: WaitSettings, request: AttemptRequest
       if (wakeup.kind === 'handedOver') {
         // The handoff happened after our last attempt was sent: its lease runs from no earlier.
         const validUntil = sentAt + request.ttlMs - driftMs(request.ttlMs, settings.driftFactor);
-        if (validUntil > now()) return { acquired: true, fence: wakeup.fence, validUntil, handedOver: true };
+        if (validUntil > now()) return { acquired: true, fence: wakeup.fence, validUntil, handedOver: true, block: wakeup.block, queued: wakeup.queued };
       }
       if (wakeup.kind === 'timer') backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       sentAt = now();

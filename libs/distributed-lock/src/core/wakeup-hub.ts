@@ -4,9 +4,13 @@ import { withReplyTimeout } from './redis-errors';
 import { now } from './timing';
 
 const UNCLAIMED_FOR_MS = 5000;
+// A channel stays subscribed this long after its last waiter left: a hot key's next waiter then
+// finds it live, and neither the waiter that got the lock nor the next one waits on a round trip.
+const LINGER_MS = 2000;
 
-/** What woke a waiter: a handoff to its token, a release, or its subscription becoming live. */
-export type Wakeup = { kind: 'handedOver'; fence: number } | { kind: 'free' } | { kind: 'subscribed' } | { kind: 'timer' } | { kind: 'aborted' };
+type HandedOver = { kind: 'handedOver'; fence: number; block: number; queued: number };
+/** What woke a waiter: a handoff to its token (`block` fences after its own, `queued` waiters left), a release, or its subscription becoming live. */
+export type Wakeup = HandedOver | { kind: 'free' } | { kind: 'subscribed' } | { kind: 'timer' } | { kind: 'aborted' };
 
 /** A waiter's inbox: wakeups that arrive while it is busy are kept for its next `next()`. */
 export class WakeSignal {
@@ -43,8 +47,8 @@ export class WakeSignal {
 }
 
 /**
- * The one subscriber connection of a `DistributedLock`, shared by all its waiters: a channel is
- * subscribed while at least one local waiter watches it. A handoff wakes exactly the waiter it
+ * The one subscriber connection of a `DistributedLock`, shared by its waiters: a channel is
+ * subscribed while a local waiter watches it (and LINGER_MS after). A handoff wakes the waiter it
  * names; a plain release wakes only the oldest local waiter, so releases never cause a stampede.
  */
 export class WakeupHub {
@@ -52,7 +56,7 @@ export class WakeupHub {
   private connecting?: Promise<void>;
   private readonly channels = new Map<string, Map<string, WakeSignal>>();
   // A handoff can arrive between a waiter's failed attempt and its watch(); kept here briefly.
-  private readonly unclaimed = new Map<string, { fence: number; at: number }>();
+  private readonly unclaimed = new Map<string, HandedOver & { at: number }>();
   private readonly onMessage = (channel: string, message: string): void => this.dispatch(channel, message);
 
   /** Without a `subscriber`, the hub creates (and owns) a copy of `primary` on first use. */
@@ -73,14 +77,18 @@ export class WakeupHub {
     const early = this.unclaimed.get(watcher.token);
     if (early) {
       this.unclaimed.delete(watcher.token);
-      watcher.wake({ kind: 'handedOver', fence: early.fence });
+      watcher.wake(early);
     }
     const registered = watchers;
     return () => {
       registered.delete(watcher.token);
-      if (registered.size > 0 || this.channels.get(channel) !== registered) return;
-      this.channels.delete(channel);
-      void this.unsubscribe(this.subscriber(), channel);
+      const idle = () => registered.size === 0 && this.channels.get(channel) === registered;
+      if (!idle()) return;
+      setTimeout(() => {
+        if (!idle() || !this.connection) return;
+        this.channels.delete(channel);
+        void this.unsubscribe(this.connection, channel);
+      }, LINGER_MS).unref();
     };
   }
 
@@ -103,13 +111,13 @@ export class WakeupHub {
     return (usesShardedPubSub(connection) ? connection.sunsubscribe(channel) : connection.unsubscribe(channel)).catch(() => undefined);
   }
 
-  private keepUnclaimed(token: string, fence: number): void {
+  private keepUnclaimed(token: string, handedOver: HandedOver): void {
     const at = now();
     for (const [old, entry] of this.unclaimed) {
       if (at - entry.at < UNCLAIMED_FOR_MS && this.unclaimed.size < 1000) break;
       this.unclaimed.delete(old);
     }
-    this.unclaimed.set(token, { fence, at });
+    this.unclaimed.set(token, { ...handedOver, at });
   }
 
   private subscribe(channel: string, watchers: Map<string, WakeSignal>): void {
@@ -163,10 +171,11 @@ export class WakeupHub {
       watchers.values().next().value?.wake({ kind: 'free' });
       return;
     }
-    const [kind, token, fence] = message.split(' ');
+    const [kind, token, fence, block, queued] = message.split(' ');
     if (kind !== 'g') return;
+    const handedOver: HandedOver = { kind: 'handedOver', fence: Number(fence), block: Number(block ?? 0), queued: Number(queued ?? 0) };
     const watcher = watchers.get(token);
-    if (watcher) watcher.wake({ kind: 'handedOver', fence: Number(fence) });
-    else this.keepUnclaimed(token, Number(fence));
+    if (watcher) watcher.wake(handedOver);
+    else this.keepUnclaimed(token, handedOver);
   }
 }

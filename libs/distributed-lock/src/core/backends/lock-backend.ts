@@ -24,7 +24,7 @@ export type NextInLine = { token: string; ttlMs: number; queueForMs: number };
 export type HandOverResult = { kind: 'local'; fence: number; validUntil: number } | { kind: 'remote' } | { kind: 'notHeld' };
 
 /** `count` fences from `first` on, reserved for holders that inherit the token. */
-export type ReserveResult = { kind: 'fences'; first: number; count: number; validUntil: number } | { kind: 'remote' } | { kind: 'notHeld' };
+export type ReserveResult = { kind: 'fences'; first: number; count: number; validUntil: number } | { kind: 'notHeld' };
 
 export type ExtendResult = { ok: true; validUntil: number } | { ok: false } | { ok: false; error: unknown };
 
@@ -36,23 +36,13 @@ export type ExtendResult = { ok: true; validUntil: number } | { ok: false } | { 
  */
 export interface LockBackend {
   attempt(request: AttemptRequest): Promise<AttemptResult>;
-  /**
-   * Leaves the handoff queue; acquired if a release handed the lock over in the meantime. Present
-   * where a release hands the lock to a queued waiter (announced as `g <token> <fence>`).
-   */
+  /** Leaves the handoff queue; acquired if a release handed the lock over in the meantime. */
   cancelWait?(request: AttemptRequest): Promise<AttemptResult>;
   release(lease: LeaseRef): Promise<boolean>;
-  /**
-   * Releases a single-key lease by passing it to `next` in one step (see the hand-over script);
-   * with `keepLocal` false a queued waiter of another process goes first.
-   */
-  handOver?(lease: LeaseRef, next: NextInLine, keepLocal: boolean): Promise<HandOverResult>;
-  /**
-   * While `lease` is held, reserves `count` fences for next holders that will inherit its token
-   * and keeps the lease alive for `ttlMs` from now (never shorter); with `checkQueue`, declines
-   * when a waiter of another process is queued.
-   */
-  reserveFences?(lease: LeaseRef, ttlMs: number, checkQueue: boolean, count: number): Promise<ReserveResult>;
+  /** Passes a single-key lease to `next`, with `block` more fences (see the hand-over script). */
+  handOver?(lease: LeaseRef, next: NextInLine, keepLocal: boolean, block: number): Promise<HandOverResult>;
+  /** Reserves `count` fences for the next holders, who inherit the token, and a lease of at least `ttlMs` (see reserve-fence). */
+  reserveFences?(lease: LeaseRef, ttlMs: number, count: number): Promise<ReserveResult>;
   /** Extends several leases, batched (one pipeline per node). */
   extend(leases: Array<LeaseRef & { fence: number }>, ttlMs: number[]): Promise<ExtendResult[]>;
   /** With `waitForReplicas`, WAITs after a handoff or acquire; false when too few acked. */

@@ -56,21 +56,19 @@ export class SingleRedisBackend implements LockBackend {
     return Promise.all(keys.map((key) => this.releaseTogether([key], token))).then((owned) => owned.every((n) => n === 1));
   }
 
-  async handOver({ keys, token }: LeaseRef, next: NextInLine, keepLocal: boolean): Promise<HandOverResult> {
+  async handOver({ keys, token }: LeaseRef, next: NextInLine, keepLocal: boolean, block: number): Promise<HandOverResult> {
     const sentAt = now();
-    const names = this.naming.namesOf(keys[0]);
-    const args = [token, next.token, next.ttlMs, keepLocal ? 1 : 0, next.queueForMs, names.channel];
-    const reply = await handOverScript.run(this.client, names.scriptKeys, args);
+    const args = [token, next.token, next.ttlMs, keepLocal ? 1 : 0, next.queueForMs, block];
+    const reply = await handOverScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, args);
     if (reply[0] === 0) return { kind: 'notHeld' };
     if (reply[0] === 2) return { kind: 'remote' };
     return { kind: 'local', fence: reply[1], validUntil: sentAt + next.ttlMs - driftMs(next.ttlMs, this.settings.driftFactor) };
   }
 
-  async reserveFences({ keys, token }: LeaseRef, ttlMs: number, checkQueue: boolean, count: number): Promise<ReserveResult> {
+  async reserveFences({ keys, token }: LeaseRef, ttlMs: number, count: number): Promise<ReserveResult> {
     const sentAt = now();
-    const reply = await reserveFenceScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, [token, ttlMs, checkQueue ? 1 : 0, count]);
+    const reply = await reserveFenceScript.run(this.client, this.naming.namesOf(keys[0]).lockAndFence, [token, ttlMs, count]);
     if (reply === -1) return { kind: 'notHeld' };
-    if (reply === -2) return { kind: 'remote' };
     return { kind: 'fences', first: reply - count + 1, count, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) };
   }
 

@@ -2,6 +2,7 @@ import { RedisFixture } from '../../../test/redis-fixture';
 import { acquireManyScript } from './acquire-many';
 import { acquireScript } from './acquire';
 import { raiseFenceScript } from './raise-fence';
+import { GRANTED_BLOCK } from './queue';
 import { releaseScript } from './release';
 import { reserveFenceScript } from './reserve-fence';
 
@@ -70,7 +71,7 @@ describe('fence counters', () => {
     await subscriber.subscribe(k.channel);
     const message = new Promise<string>((resolve) => subscriber.on('message', (_channel, text: string) => resolve(text)));
     expect(await releaseScript.run(redis.client(), [k.lock, k.fence, k.queue, k.waiters], ['holder'])).toBe(1);
-    expect(await message).toBe(`g next ${first + 1}`);
+    expect(await message).toBe(`g next ${first + 1} ${GRANTED_BLOCK} 0`);
   });
 
   it('gives a multi-key lock a fence above every counter it touches, a missing one counting as the clock, and writes it to each', async () => {

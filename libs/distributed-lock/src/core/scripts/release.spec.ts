@@ -47,15 +47,17 @@ describe('release script', () => {
     expect(await redis.client().get(lock)).toBe('owner');
   });
 
-  it('hands the lock to the queued waiter with the next fence, and says so', async () => {
+  it('hands the lock to the queued waiter with the next fence and a block for its line, and says so', async () => {
     const heard = await listen();
+    await redis.client().set(fence, '100');
     await redis.client().set(lock, 'owner', 'PX', 5000);
-    await redis.client().rpush(`${lock}#queue`, 'waiter:5000');
-    await redis.client().zadd(`${lock}#waiters`, Date.now() + 60_000, 'waiter:5000');
+    await redis.client().rpush(`${lock}#queue`, 'waiter:5000', 'later:5000');
+    await redis.client().zadd(`${lock}#waiters`, Date.now() + 60_000, 'waiter:5000', Date.now() + 60_000, 'later:5000');
     expect(await releaseScript.run(redis.client(), keys, ['owner'])).toBe(1);
     expect(await redis.client().get(lock)).toBe('waiter');
     await until(() => heard.length > 0);
-    expect(heard[0]).toMatch(/^g waiter \d+$/);
-    expect(await redis.client().llen(`${lock}#queue`)).toBe(0);
+    expect(heard[0]).toBe('g waiter 101 16 1'); // 1: one waiter still queued
+    expect(await redis.client().get(fence)).toBe('117');
+    expect(await redis.client().lrange(`${lock}#queue`, 0, -1)).toEqual(['later:5000']);
   });
 });
