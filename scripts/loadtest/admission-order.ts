@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { lastAtOrBefore } from '../history/step-levels';
 import { BuyerTrace } from './waiting-room-trace';
 
 /**
@@ -72,7 +73,7 @@ export function admissionOrder(tickets: OrderedTicket[], startedAtMs: number): A
     const b = tickets[j];
     if (Number.isFinite(b.admittedByMs)) {
       // Earlier tickets whose waitingUntil > b.admittedBy: all inserted minus those <= it.
-      const notAfter = upperBound(waits, b.admittedByMs) - 1;
+      const notAfter = lastAtOrBefore(waits, b.admittedByMs);
       const later = j - (notAfter >= 0 ? countUpTo(notAfter) : 0);
       inversions += later;
       if (later > 0 && examples.length < 5 && latest)
@@ -93,18 +94,6 @@ function lowerBound(sorted: number[], value: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (sorted[mid] < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** Index of the first element > value. */
-function upperBound(sorted: number[], value: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid] <= value) lo = mid + 1;
     else hi = mid;
   }
   return lo;
