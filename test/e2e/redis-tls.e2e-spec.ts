@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { ApiProcess } from '../../scripts/infra/api-process';
-import { Api, expectContractError, httpSender } from '../support/api-client';
+import { Api, eventually, expectContractError, httpSender } from '../support/api-client';
 import { TEST_JWT_SECRET } from '../support/app-harness';
 import { freePort } from '../support/free-port';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -51,15 +51,9 @@ describe('Redis over TLS, with a password', () => {
     return { api, client: new Api(httpSender(api.url)) };
   }
 
-  /** /health's status a few times over, until it is `want` or 5 s passed (the probe is cached about a second). */
-  async function healthBecomes(api: ApiProcess, want: number): Promise<number> {
-    let status = 0;
-    for (let i = 0; i < 25 && status !== want; i++) {
-      status = (await fetch(`${api.url}/health`)).status;
-      if (status !== want) await new Promise((r) => setTimeout(r, 200));
-    }
-    return status;
-  }
+  /** Until /health answers `want` (its probe is cached about a second), at most 5 s. */
+  const healthBecomes = (api: ApiProcess, want: number): Promise<boolean> =>
+    eventually(async () => (await fetch(`${api.url}/health`)).status === want, 5000, 200, `/health to answer ${want}`);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'redis-tls-'));
@@ -71,12 +65,15 @@ describe('Redis over TLS, with a password', () => {
       '--requirepass', PASSWORD, '--tls-cert-file', certs.cert, '--tls-key-file', certs.key, '--tls-ca-cert-file', certs.ca, '--tls-auth-clients', 'no',
     ], { stdio: 'ignore' });
     const probe = tlsClient(redisPort, certs.ca);
-    for (let i = 0; ; i++) {
-      if (await probe.connect().then(() => true, () => false)) break;
-      probe.disconnect();
-      if (i > 50) throw new Error('the TLS redis-server did not come up');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const connected = (): Promise<boolean> =>
+      probe.connect().then(
+        () => true,
+        () => {
+          probe.disconnect();
+          return false;
+        },
+      );
+    await eventually(connected, 5000, 100, 'the TLS redis-server to come up');
     probe.disconnect();
   });
 
@@ -89,7 +86,7 @@ describe('Redis over TLS, with a password', () => {
 
   it('sells through rediss:// when the CA is trusted, and the flags it writes are in the TLS server', async () => {
     const { api, client } = await startApi({ REDIS_URL: `rediss://:${PASSWORD}@localhost:${redisPort}`, NODE_EXTRA_CA_CERTS: certs.ca });
-    expect(await healthBecomes(api, 200)).toBe(200);
+    await healthBecomes(api, 200);
     const product = await client.createProduct({ stock: 1 });
     expect((await client.purchase(product.id, 'tls-buyer-1')).status).toBe(201);
     const soldOut = await client.purchase(product.id, 'tls-buyer-2');
@@ -104,8 +101,8 @@ describe('Redis over TLS, with a password', () => {
 
   it('cannot use it without the CA (the certificate is verified) or without TLS', async () => {
     const untrusted = await startApi({ REDIS_URL: `rediss://:${PASSWORD}@localhost:${redisPort}` });
-    expect(await healthBecomes(untrusted.api, 503)).toBe(503);
+    await healthBecomes(untrusted.api, 503);
     const plaintext = await startApi({ REDIS_URL: `redis://:${PASSWORD}@localhost:${redisPort}`, NODE_EXTRA_CA_CERTS: certs.ca });
-    expect(await healthBecomes(plaintext.api, 503)).toBe(503);
+    await healthBecomes(plaintext.api, 503);
   });
 });
