@@ -2,7 +2,7 @@ import type { Cluster } from 'ioredis';
 import { DistributedLock } from '@app/distributed-lock';
 import { contend, expectIncreasing, listenForWakes, replicasCaughtUp, sleep } from '../support/lock-contention';
 import { RedisClusterProcess } from '../support/redis-cluster';
-import { answerWithoutPassword, appPing } from '../support/redis-auth';
+import { expectPasswordsRequired } from '../support/redis-auth';
 
 jest.setTimeout(90_000);
 
@@ -24,14 +24,7 @@ describe('lock library on a real Redis Cluster (3 primaries, 3 replicas)', () =>
   });
 
   it('runs with passwords: every node refuses a client without one; the app connects with its configuration', async () => {
-    for (const node of cluster.nodes) expect(await answerWithoutPassword(node.port)).toMatch(/NOAUTH/);
-    const configured = await appPing(cluster.env);
-    expect(configured.answer).toBe('PONG');
-    configured.client.disconnect();
-    const { REDIS_PASSWORD: _password, ...withoutPassword } = cluster.env;
-    const refused = await appPing(withoutPassword);
-    expect(refused.answer).not.toBe('PONG');
-    refused.client.disconnect();
+    await expectPasswordsRequired(cluster.nodes.map((node) => node.port), cluster.env, 'REDIS_PASSWORD');
   });
 
   it('one holder at a time across 3 instances; fences increase; handoffs are announced by sharded pub/sub', async () => {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { DistributedLock } from '@app/distributed-lock';
 import { contend, expectIncreasing, listenForWakes, replicasCaughtUp, sleep } from '../support/lock-contention';
-import { answerWithoutPassword, appPing } from '../support/redis-auth';
+import { expectPasswordsRequired } from '../support/redis-auth';
 import { RedisSentinelGroup } from '../support/redis-sentinel';
 
 jest.setTimeout(90_000);
@@ -24,14 +24,7 @@ describe('lock library on Redis Sentinel (primary, replica, 3 Sentinels)', () =>
   });
 
   it('runs with passwords: every node and Sentinel refuses a client without one; the app connects with its configuration', async () => {
-    for (const port of [...group.servers.map((s) => s.port), ...group.sentinelPorts]) expect(await answerWithoutPassword(port)).toMatch(/NOAUTH/);
-    const configured = await appPing(group.env);
-    expect(configured.answer).toBe('PONG');
-    configured.client.disconnect();
-    const { REDIS_SENTINEL_PASSWORD: _sentinels, ...withoutSentinelPassword } = group.env;
-    const refused = await appPing(withoutSentinelPassword);
-    expect(refused.answer).not.toBe('PONG');
-    refused.client.disconnect();
+    await expectPasswordsRequired([...group.servers.map((s) => s.port), ...group.sentinelPorts], group.env, 'REDIS_SENTINEL_PASSWORD');
   });
 
   it('one holder at a time across 3 instances, with WAIT for the replica on every acquire', async () => {

@@ -24,3 +24,18 @@ export async function appPing(env: Record<string, string>): Promise<{ answer: st
   const answer = await client.ping().then(String, (error: Error) => error.message);
   return { answer, client };
 }
+
+/**
+ * Every port refuses a client without a password (NOAUTH); the app's client connects with `env`,
+ * and fails to once `withoutKey` (a password variable) is taken out of it.
+ */
+export async function expectPasswordsRequired(ports: number[], env: Record<string, string>, withoutKey: string): Promise<void> {
+  for (const port of ports) expect(await answerWithoutPassword(port)).toMatch(/NOAUTH/);
+  const configured = await appPing(env);
+  expect(configured.answer).toBe('PONG');
+  configured.client.disconnect();
+  const { [withoutKey]: _removed, ...without } = env;
+  const refused = await appPing(without);
+  expect(refused.answer).not.toBe('PONG');
+  refused.client.disconnect();
+}
