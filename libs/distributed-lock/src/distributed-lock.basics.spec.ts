@@ -36,6 +36,24 @@ describe('DistributedLock: acquire, release, extend', () => {
     await b.release();
   });
 
+  it('holds a lock under a token the caller gives, which another process may take over, extend and release', async () => {
+    const other = new DistributedLock(redis.client(), { defaultTtlMs: 2000, defaultWaitMs: 500 });
+    try {
+      const lock = await locks.acquire('shared', { token: 'job-7' });
+      expect(lock.token).toBe('job-7');
+      expect(await redis.client().get('lock:{shared}')).toBe('job-7');
+      expect(await other.tryAcquire('shared')).toBeNull();
+      const takenOver = await other.tryAcquire('shared', { token: 'job-7' });
+      expect(takenOver?.fence).toBeGreaterThanOrEqual(lock.fence);
+      expect(await takenOver?.extend(3000)).toBe(true);
+      expect(await takenOver?.release()).toBe(true);
+      expect(await redis.client().exists('lock:{shared}')).toBe(0);
+      await expect(locks.acquire('shared', { token: '' })).rejects.toThrow('token must be a non-empty string');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('answers null from tryAcquire when the lock is held elsewhere, without waiting', async () => {
     const held = await locks.acquire('busy');
     const started = performance.now();

@@ -157,8 +157,9 @@ export class DistributedLock extends EventEmitter {
     const keys = canonicalKeys(key);
     const waitMs = orThrow ? (opts.waitMs ?? this.waitMs) : 0;
     const startedAt = now();
-    const request: AttemptRequest = { keys, token: ownerToken(), ttlMs: opts.ttlMs ?? this.ttlMs, fair: opts.fair ?? false, queueForMs: 0, mayBeQueued: false };
-    const line = this.local.applies(keys, request.fair, waitMs) ? keys[0] : undefined;
+    const request: AttemptRequest = { keys, token: opts.token ?? ownerToken(), ttlMs: opts.ttlMs ?? this.ttlMs, fair: opts.fair ?? false, queueForMs: 0, mayBeQueued: false };
+    // A line hands the lock on under the next chain's token: a caller's own token stays out of it.
+    const line = opts.token === undefined && this.local.applies(keys, request.fair, waitMs) ? keys[0] : undefined;
     return { name, keys, signal, waitMs, startedAt, deadline: startedAt + waitMs, request, line };
   }
 

@@ -6,12 +6,9 @@ export interface Lock {
   readonly key: string;
   /** The canonical (sorted, deduplicated) keys. */
   readonly keys: string[];
-  /** The random owner token that Redis compares on release and extend. */
+  /** The owner token that Redis compares on release and extend (random unless given). */
   readonly token: string;
-  /**
-   * Fencing token: strictly increases with every new holder of this key (re-entry keeps it).
-   * Pass it to storage and reject writes that carry a smaller one.
-   */
+  /** Fencing token: strictly increases with every new holder of this key (re-entry keeps it); storage rejects a smaller one. */
   readonly fence: number;
   /** Aborted when the lease is lost (renewal failed, or the validity ran out). */
   readonly signal: AbortSignal;
@@ -40,10 +37,7 @@ export interface LockEventMap {
 export interface DistributedLockOptions {
   /** Prepended to every Redis key. Default `lock:`. */
   prefix?: string;
-  /**
-   * Wrap each key in a Cluster hash tag (`lock:{stock:42}`), so its names share a slot. Default
-   * true. A key with its own `{tag}` keeps it: that puts several keys in one slot (multi-key lock).
-   */
+  /** Wrap each key in a Cluster hash tag (`lock:{stock:42}`), so its names share a slot (default true); a key's own `{tag}` stays. */
   hashTag?: boolean;
   /** Lease in ms when a call gives none. Default 5000. */
   defaultTtlMs?: number;
@@ -82,6 +76,8 @@ export interface AcquireOptions {
    * AsyncLocalStorage, whose promise hooks on Node 20 then tax every promise. Default `true`.
    */
   reentrant?: boolean;
+  /** Owner token (default random): one holder's own, shared by its processes. A key it already holds is taken as it is. */
+  token?: string;
 }
 
 /** One key, or several taken together as one multi-key lock. */

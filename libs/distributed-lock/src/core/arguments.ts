@@ -44,10 +44,11 @@ export function checkLockOptions(options: DistributedLockOptions): void {
 
 export function checkAcquireOptions(opts: AcquireOptions): void {
   check(typeof opts === 'object' && opts !== null, 'acquire options', 'an object', opts);
-  const { ttlMs, waitMs, fair, signal, reentrant } = opts;
+  const { ttlMs, waitMs, fair, signal, reentrant, token } = opts;
   if (ttlMs !== undefined) check(isInteger(ttlMs, 1), 'ttlMs', 'a whole number of ms, 1 or more', ttlMs);
   if (waitMs !== undefined) check(isDuration(waitMs), 'waitMs', 'a number of ms, 0 or more', waitMs);
   if (fair !== undefined) check(typeof fair === 'boolean', 'fair', 'a boolean', fair);
   if (signal !== undefined) check(signal instanceof AbortSignal, 'signal', 'an AbortSignal', signal);
   if (reentrant !== undefined) check(typeof reentrant === 'boolean', 'reentrant', 'a boolean', reentrant);
+  if (token !== undefined) check(typeof token === 'string' && token.length > 0, 'token', 'a non-empty string', token);
 }
