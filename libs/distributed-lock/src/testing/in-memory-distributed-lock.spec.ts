@@ -14,6 +14,17 @@ describe('InMemoryDistributedLock', () => {
     await second.release();
   });
 
+  it('holds a lock under a given token, which takes the key over as it stands', async () => {
+    const locks = new InMemoryDistributedLock({ defaultWaitMs: 50 });
+    const held = await locks.acquire('stock:3', { token: 'job-7' });
+    expect(held.token).toBe('job-7');
+    expect(await locks.tryAcquire('stock:3')).toBeNull();
+    const takenOver = await locks.tryAcquire('stock:3', { token: 'job-7' });
+    expect(takenOver?.fence).toBe(held.fence);
+    expect(await takenOver?.release()).toBe(true);
+    expect(locks.isHeld('stock:3')).toBe(false);
+  });
+
   it('ends a wait when its signal aborts', async () => {
     const locks = new InMemoryDistributedLock({ defaultWaitMs: 60_000 });
     const held = await locks.acquire('stock:2');

@@ -11,7 +11,7 @@ import type { AcquireOptions, Lock, LockEngine } from '../lock';
  * Leases never expire and nothing is shared between processes.
  */
 export class InMemoryDistributedLock extends EventEmitter implements LockEngine {
-  private readonly held = new Map<string, Lock>();
+  private readonly held = new Set<Lock>();
   private readonly fences = new Map<string, number>();
   private readonly context = new AsyncLocalStorage<Lock[]>();
   private wakeWaiters: Array<() => void> = [];
@@ -25,7 +25,7 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
     const waitMs = opts.waitMs ?? this.defaults.defaultWaitMs ?? 5_000;
     for (;;) {
       if (opts.signal?.aborted) throw new LockAbortedError(String(key), opts.signal.reason);
-      const lock = this.take(key, opts.ttlMs);
+      const lock = this.take(key, opts);
       if (lock) {
         this.emit('acquired', { key: lock.key, waitMs: performance.now() - started, fence: lock.fence, reentrant: false });
         return lock;
@@ -40,7 +40,7 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
   }
 
   async tryAcquire(key: string | string[], opts: AcquireOptions = {}): Promise<Lock | null> {
-    return this.take(key, opts.ttlMs);
+    return this.take(key, opts);
   }
 
   async using<T>(key: string | string[], opts: AcquireOptions, fn: (signal: AbortSignal, lock: Lock) => Promise<T>): Promise<T> {
@@ -72,13 +72,14 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
     await Promise.all([...this.held.values()].map((lock) => lock.release()));
   }
 
-  private take(key: string | string[], ttlMs?: number): Lock | null {
+  private take(key: string | string[], { ttlMs, token = randomUUID() }: AcquireOptions): Lock | null {
     const keys = [...new Set(Array.isArray(key) ? key : [key])].sort();
-    if (keys.some((k) => this.isHeld(k))) return null;
+    const own = [...this.held].find((lock) => lock.token === token && lock.key === keys.join(','));
+    if (own || keys.some((k) => this.isHeld(k))) return own ?? null;
     const fence = (this.fences.get(keys[0]) ?? 0) + 1;
     keys.forEach((k) => this.fences.set(k, Math.max(fence, this.fences.get(k) ?? 0)));
-    const lock = this.newLock(keys, fence, ttlMs ?? this.defaults.defaultTtlMs ?? 30_000);
-    this.held.set(lock.token, lock);
+    const lock = this.newLock(keys, fence, ttlMs ?? this.defaults.defaultTtlMs ?? 30_000, token);
+    this.held.add(lock);
     return lock;
   }
 
@@ -86,14 +87,14 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
     this.fences.set(key, Math.max(fence, this.fences.get(key) ?? 0));
   }
 
-  private newLock(keys: string[], fence: number, ttlMs: number): Lock {
+  private newLock(keys: string[], fence: number, ttlMs: number, token: string): Lock {
     const acquiredAt = performance.now();
     const controller = new AbortController();
     let validUntil = acquiredAt + ttlMs;
     const lock: Lock = {
       key: keys.join(','),
       keys,
-      token: randomUUID(),
+      token,
       fence,
       signal: controller.signal,
       acquiredAt,
@@ -101,13 +102,13 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
         return validUntil;
       },
       extend: async (ms = ttlMs) => {
-        if (!this.held.has(lock.token)) return false;
+        if (!this.held.has(lock)) return false;
         validUntil = performance.now() + ms;
         this.emit('extended', { key: lock.key, ttlMs: ms });
         return true;
       },
       release: async () => {
-        const wasHeld = this.held.delete(lock.token);
+        const wasHeld = this.held.delete(lock);
         if (wasHeld) this.emit('released', { key: lock.key, holdMs: performance.now() - acquiredAt, wasHeld });
         const waiters = this.wakeWaiters;
         this.wakeWaiters = [];
