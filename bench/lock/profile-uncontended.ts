@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { RedisServerProcess } from '../../test/support/redis-server';
 import { createLocker } from './lockers';
+import { OurScriptsLocker } from './lockers/our-scripts';
 import { OursLocker } from './lockers/ours';
 import { ContenderKind, Locker } from './lockers/types';
 import { CommandTally, countedClient } from './redis-clients';
@@ -17,7 +18,8 @@ import { median } from './stats';
  * Arguments: contender kinds joined by commas (default ours,semaphore,rawFenced), rounds (5),
  * cycles per slice (5,000). Each round starts with a different contender; the ratios printed are
  * each slice's time against the first contender's slice of the same round. The kind `baseline` is
- * this library at another commit, extracted first:
+ * this library at another commit, extracted first; the kind `scripts` is this library's two
+ * scripts run directly (see OurScriptsLocker):
  *
  *   mkdir -p .infra/baseline && git archive <commit> libs/distributed-lock/src | tar -x -C .infra/baseline
  */
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
 }
 
 function makeLocker(kind: string, port: number): Locker {
+  if (kind === 'scripts') return new OurScriptsLocker(countedClient(port, new CommandTally()));
   if (kind !== 'baseline') return createLocker({ kind: kind as ContenderKind, label: kind, settings: {} }, port, new CommandTally());
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { DistributedLock } = require(join(__dirname, '../../.infra/baseline/libs/distributed-lock/src/distributed-lock')) as { DistributedLock: never };
