@@ -13,6 +13,9 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 from="${1:?usage: run.sh <redis-semaphore checkout (a work tree or a git dir)>}"
 work="$root/.infra/semaphore-suite"
+for tool in redis-server redis-cli; do
+  command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install -y redis-server" >&2; exit 2; }
+done
 suite="$work/suite"
 mkdir -p "$suite" "$work/redis"
 rm -rf "$suite/test" "$suite/src"
