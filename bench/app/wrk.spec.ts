@@ -52,7 +52,10 @@ describe('CpuMeter', () => {
       for (let i = 0; i < 200_000; i++) x += Math.sqrt(x + i);
     });
     const fileReads = await kernelShareOf(() => readFileSync('/proc/self/stat'));
-    expect(arithmetic).toBeLessThan(0.2);
+    // User time dominates arithmetic, though not by a fixed margin: the shares are counted in 10 ms
+    // ticks of the whole process (its other threads, page faults), and a loaded CI host once put
+    // 0.29 in the kernel's. Swapped fields would give it the larger share, and fail both checks.
+    expect(arithmetic).toBeLessThan(0.5);
     expect(fileReads).toBeGreaterThan(arithmetic + 0.15);
   });
 
