@@ -5,19 +5,18 @@
 #   npm run test:semaphore-suite -- <redis-semaphore checkout: a work tree or a git dir>
 #
 # Their test/ folder is copied into .infra/semaphore-suite/ with two substitutions: the modules
-# it imports from ../src re-export the adapter, and shell.ts (docker compose in theirs) starts
-# and stops private redis-server processes. Their test tools are installed there, at the
-# versions their package.json names. Nothing of theirs is kept in this repository.
+# it imports from ../src re-export the adapter, and its shell.ts (docker compose in theirs)
+# re-exports ours, which starts and stops private redis-server processes. Their test tools are
+# installed there, at the versions their package.json names. Nothing of theirs is kept in this
+# repository.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 from="${1:?usage: run.sh <redis-semaphore checkout (a work tree or a git dir)>}"
 work="$root/.infra/semaphore-suite"
-for tool in redis-server redis-cli; do
-  command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install -y redis-server" >&2; exit 2; }
-done
+command -v "${REDIS_SERVER_BIN:-redis-server}" >/dev/null || { echo "redis-server is missing: apt-get install -y redis-server" >&2; exit 2; }
 suite="$work/suite"
-mkdir -p "$suite" "$work/redis"
+mkdir -p "$suite"
 rm -rf "$suite/test" "$suite/src"
 
 if [ -d "$from/test" ]; then
@@ -26,7 +25,6 @@ else
   git --git-dir="$from" archive HEAD test | tar -x -C "$suite"
   git --git-dir="$from" show HEAD:package.json >"$work/their-package.json"
 fi
-cp "$here/shell.ts" "$suite/test/shell.ts"
 
 # The paths their tests import, each re-exporting the adapter.
 adapter="$here/adapter"
@@ -39,6 +37,7 @@ reexport errors/LostLockError.ts "export { LostLockError as default } from '$ada
 reexport errors/TimeoutError.ts "export { TimeoutError as default } from '$adapter';"
 reexport types.ts "export type { LockOptions, TimeoutOptions, LockLostCallback } from '$adapter';"
 reexport utils/index.ts "export { delay } from '$adapter';"
+printf '%s\n' "export * from '$here/shell';" >"$suite/test/shell.ts"
 printf '%s\n' '{ "compilerOptions": { "target": "es2022", "module": "commonjs", "esModuleInterop": true, "strict": true, "skipLibCheck": true } }' >"$suite/tsconfig.json"
 
 # Their test tools, at their versions (installed once; kept between runs).
@@ -51,18 +50,11 @@ if [ "$(cat "$work/installed" 2>/dev/null)" != "$specs" ]; then
   printf '%s' "$specs" >"$work/installed"
 fi
 
-# Three private servers (their docker-compose has redis1..3 for these tests).
-ports=()
-for n in 1 2 3; do
-  port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
-  ports+=("$port")
-  export "REDIS_URI$n=redis://127.0.0.1:$port"
-done
-export SEMAPHORE_SUITE_DIR="$work/redis"
-stop_servers() { for port in "${ports[@]}"; do redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true; done; }
-trap stop_servers EXIT
-for n in 1 2 3; do (cd "$suite" && node -r @swc-node/register -e "require('./test/shell').upRedisServer($n)"); done
+# Three private servers (their docker-compose has redis1..3 for these tests), which shell.ts
+# starts and stops, on free ports (asked for together, so the kernel gives three different ones).
+read -r -a ports < <(cd "$suite" && node -r @swc-node/register -e "const { freePort } = require('$root/test/support/free-port'); Promise.all([1, 2, 3].map(freePort)).then((p) => console.log(p.join(' ')))")
+for n in 1 2 3; do export "REDIS_URI$n=redis://127.0.0.1:${ports[n - 1]}"; done
 
 cd "$suite"
-npx mocha --exit --timeout 5s -r @swc-node/register -r test/setup.ts \
+npx mocha --exit --timeout 5s -r @swc-node/register -r test/setup.ts -r test/shell.ts \
   test/init.test.ts test/src/RedisMutex.test.ts test/src/RedlockMutex.test.ts test/src/Lock.test.ts

@@ -1,13 +1,14 @@
-import { execFile } from 'node:child_process';
-import { createConnection } from 'node:net';
-import { promisify } from 'node:util';
+import { RedisServerProcess } from '../support/redis-server';
 
 /**
- * Stands in for the suite's `test/shell.ts`, which starts and stops its Redis servers with
- * docker compose: here server N is a private redis-server on the port of `REDIS_URI<N>`,
- * persisting nothing, its files in `SEMAPHORE_SUITE_DIR` (see run.sh).
+ * Stands in for the suite's `test/shell.ts`, which starts and stops its Redis servers with docker
+ * compose: here server N is a private redis-server (persisting nothing) on the port of
+ * `REDIS_URI<N>`, which run.sh sets before the suite's clients read it. Mocha starts the servers
+ * before the first test (`mochaGlobalSetup`, this file being loaded with -r) and stops them after
+ * the last.
  */
-const run = promisify(execFile);
+const SERVERS = [1, 2, 3];
+const running = new Map<number, RedisServerProcess>();
 
 function portOf(num: number): number {
   const uri = process.env[`REDIS_URI${num}`];
@@ -15,32 +16,19 @@ function portOf(num: number): number {
   return Number(new URL(uri).port);
 }
 
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ port, host: '127.0.0.1' });
-    socket.once('connect', () => socket.end(() => resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
-}
-
-async function until(port: number, up: boolean): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if ((await answers(port)) === up) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`redis-server on ${port} did not come ${up ? 'up' : 'down'}`);
-}
-
 export async function upRedisServer(num: number): Promise<void> {
-  const port = portOf(num);
-  if (await answers(port)) return;
-  const dir = process.env.SEMAPHORE_SUITE_DIR ?? '.';
-  await run('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'yes', '--pidfile', `${dir}/redis-${port}.pid`, '--logfile', `${dir}/redis-${port}.log`]);
-  await until(port, true);
+  if (!running.has(num)) running.set(num, await RedisServerProcess.start([], portOf(num)));
 }
 
 export async function downRedisServer(num: number): Promise<void> {
-  const port = portOf(num);
-  await run('redis-cli', ['-p', String(port), 'shutdown', 'nosave']).catch(() => undefined);
-  await until(port, false);
+  await running.get(num)?.stop();
+  running.delete(num);
+}
+
+export async function mochaGlobalSetup(): Promise<void> {
+  for (const num of SERVERS) await upRedisServer(num);
+}
+
+export async function mochaGlobalTeardown(): Promise<void> {
+  for (const num of [...running.keys()]) await downRedisServer(num);
 }
