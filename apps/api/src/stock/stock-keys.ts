@@ -21,7 +21,7 @@ export const stockLockKeys = (productId: string, segments: number): string[] =>
  * lock key (`{stock:<id>}`), so the lock, the sold-out flag and the cache of a product live in one
  * Redis Cluster slot (with the fence counter the library keeps for that slot).
  */
-export const productTag = (productId: string) => `{stock:${productId}}`;
+export const productTag = (productId: string) => `{${stockLockKey({ productId, segment: null })}}`;
 
 export const productKeys = (prefix: string, productId: string) => {
   const tag = productTag(productId);
