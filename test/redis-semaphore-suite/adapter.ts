@@ -15,10 +15,19 @@ export * from './lock-contract';
  * (their only failure), and a lease that cannot be renewed is reported lost once it has run out.
  */
 abstract class OurLock extends Lock {
+  protected _key = '';
+  private lockKey = '';
+  private locks!: DistributedLock; // set by use(), which every constructor calls
   private held?: HeldLock;
 
-  protected abstract readonly locks: DistributedLock;
-  protected abstract readonly lockKey: string;
+  /** The key and the engine, checked after the options as theirs are. */
+  protected use(redis: Redis | Redis[], key: unknown): void {
+    if (!key) throw new Error('"key" is required');
+    if (typeof key !== 'string') throw new Error('"key" must be a string');
+    this.lockKey = key;
+    this._key = `mutex:${key}`;
+    this.locks = engineFor(redis);
+  }
 
   protected async _acquire(signal?: AbortSignal): Promise<boolean> {
     try {
@@ -33,8 +42,11 @@ abstract class OurLock extends Lock {
 
   /** Renews the lease; with none in hand (taken by another process), takes it over under the identifier. */
   protected async _refresh(): Promise<boolean> {
-    if (!this.held) return this.takeOver();
     const held = this.held;
+    if (!held) {
+      this.held = await this.takeOver();
+      return this.held !== undefined;
+    }
     try {
       if (await held.extend(this.lockTimeout)) return true;
     } catch (error) {
@@ -48,17 +60,12 @@ abstract class OurLock extends Lock {
   }
 
   protected async _release(): Promise<void> {
-    const held = this.held ?? (await this.takeOverLease());
+    const held = this.held ?? (await this.takeOver());
     this.held = undefined;
     await held?.release().catch(() => false);
   }
 
-  private async takeOver(): Promise<boolean> {
-    this.held = await this.takeOverLease();
-    return this.held !== undefined;
-  }
-
-  private async takeOverLease(): Promise<HeldLock | undefined> {
+  private async takeOver(): Promise<HeldLock | undefined> {
     return (await this.locks.tryAcquire(this.lockKey, this.terms()).catch(() => null)) ?? undefined;
   }
 
@@ -75,39 +82,22 @@ function engineFor(redis: Redis | Redis[]): DistributedLock {
   return engine;
 }
 
-function checkKey(key: unknown): asserts key is string {
-  if (!key) throw new Error('"key" is required');
-  if (typeof key !== 'string') throw new Error('"key" must be a string');
-}
-
 export class Mutex extends OurLock {
   protected _kind = 'mutex';
-  protected _key: string;
-  protected readonly locks: DistributedLock;
-  protected readonly lockKey: string;
 
   constructor(client: Redis, key: string, options?: LockOptions) {
     super(options);
     if (!client) throw new Error('"client" is required');
-    checkKey(key);
-    this.lockKey = key;
-    this._key = `mutex:${key}`;
-    this.locks = engineFor(client);
+    this.use(client, key);
   }
 }
 
 export class RedlockMutex extends OurLock {
   protected _kind = 'redlock-mutex';
-  protected _key: string;
-  protected readonly locks: DistributedLock;
-  protected readonly lockKey: string;
 
   constructor(clients: Redis[], key: string, options?: LockOptions) {
     super(options);
     if (!clients || !Array.isArray(clients)) throw new Error('"clients" array is required');
-    checkKey(key);
-    this.lockKey = key;
-    this._key = `mutex:${key}`;
-    this.locks = engineFor(clients);
+    this.use(clients, key);
   }
 }

@@ -48,7 +48,7 @@ export abstract class Lock {
   private refreshing = false;
   private acquired = false;
   /** The identifier already holds the key (taken by another process): take it over by refreshing. */
-  protected heldElsewhere: boolean;
+  private heldElsewhere: boolean;
 
   protected abstract _acquire(signal?: AbortSignal): Promise<boolean>;
   protected abstract _refresh(): Promise<boolean>;
