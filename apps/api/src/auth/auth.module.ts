@@ -2,8 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { ClientAddressLimit } from './client-address-limit';
-import { JwtAuthGuard } from './jwt-auth.guard';
-import { TokenVerifier } from './token-verifier';
+import { JwtAuthGuard, TokenVerifier } from './authentication';
 
 @Global()
 @Module({

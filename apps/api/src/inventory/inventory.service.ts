@@ -8,14 +8,12 @@ import { StaleFenceException } from '../common/errors/stale-fence.error';
 import { FenceRepair } from '../stock/fence-repair';
 import { Fence, StockUnit, stockLockKeys } from '../stock/stock-keys';
 import { CreateProductDto } from './dto/create-product.dto';
-import { ProductCache } from './product-cache';
 import { ProductCatalog } from './product-catalog.service';
 import { PRODUCT_COLUMNS, ProductRow, ProductView, toProductView } from './product.view';
-import { SoldOutFlags } from './sold-out-flags';
 import { SetOutcome, StaleSegmentsError, StockLedger } from '../stock/stock-ledger';
 import { stockSetAfterFailure } from '../stock/stock-read-back';
 import { reportBackgroundFailure } from '../metrics/background-failures';
-import { withConflictRetry } from '../database/conflict-retry';
+import { withConflictRetry } from '../database/statements';
 import { toWaitingRoomSettings } from '../sale-terms/waiting-room-settings';
 
 const UNIQUE_VIOLATION = '23505';
@@ -42,8 +40,6 @@ export class InventoryService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly fenceRepair: FenceRepair,
     private readonly ledger: StockLedger,
-    private readonly flags: SoldOutFlags,
-    private readonly cache: ProductCache,
     private readonly catalog: ProductCatalog,
     private readonly locks: DistributedLockService,
   ) {}
@@ -82,7 +78,7 @@ export class InventoryService {
       throw error;
     }
     const view = toProductView(row);
-    await Promise.all([this.flags.sync(view.id, view.stock), this.cache.write(view.id, view)]);
+    await this.catalog.afterCreate(view);
     return view;
   }
 
@@ -106,7 +102,7 @@ export class InventoryService {
       stockSetAfterFailure(this.db, productId, false, stock, error),
     );
     if (result === 'stale-fence' && fence !== null) await this.fenceRepair.repairFenceIfReset({ productId, segment: null }, lock);
-    if (result === 'ok') await this.afterStockChange(productId, stock);
+    if (result === 'ok') await this.catalog.afterStockChange(productId, stock);
     return result;
   }
 
@@ -120,13 +116,13 @@ export class InventoryService {
       if (error instanceof StaleSegmentsError) return 'stale-fence';
       await stockSetAfterFailure(this.db, productId, true, stock, error);
     }
-    await this.afterStockChange(productId, stock);
+    await this.catalog.afterStockChange(productId, stock);
     return 'ok';
   }
 
   /**
    * Returns units inside the caller's transaction, fenced like every stock write (a newer fence on
-   * the row: StaleFenceException, and the transaction fails whole); call afterUnitChange once it
+   * the row: StaleFenceException, and the transaction fails whole); call ProductCatalog.afterUnitChange once it
    * commits, or repairAfterStaleFence once it failed.
    */
   giveBack(tx: EntityManager, unit: StockUnit, quantity: number, fence: Fence): Promise<number> {
@@ -141,33 +137,5 @@ export class InventoryService {
   async repairAfterStaleFence(unit: StockUnit, lock: Lock | undefined, error: unknown): Promise<void> {
     if (!(error instanceof StaleFenceException)) return;
     await this.fenceRepair.repairFenceIfReset(unit, lock).catch((failure: unknown) => reportBackgroundFailure(this.log, 'fence-repair', `product ${unit.productId}`, failure));
-  }
-
-  /**
-   * Keeps the sold-out flag and the cached view in step with a committed stock figure. Best
-   * effort: the change it follows is committed and its caller's answer must say so, so a failure
-   * here is reported, never thrown. The flag and the cache then lapse on their own TTLs.
-   */
-  async afterStockChange(productId: string, stock: number, segmented = false): Promise<void> {
-    try {
-      await Promise.all([this.flags.sync(productId, stock, segmented), this.cache.invalidate(productId)]);
-    } catch (error) {
-      reportBackgroundFailure(this.log, 'stock-bookkeeping', `product ${productId}`, error);
-    }
-  }
-
-  /**
-   * The same after a change to one stock unit: a segment with units means the product has some;
-   * an empty segment needs the other segments counted before the product is called sold out.
-   */
-  async afterUnitChange(unit: StockUnit, unitStock: number): Promise<void> {
-    if (unit.segment === null || unitStock > 0) return this.afterStockChange(unit.productId, unitStock, unit.segment !== null);
-    let total: number;
-    try {
-      total = await this.ledger.segmentedTotal(this.db, unit.productId);
-    } catch (error) {
-      return reportBackgroundFailure(this.log, 'stock-bookkeeping', `product ${unit.productId}`, error);
-    }
-    return this.afterStockChange(unit.productId, total, true);
   }
 }

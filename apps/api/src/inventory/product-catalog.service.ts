@@ -1,28 +1,103 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DistributedLockService } from '@app/distributed-lock';
 import { DataSource } from 'typeorm';
 import { productNotFound } from '../common/errors/app.exception';
-import { ProductCache } from './product-cache';
+import type { RedisConnection } from '../common/redis/redis-client.factory';
+import { REDIS_CLIENT } from '../common/redis/redis.constants';
+import { RedisKeyPrefix } from '../common/redis/redis-keys';
+import { reportBackgroundFailure } from '../metrics/background-failures';
+import { StockLedger } from '../stock/stock-ledger';
+import { SoldOutFlags } from './sold-out-flags';
 import { PRODUCT_SELECT, ProductRow, ProductView, SaleTerms, toProductView, toSaleTerms } from './product.view';
-import { productKeys } from '../stock/stock-keys';
+import { productKeys, StockUnit } from '../stock/stock-keys';
 
 const WAIT_FOR_REBUILD_MS = 300;
 const MAX_TERMS = 10_000;
 const MISSING_TERMS_MS = 2_000;
 
+// ---- the cached view
+
+/** A cached read: `view` null means "no such product" (cached briefly so lookups of junk ids stay cheap). */
+export interface CachedProduct {
+  view: ProductView | null;
+  fresh: boolean;
+}
+
+const FRESH_MS = 30_000;
+const MISSING_FRESH_MS = 3_000;
+// Kept past freshness so that readers can be served the stale value while one rebuilds.
+const KEEP_S = 120;
+
 /**
- * Product reads. The Redis cache is rebuilt by one reader at a time (under a lock); the others
- * get the stale value when there is one, or wait briefly for the rebuild. Sale terms never change
- * after creation, so the purchase path keeps them in process memory.
+ * The product view cached in Redis. Readers of one product that arrive while its GET is in flight
+ * share that GET: under a sale the storefront reads the hot product thousands of times a second,
+ * and a Redis round trip per read was a third of a read's CPU. A joiner gets a value read at most
+ * one round trip before it arrived, of a cache that is already allowed to be 30 s stale; a write or
+ * an invalidation detaches the read in flight, so that nobody arriving after it joins an older GET
+ * (this connection sends commands in order: a GET issued later runs after the DEL).
+ */
+@Injectable()
+export class ProductCache {
+  private readonly inFlight = new Map<string, Promise<CachedProduct | undefined>>();
+
+  constructor(
+    @Inject(REDIS_CLIENT) private readonly redis: RedisConnection,
+    private readonly prefix: RedisKeyPrefix,
+  ) {}
+
+  read(productId: string): Promise<CachedProduct | undefined> {
+    const pending = this.inFlight.get(productId);
+    if (pending) return pending;
+    const read = this.readOnce(productId).finally(() => {
+      if (this.inFlight.get(productId) === read) this.inFlight.delete(productId);
+    });
+    this.inFlight.set(productId, read);
+    return read;
+  }
+
+  private async readOnce(productId: string): Promise<CachedProduct | undefined> {
+    try {
+      const raw = await this.redis.get(productKeys(this.prefix.value, productId).view);
+      if (!raw) return undefined;
+      const entry = JSON.parse(raw) as { v: ProductView | null; f: number };
+      return { view: entry.v, fresh: entry.f > Date.now() };
+    } catch {
+      return undefined;
+    }
+  }
+
+  async write(productId: string, view: ProductView | null): Promise<void> {
+    this.inFlight.delete(productId);
+    const entry = { v: view, f: Date.now() + (view ? FRESH_MS : MISSING_FRESH_MS) };
+    await this.redis.set(productKeys(this.prefix.value, productId).view, JSON.stringify(entry), 'EX', KEEP_S).catch(() => undefined);
+  }
+
+  async invalidate(productId: string): Promise<void> {
+    this.inFlight.delete(productId);
+    await this.redis.del(productKeys(this.prefix.value, productId).view).catch(() => undefined);
+  }
+}
+
+// ---- the catalog
+
+/**
+ * What every instance knows of a product without asking Postgres: its view, cached in Redis and
+ * rebuilt by one reader at a time (under a lock; the others get the stale value when there is
+ * one, or wait briefly for the rebuild); its sale terms, which never change after creation, so the
+ * purchase path keeps them in process memory; and its sold-out flag, which with the cached view
+ * follows every committed stock change (afterStockChange).
  */
 @Injectable()
 export class ProductCatalog {
+  private readonly log = new Logger(ProductCatalog.name);
   private readonly terms = new Map<string, SaleTerms | { missingUntil: number }>();
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly cache: ProductCache,
+    private readonly flags: SoldOutFlags,
+    private readonly ledger: StockLedger,
     private readonly locks: DistributedLockService,
   ) {}
 
@@ -56,6 +131,39 @@ export class ProductCatalog {
 
   forget(productId: string): void {
     this.terms.delete(productId);
+  }
+
+  /** A new product: its flag and its cached view start from what was just inserted. */
+  async afterCreate(view: ProductView): Promise<void> {
+    await Promise.all([this.flags.sync(view.id, view.stock), this.cache.write(view.id, view)]);
+  }
+
+  /**
+   * Keeps the sold-out flag and the cached view in step with a committed stock figure. Best
+   * effort: the change it follows is committed and its caller's answer must say so, so a failure
+   * here is reported, never thrown. The flag and the cache then lapse on their own TTLs.
+   */
+  async afterStockChange(productId: string, stock: number, segmented = false): Promise<void> {
+    try {
+      await Promise.all([this.flags.sync(productId, stock, segmented), this.cache.invalidate(productId)]);
+    } catch (error) {
+      reportBackgroundFailure(this.log, 'stock-bookkeeping', `product ${productId}`, error);
+    }
+  }
+
+  /**
+   * The same after a change to one stock unit: a segment with units means the product has some;
+   * an empty segment needs the other segments counted before the product is called sold out.
+   */
+  async afterUnitChange(unit: StockUnit, unitStock: number): Promise<void> {
+    if (unit.segment === null || unitStock > 0) return this.afterStockChange(unit.productId, unitStock, unit.segment !== null);
+    let total: number;
+    try {
+      total = await this.ledger.segmentedTotal(this.db, unit.productId);
+    } catch (error) {
+      return reportBackgroundFailure(this.log, 'stock-bookkeeping', `product ${unit.productId}`, error);
+    }
+    return this.afterStockChange(unit.productId, total, true);
   }
 
   private async readThrough(productId: string): Promise<ProductView | null> {

@@ -8,9 +8,10 @@ import { StockUnit, stockLockKey } from '../stock/stock-keys';
 import { HeldLock, WithLock, type Lock } from '@app/distributed-lock';
 import { TypedConfigService } from '../config/app-config.module';
 import { InventoryService } from '../inventory/inventory.service';
+import { ProductCatalog } from '../inventory/product-catalog.service';
 import { QuotaLedger } from './quota-ledger';
 import { queryRows } from '../database/query-rows';
-import { withConflictRetry } from '../database/conflict-retry';
+import { withConflictRetry } from '../database/statements';
 import { reportBackgroundFailure } from '../metrics/background-failures';
 
 const JOB = 'order-expiry';
@@ -36,6 +37,7 @@ export class OrderExpiryService implements OnApplicationBootstrap, OnApplication
     @InjectDataSource() private readonly db: DataSource,
     private readonly locks: DistributedLockService,
     private readonly inventory: InventoryService,
+    private readonly catalog: ProductCatalog,
     private readonly quota: QuotaLedger,
     private readonly scheduler: SchedulerRegistry,
     @Inject(ConfigService) config: TypedConfigService,
@@ -144,7 +146,7 @@ export class OrderExpiryService implements OnApplicationBootstrap, OnApplication
       await this.inventory.repairAfterStaleFence(unit, lock, error);
       throw error;
     });
-    if (result.stock !== undefined) await this.inventory.afterUnitChange(unit, result.stock);
+    if (result.stock !== undefined) await this.catalog.afterUnitChange(unit, result.stock);
     return result.count;
   }
 }

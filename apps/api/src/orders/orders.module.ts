@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { InventoryModule } from '../inventory/inventory.module';
 import { ThrottlingModule } from '../common/throttling/throttling.module';
-import { HotStatements } from '../database/hot-statements';
+import { HotStatements } from '../database/statements';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { OrderExpiryService } from './order-expiry.service';
 import { OrderRepository } from './order-repository';

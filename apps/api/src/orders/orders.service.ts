@@ -6,6 +6,7 @@ import { orderNotFound } from '../common/errors/app.exception';
 import { HeldLock, WithLock, type Lock, type WithLockOptions } from '@app/distributed-lock';
 import { Fence, StockUnit, stockLockKey } from '../stock/stock-keys';
 import { InventoryService } from '../inventory/inventory.service';
+import { ProductCatalog } from '../inventory/product-catalog.service';
 import { ListOrdersQuery } from './dto/list-orders.query';
 import { decodeCursor, encodeCursor } from './order-cursor';
 import { invalidState, notYourOrder } from './order-errors';
@@ -14,7 +15,7 @@ import { OrderRepository } from './order-repository';
 import { OrderRow, OrderView, ORDER_COLUMNS, toOrderView } from './order.view';
 import { QuotaLedger } from './quota-ledger';
 import { queryRows } from '../database/query-rows';
-import { withConflictRetry } from '../database/conflict-retry';
+import { withConflictRetry } from '../database/statements';
 import { orderAfterFailure } from './lost-answer';
 import { OrderStatus } from './order.entity';
 
@@ -43,6 +44,7 @@ export class OrdersService {
     @InjectDataSource() private readonly db: DataSource,
     @Inject(OrderRepository) private readonly orders: OrderRepository,
     private readonly inventory: InventoryService,
+    private readonly catalog: ProductCatalog,
     private readonly quota: QuotaLedger,
   ) {}
 
@@ -144,7 +146,7 @@ export class OrdersService {
       result = { row, stock: await this.orders.unitStock(unit).catch(() => undefined) };
     }
     if (!result) throw invalidState('cancel', (await this.orders.findById(orderId))?.status ?? order.status);
-    if (result.stock !== undefined) await this.inventory.afterUnitChange(unit, result.stock);
+    if (result.stock !== undefined) await this.catalog.afterUnitChange(unit, result.stock);
     return toOrderView(result.row);
   }
 

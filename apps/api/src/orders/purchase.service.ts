@@ -1,16 +1,20 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { dependencyUnavailable, productNotFound } from '../common/errors/app.exception';
 import { StaleFenceException } from '../common/errors/stale-fence.error';
 import { SaleTerms } from '../inventory/product.view';
 import { ProductQueues } from '../product-queue/product-queues';
 import { StockUnit, stockLockKey } from '../stock/stock-keys';
-import { purchaseFingerprint } from './purchase-request';
 import { OrderRepository } from './order-repository';
 import { asFirstAnswered, OrderRow, OrderView } from './order.view';
 import type { Purchase } from './purchase-pipeline';
 import { keyReused, perUserLimit, soldOut } from './purchase-errors';
 import { SegmentRouter } from './segment-router';
 import { BatchItem, BatchOutcome, StockService } from './stock.service';
+
+/** What makes two requests "the same request" for one key. */
+export const purchaseFingerprint = (productId: string, quantity: number): string =>
+  createHash('sha256').update(`purchase\n${productId}\n${quantity}`).digest('hex');
 
 /** An order (new, or replayed for a retried key); or PENDING: the outcome is not known yet (202). */
 export type PurchaseResult = { kind: 'order'; order: OrderView; replayed: boolean } | { kind: 'pending'; purchaseId: string };

@@ -3,13 +3,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Histogram, register } from 'prom-client';
 import { HeldLock, WithLock, type Lock, type WithLockOptions } from '@app/distributed-lock';
-import { HotStatements } from '../database/hot-statements';
+import { HotStatements, withConflictRetry } from '../database/statements';
 import { OutcomeUnknownError } from '../database/outcome-unknown';
 import { FenceRepair } from '../stock/fence-repair';
 import { Fence, StockUnit } from '../stock/stock-keys';
 import { TypedConfigService } from '../config/app-config.module';
-import { InventoryService } from '../inventory/inventory.service';
-import { withConflictRetry } from '../database/conflict-retry';
+import { ProductCatalog } from '../inventory/product-catalog.service';
 import { BatchWindow, monotonicNow } from '../product-queue/product-queue';
 import { BatchRefusedError, deadlineRefusal, DeadlineSpentError } from '../product-queue/deadline-refusal';
 import { OrderRow } from './order.view';
@@ -114,7 +113,7 @@ export class StockService {
   constructor(
     private readonly statements: HotStatements,
     private readonly fences: FenceRepair,
-    private readonly inventory: InventoryService,
+    private readonly catalog: ProductCatalog,
     private readonly settlement: AttemptSettlement,
     private readonly pending: PendingPurchases,
     @Inject(ConfigService) config: TypedConfigService,
@@ -212,7 +211,7 @@ export class StockService {
     const last = rows[rows.length - 1];
     if (last && last.stock_left !== null && last.outcome !== 'STALE_FENCE') {
       const changed = rows.some((r) => r.outcome === 'CREATED');
-      if (changed || last.stock_left === 0) await this.inventory.afterUnitChange(unit, last.stock_left);
+      if (changed || last.stock_left === 0) await this.catalog.afterUnitChange(unit, last.stock_left);
     }
     return rows.map((r) => ({ outcome: r.outcome, orderId: r.order_id === null ? null : String(r.order_id), createdAt: r.created_at, expiresAt: r.expires_at, stockLeft: r.stock_left }));
   }

@@ -2,7 +2,7 @@ import { HttpException, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { dependencyUnavailable, orderNotFound } from '../common/errors/app.exception';
-import { withConflictRetry } from '../database/conflict-retry';
+import { withConflictRetry } from '../database/statements';
 import { isOutcomeUnknown } from '../database/outcome-unknown';
 import { queryRows } from '../database/query-rows';
 import { readBack } from '../database/read-back';

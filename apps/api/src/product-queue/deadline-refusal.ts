@@ -1,5 +1,5 @@
 import { LockTimeoutError } from '@app/distributed-lock';
-import { RefusalReason } from './admission-policy';
+import type { RefusalReason } from './product-queue';
 
 /** The lock came, but too late for the batch's deadline: the batch is answered without running. */
 export class DeadlineSpentError extends Error {

@@ -1,6 +1,6 @@
 import { AppException } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
-import { RefusalReason } from './admission-policy';
+import type { RefusalReason } from './product-queue';
 
 /** 503 OVERLOADED: this instance cannot answer the purchase within its deadline; nothing was done. */
 export class OverloadedException extends AppException {

@@ -1,10 +1,9 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../config/app-config.module';
-import { AdmissionLimits, Verdict } from './admission-policy';
 import { EventLoopLag } from './event-loop-lag';
 import { OverloadedException } from './overloaded.error';
-import { monotonicNow, ProductQueue, QueueHooks, QueueSnapshot, ServeBatch } from './product-queue';
+import { AdmissionLimits, monotonicNow, ProductQueue, QueueHooks, QueueSnapshot, ServeBatch, Verdict } from './product-queue';
 import { QueueMetrics } from './queue.metrics';
 
 /**

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, register } from 'prom-client';
-import { RefusalReason } from './admission-policy';
+import type { RefusalReason } from './product-queue';
 
 // prom-client refuses a second metric of one name (several apps in one test process): reuse it.
 const existing = <M>(name: string): M | undefined => register.getSingleMetric(name) as M | undefined;

@@ -1,4 +1,4 @@
-import { ServiceTimeModel } from '../product-queue/admission-policy';
+import { ServiceTimeModel } from '../product-queue/product-queue';
 import { automaticRate } from './admission-rate';
 
 /** Queues whose snapshots report these measured models. */

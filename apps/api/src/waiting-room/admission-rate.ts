@@ -1,6 +1,6 @@
 import { stockLockKey } from '../stock/stock-keys';
 import { MAX_BATCH, ProductQueues } from '../product-queue/product-queues';
-import { ServiceTimeModel } from '../product-queue/admission-policy';
+import { ServiceTimeModel } from '../product-queue/product-queue';
 
 /** Admitted buyers may use this share of the measured purchase capacity, leaving room for bursts and retries. */
 const CAPACITY_SHARE = 0.5;

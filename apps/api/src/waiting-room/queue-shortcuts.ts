@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler, RouteOptions } from 'fastify';
-import { TokenVerifier } from '../auth/token-verifier';
+import { TokenVerifier } from '../auth/authentication';
 import { classifyError } from '../common/errors/all-exceptions.filter';
 import { ErrorCode } from '../common/errors/error-code';
 import { isPositiveId } from '../common/positive-id';

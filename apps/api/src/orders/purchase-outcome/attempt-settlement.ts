@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isDatabaseUnavailable } from '../../common/errors/dependency-errors';
-import { HotStatements } from '../../database/hot-statements';
+import { HotStatements } from '../../database/statements';
 import { OutcomeUnknownError } from '../../database/outcome-unknown';
 import { ORDER_COLUMNS, OrderRow } from '../order.view';
 import { monotonicNow } from '../../product-queue/product-queue';

@@ -2,7 +2,7 @@ import { Controller, Get, Param, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentUser } from '../../auth/auth.decorators';
 import { AuthUser } from '../../auth/auth.types';
-import { parseIdempotencyKey } from '../purchase-request';
+import { parseIdempotencyKey } from '../purchase-pipeline';
 import { OrderRouteLimit, RouteBudget } from '../order-route-limit';
 import { PurchaseStatusService } from './purchase-status.service';
 import { PurchaseStatusView } from './purchase-status.view';

@@ -1,4 +1,4 @@
-import { ServiceTimeModel } from './admission-policy';
+import { ServiceTimeModel } from './product-queue';
 
 describe('ServiceTimeModel', () => {
   it('uses the prior until a batch has been measured', () => {

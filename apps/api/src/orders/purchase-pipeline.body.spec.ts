@@ -1,5 +1,5 @@
 import { AppException } from '../common/errors/app.exception';
-import { parsePurchaseBody } from './purchase-request';
+import { parsePurchaseBody } from './purchase-pipeline';
 
 const pipe = { transform: parsePurchaseBody };
 

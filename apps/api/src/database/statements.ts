@@ -4,7 +4,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
 import { TypedConfigService } from '../config/app-config.module';
+import { isTransactionConflict } from '../common/errors/dependency-errors';
 import { isOutcomeUnknown, OutcomeUnknownError } from './outcome-unknown';
+
+/*
+ * How the app's statements run against Postgres: the hottest ones prepared on the pool with a
+ * bounded wait for their reply (HotStatements), and any transaction run again when Postgres
+ * aborted it to break a deadlock (withConflictRetry).
+ */
 
 /**
  * Runs the hottest statements straight on TypeORM's pg pool, skipping its per-query runner, and
@@ -73,5 +80,25 @@ async function connectWithin(pool: Pool, ms: number): Promise<PoolClient> {
   } finally {
     clearTimeout(timer);
     if (gaveUp) connecting.then((late) => late.release(), () => undefined);
+  }
+}
+
+/** Attempts in all, the first included; most deadlocks clear on the first retry. */
+const ATTEMPTS = 3;
+
+/**
+ * Runs a transaction (or one atomic statement) again when Postgres aborted it to break a
+ * deadlock (40P01) or could not serialise it (40001): nothing of it was committed, so running it
+ * again is safe. After the last attempt the error goes on and the filter answers 503 LOCK_TIMEOUT
+ * with Retry-After. The short random pause lets the other party finish first.
+ */
+export async function withConflictRetry<T>(work: () => Promise<T>, attempts = ATTEMPTS): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= attempts || !isTransactionConflict(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
+    }
   }
 }

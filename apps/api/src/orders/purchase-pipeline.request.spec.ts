@@ -1,4 +1,5 @@
-import { parseIdempotencyKey, purchaseFingerprint } from './purchase-request';
+import { parseIdempotencyKey } from './purchase-pipeline';
+import { purchaseFingerprint } from './purchase.service';
 
 describe('Idempotency-Key', () => {
   it('accepts a UUID and is absent when not sent', () => {

@@ -1,4 +1,4 @@
-import { withConflictRetry } from './conflict-retry';
+import { withConflictRetry } from './statements';
 
 const conflict = (code: string) => Object.assign(new Error('deadlock detected'), { driverError: { code } });
 

@@ -1,4 +1,4 @@
-import { AdmissionLimits, completionMs, decide, inFlightLeftMs, retryAfterS, ServiceTimeModel, unitCap, UnitLoad } from './admission-policy';
+import { AdmissionLimits, completionMs, decide, inFlightLeftMs, retryAfterS, ServiceTimeModel, unitCap, UnitLoad } from './product-queue';
 
 const LIMITS: AdmissionLimits = { maxBatch: 10, minSamples: 3, answerMarginMs: 50, unitCapFloor: 10, unitCapCeiling: 1000 };
 const DEADLINE = 2000;

@@ -1,12 +1,20 @@
 import { createVerifier, TokenError } from 'fast-jwt';
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../config/app-config.module';
 import type { AuthConfig } from '../config/auth-config';
 import { AppException } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
+import { IS_PUBLIC, REQUIRED_ROLE } from './auth.decorators';
 import { AuthUser, ROLES, Role } from './auth.types';
+import { ClientAddressLimit } from './client-address-limit';
 import { JwksKeyStore } from './jwks-key-store';
+
+/*
+ * Who sent a request: the bearer token, verified once per request (TokenVerifier), and the global
+ * guard that requires one on every route not marked @Public() (JwtAuthGuard).
+ */
 
 const unauthenticated = (message: string) => new AppException(ErrorCode.Unauthenticated, message);
 const MAX_CACHED_TOKENS = 50_000;
@@ -36,7 +44,10 @@ export class TokenVerifier implements OnApplicationBootstrap {
   private readonly jwksChecks = new Map<string, SignatureCheck>();
   private readonly auth: AuthConfig;
 
-  constructor(@Inject(ConfigService) config: TypedConfigService) {
+  constructor(
+    @Inject(ConfigService) config: TypedConfigService,
+    private readonly failures: ClientAddressLimit,
+  ) {
     this.auth = config.get('auth', { infer: true });
     const { hsSecret, publicKey, jwksUrl } = this.auth;
     this.hs256 = hsSecret ? signatureCheck(hsSecret, 'HS256', this.auth) : undefined;
@@ -58,6 +69,22 @@ export class TokenVerifier implements OnApplicationBootstrap {
     const cached = this.verified.get(token);
     if (cached && cached.expiresAtMs > Date.now()) return cached.user;
     return this.verifyFresh(token);
+  }
+
+  /**
+   * The user a request's token names: synchronous for a token already verified or checked with a
+   * key already held; otherwise authenticate(), and a failure is counted against the client's
+   * address (429 once its budget is spent, so guessing tokens or flooding without one is bounded too).
+   */
+  authenticateRequest(request: { headers: { authorization?: string }; ip?: string }): AuthUser | Promise<AuthUser> {
+    try {
+      return this.verify(request.headers.authorization);
+    } catch {
+      return this.authenticate(request.headers.authorization).catch(async (error: unknown) => {
+        await this.failures.spend('auth-failure', request.ip);
+        throw error;
+      });
+    }
   }
 
   /** verify(), and when the token names a JWKS key not held yet, one refetch of the set (rate-bounded) and a second try. */
@@ -109,6 +136,57 @@ export class TokenVerifier implements OnApplicationBootstrap {
     return check;
   }
 }
+
+// ---- the global guard
+
+interface RouteAccess {
+  isPublic: boolean;
+  role: Role | undefined;
+}
+
+type GuardedRequest = { headers: Record<string, string | undefined>; ip?: string; user?: AuthUser };
+
+/**
+ * Global guard: every route needs a valid token unless marked @Public(); @RequireRole narrows it.
+ * A route's decorators never change, so they are read once per handler, not on every request.
+ */
+@Injectable()
+export class JwtAuthGuard implements CanActivate {
+  private readonly access = new WeakMap<object, RouteAccess>();
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly tokens: TokenVerifier,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const { isPublic, role } = this.accessOf(context);
+    if (isPublic) return true;
+    const request = context.switchToHttp().getRequest<GuardedRequest>();
+    // The purchase route's pipeline verified the token already (once per request is enough).
+    const user = request.user ?? this.tokens.authenticateRequest(request);
+    return user instanceof Promise ? user.then((known) => this.admit(request, known, role)) : this.admit(request, user, role);
+  }
+
+  private admit(request: GuardedRequest, user: AuthUser, role: Role | undefined): boolean {
+    request.user = user;
+    if (role && user.role !== role) throw new AppException(ErrorCode.Forbidden, `this route needs the ${role} role`);
+    return true;
+  }
+
+  private accessOf(context: ExecutionContext): RouteAccess {
+    const handler = context.getHandler();
+    let access = this.access.get(handler);
+    if (!access) {
+      const targets = [handler, context.getClass()];
+      access = { isPublic: !!this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets), role: this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets) };
+      this.access.set(handler, access);
+    }
+    return access;
+  }
+}
+
+// ---- the token's checks
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what it looks for
 const CONTROL_CHARACTER = /[\u0000-\u001f]/;

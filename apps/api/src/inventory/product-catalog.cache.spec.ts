@@ -1,6 +1,6 @@
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import type { RedisKeyPrefix } from '../common/redis/redis-keys';
-import { ProductCache } from './product-cache';
+import { ProductCache } from './product-catalog.service';
 import type { ProductView } from './product.view';
 
 /** A Redis stand-in that answers GETs only when told to, to hold reads in flight. */
