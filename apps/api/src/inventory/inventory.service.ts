@@ -122,8 +122,8 @@ export class InventoryService {
 
   /**
    * Returns units inside the caller's transaction, fenced like every stock write (a newer fence on
-   * the row: StaleFenceException, and the transaction fails whole); call ProductCatalog.afterUnitChange once it
-   * commits, or repairAfterStaleFence once it failed.
+   * the row: StaleFenceException, and the transaction fails whole); call
+   * ProductCatalog.afterUnitChange once it commits, or repairAfterStaleFence once it failed.
    */
   giveBack(tx: EntityManager, unit: StockUnit, quantity: number, fence: Fence): Promise<number> {
     return this.ledger.giveBack(tx, unit, quantity, fence);

@@ -184,7 +184,7 @@ export const isIdempotencyKey = (raw: string): boolean => KEY_PATTERN.test(raw);
 /** Validates the optional Idempotency-Key header; undefined when absent. */
 export function parseIdempotencyKey(raw: string | string[] | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  if (Array.isArray(raw) || !KEY_PATTERN.test(raw)) {
+  if (Array.isArray(raw) || !isIdempotencyKey(raw)) {
     throw invalidRequest('Idempotency-Key must be 1 to 128 characters of letters, digits and . _ : ~ -');
   }
   return raw;
