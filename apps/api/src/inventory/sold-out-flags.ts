@@ -25,6 +25,8 @@ const LOCAL_MEMORY_MS = 250;
 export class SoldOutFlags {
   private readonly seenUntil = new Map<string, number>();
   private readonly inStockUntil = new Map<string, number>();
+  /** The flag reads in flight: purchases of one product that arrive meanwhile share its answer. */
+  private readonly reading = new Map<string, Promise<boolean>>();
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: RedisConnection,
@@ -36,16 +38,24 @@ export class SoldOutFlags {
     return (this.seenUntil.get(productId) ?? 0) > Date.now();
   }
 
-  async isSoldOut(productId: string): Promise<boolean> {
-    if (this.knownSoldOut(productId)) return true;
-    if ((this.inStockUntil.get(productId) ?? 0) > Date.now()) return false;
-    try {
-      const soldOut = (await this.redis.exists(productKeys(this.prefix.value, productId).soldOut)) === 1;
+  /**
+   * Asks Redis when this process's memory has lapsed. Under a sold-out storm every purchase then in
+   * flight would ask at once (one EXISTS per connection); they share one read instead.
+   */
+  isSoldOut(productId: string): Promise<boolean> {
+    if (this.knownSoldOut(productId)) return Promise.resolve(true);
+    if ((this.inStockUntil.get(productId) ?? 0) > Date.now()) return Promise.resolve(false);
+    const pending = this.reading.get(productId);
+    if (pending) return pending;
+    const read: Promise<boolean> = this.readFlag(productId).then((soldOut) => {
+      // A clear() meanwhile returned units: this read no longer speaks for the product.
+      if (this.reading.get(productId) !== read) return soldOut;
+      this.reading.delete(productId);
       if (soldOut) this.remember(productId);
       return soldOut;
-    } catch {
-      return false;
-    }
+    });
+    this.reading.set(productId, read);
+    return read;
   }
 
   async mark(productId: string, segmented = false): Promise<void> {
@@ -56,6 +66,7 @@ export class SoldOutFlags {
 
   async clear(productId: string): Promise<void> {
     this.seenUntil.delete(productId);
+    this.reading.delete(productId); // a read sent before the units came back answers no later buyer
     if (this.inStockUntil.size > 10_000) this.inStockUntil.clear();
     this.inStockUntil.set(productId, Date.now() + LOCAL_MEMORY_MS);
     await this.redis.del(productKeys(this.prefix.value, productId).soldOut).catch(() => undefined);
@@ -64,6 +75,14 @@ export class SoldOutFlags {
   /** Brings the flag in line with a stock figure just read or written under the lock. */
   async sync(productId: string, stock: number, segmented = false): Promise<void> {
     await (stock === 0 ? this.mark(productId, segmented) : this.clear(productId));
+  }
+
+  private async readFlag(productId: string): Promise<boolean> {
+    try {
+      return (await this.redis.exists(productKeys(this.prefix.value, productId).soldOut)) === 1;
+    } catch {
+      return false;
+    }
   }
 
   private remember(productId: string): void {

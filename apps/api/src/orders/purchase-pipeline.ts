@@ -39,12 +39,19 @@ type Request = FastifyRequest & { purchase?: Purchase; user?: AuthUser };
 /** What a stage fills in as the purchase goes through. */
 type Draft = Partial<Purchase> & Pick<Purchase, 'purchaseId' | 'arrivedAt'>;
 
-/** A stage decides one thing: it fills in the draft, or throws the refusal. */
+/** A stage's refusal of the purchase; none (undefined) lets it go on. */
+type Refusal = Error | undefined | void;
+
+/**
+ * A stage decides one thing: it fills in the draft, or returns the refusal. A refusal thrown
+ * counts the same; the frequent ones are returned, since a CPU profile of the sold-out storm
+ * found the throw at about 6 µs of each answer.
+ */
 interface Stage {
   name: string;
   /** A refusal of this stage is final only for a new purchase: a retried key gets its first answer. */
   replayable?: boolean;
-  run(draft: Draft, request: Request): void | Promise<void>;
+  run(draft: Draft, request: Request): Refusal | Promise<Refusal>;
 }
 
 /**
@@ -104,22 +111,25 @@ export class PurchasePipeline {
     const key = request.headers['idempotency-key'];
     const draft: Draft = { purchaseId: typeof key === 'string' && isIdempotencyKey(key) ? key : generatePurchaseId(), arrivedAt };
     for (const stage of this.stages) {
+      let refusal: unknown;
       try {
-        const pending = stage.run(draft, request);
-        if (pending) await pending;
-      } catch (refusal) {
-        if (!stage.replayable || !draft.idempotencyKey) return { purchase: draft, outcome: { error: refusal } };
-        const outcome: PurchaseOutcome = await this.purchases.replayOf(draft as Purchase).then(
-          (replay) => (replay ? { result: replay } : { error: refusal }),
-          (error: unknown) => ({ error }),
-        );
-        return { purchase: draft, outcome };
+        const verdict = stage.run(draft, request);
+        refusal = verdict instanceof Promise ? await verdict : verdict;
+      } catch (thrown) {
+        refusal = thrown;
       }
+      if (refusal === undefined) continue;
+      if (!stage.replayable || !draft.idempotencyKey) return { purchase: draft, outcome: { error: refusal } };
+      const outcome: PurchaseOutcome = await this.purchases.replayOf(draft as Purchase).then(
+        (replay) => (replay ? { result: replay } : { error: refusal }),
+        (error: unknown) => ({ error }),
+      );
+      return { purchase: draft, outcome };
     }
     return draft as Purchase;
   }
 
-  private authenticate(draft: Draft, request: Request): void | Promise<void> {
+  private authenticate(draft: Draft, request: Request): Refusal | Promise<Refusal> {
     const user = this.tokens.authenticateRequest(request);
     if (user instanceof Promise) {
       return user.then((known) => {
@@ -137,30 +147,27 @@ export class PurchasePipeline {
     draft.idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
   }
 
-  private checkTerms(draft: Draft): void | Promise<void> {
+  private checkTerms(draft: Draft): Refusal | Promise<Refusal> {
     const known = this.catalog.knownTerms(draft.productId!);
     if (known) return this.judgeTerms(draft, known);
     return this.catalog.saleTerms(draft.productId!).then((terms) => this.judgeTerms(draft, terms));
   }
 
-  private judgeTerms(draft: Draft, terms: SaleTerms | undefined): void {
-    if (!terms) throw productNotFound(draft.productId!);
-    if (!isSaleOpen(terms, Date.now())) throw saleNotActive();
-    if (draft.quantity! > terms.perUserLimit) throw perUserLimit(terms.perUserLimit);
+  private judgeTerms(draft: Draft, terms: SaleTerms | undefined): Refusal {
+    if (!terms) return productNotFound(draft.productId!);
+    if (!isSaleOpen(terms, Date.now())) return saleNotActive();
+    if (draft.quantity! > terms.perUserLimit) return perUserLimit(terms.perUserLimit);
     draft.terms = terms;
   }
 
-  private checkSoldOut(draft: Draft): void | Promise<void> {
-    if (this.flags.knownSoldOut(draft.productId!)) throw soldOut(draft.productId!);
-    return this.flags.isSoldOut(draft.productId!).then((sold) => {
-      if (sold) throw soldOut(draft.productId!);
-    });
+  private checkSoldOut(draft: Draft): Refusal | Promise<Refusal> {
+    if (this.flags.knownSoldOut(draft.productId!)) return soldOut(draft.productId!);
+    return this.flags.isSoldOut(draft.productId!).then((sold) => (sold ? soldOut(draft.productId!) : undefined));
   }
 
   /** A segmented product is refused only when every segment's queue would refuse (any may serve it). */
-  private checkOverload(draft: Draft): void {
-    const refusal = this.queues.precheck(stockLockKeys(draft.productId!, draft.terms!.segments), draft.arrivedAt);
-    if (refusal) throw refusal;
+  private checkOverload(draft: Draft): Refusal {
+    return this.queues.precheck(stockLockKeys(draft.productId!, draft.terms!.segments), draft.arrivedAt);
   }
 
   private async takeAdmission(draft: Draft, request: Request): Promise<void> {
