@@ -25,7 +25,11 @@ const LOCAL_MEMORY_MS = 250;
 export class SoldOutFlags {
   private readonly seenUntil = new Map<string, number>();
   private readonly inStockUntil = new Map<string, number>();
-  /** The flag reads in flight: purchases of one product that arrive meanwhile share its answer. */
+  /**
+   * The flag reads in flight: purchases of one product that arrive meanwhile share its answer (as
+   * ProductCache.read shares its GET; one helper for both would be one more file on every purchase's
+   * path, and each side keeps its own rule for a read a writer detached).
+   */
   private readonly reading = new Map<string, Promise<boolean>>();
 
   constructor(
