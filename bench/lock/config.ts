@@ -10,8 +10,8 @@ export const benchConfig = {
   /** uncontended (a): rounds, each giving every contender one slice, interleaved against drift */
   uncontendedRounds: num('BENCH_A_ROUNDS', 3),
   uncontendedSliceMs: num('BENCH_A_SLICE_MS', 1000),
-  /** (a)'s first contenders (fenced floor, ours, redis-semaphore) run back to back, rotated per round */
-  uncontendedGroup: 3,
+  /** (a)'s first contenders (fenced floor, ours, redis-semaphore, the floor again) run back to back, rotated per round */
+  uncontendedGroup: 4,
   /** (a)'s untimed warm-up: one slice, and at least this many cycles (V8 optimises a library's code after ~2,000-3,000) */
   uncontendedWarmupCycles: num('BENCH_A_WARMUP_CYCLES', 4000),
   /** window per setting in the tuning sweep (scenario b) */

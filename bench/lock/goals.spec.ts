@@ -12,4 +12,14 @@ describe('checkGoals', () => {
     expect(p99?.target).toBe("≤ 51.2 ms (best peer 512.4 ms / 10; no lock's mean wait is below 52.9 ms here)");
     expect(p99?.pass).toBe(false);
   });
+
+  it('reports the fenced floor against its second instance beside the floor goal', () => {
+    const a = (kind: string, label: string, perSec: number) => ({ scenario: 'a', contender: { kind, label, settings: {} }, perSec, clientCommandsPerSection: 2 }) as unknown as CellResult;
+    const goals = checkGoals([a('rawFenced', 'floor', 1000), a('ours', 'ours', 900), a('semaphore', 'semaphore', 950), a('rawFenced', 'floor, again', 980)]);
+    const floor = goals.find((g) => g.goal === 'uncontended speed vs raw fenced floor');
+    // 1000 / 900 ops/s for ours; the first instance of the floor against the second: 1000 / 980.
+    expect(floor?.measured).toBe('1.111× (900 vs 1000 ops/s; the floor against itself 1.020×)');
+    expect(floor?.pass).toBe(false);
+    expect(goals.find((g) => g.goal === 'uncontended speed vs redis-semaphore')?.measured).not.toContain('itself');
+  });
 });

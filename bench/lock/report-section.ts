@@ -21,7 +21,7 @@ Round trip (${r.roundTrip.start.samples} sequential PINGs, median): ${fmt.ms(r.r
 Limit for (b)/(c) = 1 / (${c.criticalMs} ms + RTT) = ${fmt.num(limit)} sections/s; for (a) the "% of limit" is of 1 / (2·RTT), the two-round-trip floor.
 
 How it is measured:
-- (a) one sequential loop, acquire + release on a fresh key each time; contenders take turns in ${c.uncontendedSliceMs} ms slices over ${c.uncontendedRounds} rounds, in a shuffled order per round (no contender always follows the same one; the raw fenced floor, our library and redis-semaphore (defaults) back to back, each first in turn, since the machine drifts by more than the goals' margin over a round), so drift hits all alike; a minor GC before every slice, so each pays for its own garbage only; each after one untimed warm-up slice of at least ${c.uncontendedSliceMs} ms and ${c.uncontendedWarmupCycles} cycles (the sweep has already warmed the peers' code, not ours; V8 optimises our acquire path after 2,000–3,000 cycles). "wait" = acquire latency.
+- (a) one sequential loop, acquire + release on a fresh key each time; contenders take turns in ${c.uncontendedSliceMs} ms slices over ${c.uncontendedRounds} rounds, in a shuffled order per round (no contender always follows the same one; the raw fenced floor, our library, redis-semaphore (defaults) and a second instance of the floor back to back, each first in turn, since the machine drifts by more than the goals' margin over a round), so drift hits all alike; the floor's second instance is an A/A control: its ratio to the first, 1.00× on a quiet machine, is how finely the run resolves the goals' ratios; a minor GC before every slice, so each pays for its own garbage only; each after one untimed warm-up slice of at least ${c.uncontendedSliceMs} ms and ${c.uncontendedWarmupCycles} cycles (the sweep has already warmed the peers' code, not ours; V8 optimises our acquire path after 2,000–3,000 cycles). "wait" = acquire latency.
 - (b) ${c.workers} workers in one process share one contender instance (one ioredis connection) and hammer one key; ${c.criticalMs} ms **busy-wait** critical section (CPU-bound, exact), then release, then want the lock again at once. ${c.cellMs / 1000} s window.
 - (c) the same, ${c.workers} workers **in total** split over ${c.processes} child processes (13/13/12/12), each process with its own contender instance.
 - wait = from wanting the lock to holding it, over every acquisition that started in the window (waits still running at its end are followed to completion; a wait that ends in a give-up after the window counts at its length). Acquires that throw (retries exhausted) are retried by the worker and the wait keeps running; they are counted under "failed acquires".
@@ -63,7 +63,9 @@ function fencedFloorLine(r: BenchReport): string {
   const a = (kind: string) => r.cells.find((cell) => cell.scenario === 'a' && cell.contender.kind === kind && !cell.contender.label.includes('tuned'));
   const [ours, fenced, semaphore] = [a('ours'), a('rawFenced'), a('semaphore')];
   if (!ours || !fenced || !semaphore) return '';
-  return `\nRound by round in (a) (each slice against the baseline's slice of the same round), our library against the raw fenced floor: ${roundRatios(ours, fenced)}; against redis-semaphore (defaults): ${roundRatios(ours, semaphore)}.\n`;
+  const control = r.cells.find((cell) => cell.scenario === 'a' && cell.contender.kind === 'rawFenced' && cell !== fenced);
+  const resolution = control ? `; the floor's second instance (A/A control) against the first: ${roundRatios(control, fenced)}` : '';
+  return `\nRound by round in (a) (each slice against the baseline's slice of the same round), our library against the raw fenced floor: ${roundRatios(ours, fenced)}; against redis-semaphore (defaults): ${roundRatios(ours, semaphore)}${resolution}.\n`;
 }
 
 /** Median and range of a contender's per-round time per op over the baseline's, same rounds. */

@@ -45,11 +45,14 @@ function contenders(oursAvailable: boolean, tuned: Map<ContenderKind, Record<str
 
 /**
  * (a)'s contenders: the three its goals compare first (the raw fenced floor, ours, and
- * redis-semaphore with defaults), which run back to back (`uncontendedGroup`), then the others.
+ * redis-semaphore with defaults) and a second instance of the floor, which run back to back
+ * (`uncontendedGroup`), then the others. The floor against itself should read 1.00x: how far it
+ * does not is how finely this run resolves the goals' ratios.
  */
 function uncontendedOrder(specs: ContenderSpec[]): ContenderSpec[] {
   const first = (spec: ContenderSpec) => spec.kind === 'ours' || (spec.kind === 'semaphore' && spec.label.includes('defaults'));
-  return [{ kind: 'rawFenced', label: names.rawFenced, settings: {} }, ...specs.filter(first), ...specs.filter((spec) => !first(spec))];
+  const floor = (label: string): ContenderSpec => ({ kind: 'rawFenced', label, settings: {} });
+  return [floor(names.rawFenced), ...specs.filter(first), floor(`${names.rawFenced}, again (A/A control)`), ...specs.filter((spec) => !first(spec))];
 }
 
 async function main(): Promise<void> {
