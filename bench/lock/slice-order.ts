@@ -6,10 +6,10 @@ import { mulberry32 } from './seeded-random';
  * contender after the same neighbour each round, so whatever one leaves behind (cold caches)
  * would always land on the same other one.
  *
- * The first `group` contenders, those the goals compare (the fenced floor, our library and
- * redis-semaphore), run back to back, rotated so that each goes first in turn: the machine drifts
- * by more than the goals' margin over the few seconds a round takes, and adjacent slices share its
- * state.
+ * The first `group` contenders, those the goals compare (the fenced floor, our library,
+ * redis-semaphore and the floor's A/A control), run back to back, rotated one place each round:
+ * the machine drifts by more than the goals' margin over the few seconds a round takes, and
+ * adjacent slices share its state.
  */
 export function sliceOrder(count: number, round: number, group = 2): number[] {
   const size = Math.min(group, count);
