@@ -107,3 +107,9 @@ function subtract(calls: Record<string, number>, minus: Record<string, number>):
   }
   return out;
 }
+
+/** (a)'s raw fenced floor and its second instance, the A/A control, in the order they were run. */
+export function fencedFloors(cells: CellResult[]): { floor?: CellResult; control?: CellResult } {
+  const [floor, control] = cells.filter((c) => c.scenario === 'a' && c.contender.kind === 'rawFenced');
+  return { floor, control };
+}

@@ -1,4 +1,4 @@
-import { CellResult, Scenario } from './cell-result';
+import { CellResult, fencedFloors, Scenario } from './cell-result';
 import { benchConfig } from './config';
 import { roundRatioInterval } from './round-ratio';
 
@@ -27,17 +27,16 @@ export function checkGoals(cells: CellResult[]): GoalCheck[] {
   // (a): a fence in the acquire's atomic step needs a script, so the raw SET NX floor is reported,
   // not judged. Ours must stay within 1.05x of the raw fenced floor (one fenced script to acquire,
   // one to release) and within 1.10x of redis-semaphore's Mutex, the leanest peer (its faster row).
-  const fenced = cell('a', 'rawFenced');
+  const { floor: fenced, control } = fencedFloors(cells);
   // The floor's second instance, against the first: the run's own resolution (1.00x if perfect).
-  const control = cells.find((c) => c.scenario === 'a' && c.contender.kind === 'rawFenced' && c !== fenced);
+  const resolution = fenced && control ? `; the floor against itself ${(fenced.perSec / control.perSec).toFixed(3)}×` : '';
   const semaphore = cells.filter((c) => c.scenario === 'a' && c.contender.kind === 'semaphore').sort((x, y) => y.perSec - x.perSec)[0];
   for (const [goal, base, limit] of [['uncontended speed vs raw fenced floor', fenced, 1.05], ['uncontended speed vs redis-semaphore', semaphore, 1.1]] as const) {
     add(goal, 'a', `≤ ${limit.toFixed(2)}× ${base?.contender.label ?? 'n/a'} time per op`, (o) => {
       const ratio = base ? base.perSec / o.perSec : Number.NaN;
       const rounds = base ? roundRatioInterval(o.sliceMsPerOp ?? [], base.sliceMsPerOp ?? []) : undefined;
       const interval = rounds && Number.isFinite(rounds.low) ? `; 95% interval over rounds ${rounds.low.toFixed(3)}–${rounds.high.toFixed(3)}×` : '';
-      const resolution = fenced && control && base === fenced ? `; the floor against itself ${(fenced.perSec / control.perSec).toFixed(3)}×` : '';
-      return [`${ratio.toFixed(3)}× (${o.perSec.toFixed(0)} vs ${base?.perSec.toFixed(0)} ops/s${interval}${resolution})`, ratio <= limit];
+      return [`${ratio.toFixed(3)}× (${o.perSec.toFixed(0)} vs ${base?.perSec.toFixed(0)} ops/s${interval}${base === fenced ? resolution : ''})`, ratio <= limit];
     });
   }
   for (const [scenario, floor] of [['b', 0.95], ['c', 0.9]] as const) {

@@ -1,7 +1,7 @@
 import { breakdownTable, goalsTable, resultsTable, sweepTable, uncontendedCpuTable } from './report-markdown';
 import { fmt } from './report-format';
 import { BenchReport } from './report-types';
-import { CellResult } from './cell-result';
+import { CellResult, fencedFloors } from './cell-result';
 import { median } from './stats';
 
 /** The whole `## Lock library` section of docs/BENCHMARKS.md. */
@@ -61,9 +61,9 @@ ${r.oursAvailable ? '' : '\n**Our library did not export `DistributedLock` at th
 /** Our (a) time per op against the goals' two baselines, round by round. */
 function fencedFloorLine(r: BenchReport): string {
   const a = (kind: string) => r.cells.find((cell) => cell.scenario === 'a' && cell.contender.kind === kind && !cell.contender.label.includes('tuned'));
-  const [ours, fenced, semaphore] = [a('ours'), a('rawFenced'), a('semaphore')];
+  const [ours, semaphore] = [a('ours'), a('semaphore')];
+  const { floor: fenced, control } = fencedFloors(r.cells);
   if (!ours || !fenced || !semaphore) return '';
-  const control = r.cells.find((cell) => cell.scenario === 'a' && cell.contender.kind === 'rawFenced' && cell !== fenced);
   const resolution = control ? `; the floor's second instance (A/A control) against the first: ${roundRatios(control, fenced)}` : '';
   return `\nRound by round in (a) (each slice against the baseline's slice of the same round), our library against the raw fenced floor: ${roundRatios(ours, fenced)}; against redis-semaphore (defaults): ${roundRatios(ours, semaphore)}${resolution}.\n`;
 }
