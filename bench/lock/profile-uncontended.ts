@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type Redis from 'ioredis';
 import { RedisServerProcess } from '../../test/support/redis-server';
 import { createLocker } from './lockers';
 import { OurScriptsLocker } from './lockers/our-scripts';
@@ -10,7 +11,8 @@ import { median } from './stats';
 /**
  * Scenario (a)'s cycle (acquire + release of a fresh key) alone, for a quick comparison and a CPU
  * profile of it, on a private Redis. Contenders take turns in slices of `cycles` for `rounds`
- * rounds; the medians of the slices are printed. Under a profiler:
+ * rounds; the medians of the slices are printed (wall time, this client's CPU and the Redis
+ * server's, per cycle). Under a profiler:
  *
  *   node --cpu-prof --cpu-prof-dir=/tmp/lock-prof -r ts-node/register/transpile-only \
  *     -r tsconfig-paths/register bench/lock/profile-uncontended.ts ours 5 20000
@@ -26,27 +28,38 @@ import { median } from './stats';
 async function main(): Promise<void> {
   const [kinds = 'ours,semaphore,rawFenced', rounds = '5', cycles = '5000'] = process.argv.slice(2);
   const server = await RedisServerProcess.start();
-  const entries = kinds.split(',').map((kind) => ({ kind, wall: [] as number[], cpu: [] as number[], locker: makeLocker(kind, server.port) }));
+  const entries = kinds.split(',').map((kind) => ({ kind, wall: [] as number[], cpu: [] as number[], redisCpu: [] as number[], locker: makeLocker(kind, server.port) }));
+  const spy = server.client();
   try {
     for (const e of entries) await slice(e.locker, 'warm', 4000);
     for (let round = 0; round < Number(rounds); round++) {
       for (const e of entries.map((_, i) => entries[(i + round) % entries.length])) {
+        const redisBefore = await redisCpuUs(spy);
         const cpu = process.cpuUsage();
         const t0 = performance.now();
         await slice(e.locker, `r${round}`, Number(cycles));
         const used = process.cpuUsage(cpu);
         e.wall.push(((performance.now() - t0) * 1000) / Number(cycles));
         e.cpu.push((used.user + used.system) / Number(cycles));
+        e.redisCpu.push(((await redisCpuUs(spy)) - redisBefore) / Number(cycles));
       }
     }
     for (const e of entries) {
       const ratio = median(e.wall.map((wall, round) => wall / entries[0].wall[round]));
-      process.stdout.write(`${e.kind}: ${median(e.wall).toFixed(1)} µs wall (${ratio.toFixed(3)}× ${entries[0].kind}), ${median(e.cpu).toFixed(1)} µs client CPU per cycle (medians of ${rounds} slices)\n`);
+      process.stdout.write(`${e.kind}: ${median(e.wall).toFixed(1)} µs wall (${ratio.toFixed(3)}× ${entries[0].kind}), ${median(e.cpu).toFixed(1)} µs client CPU, ${median(e.redisCpu).toFixed(1)} µs Redis CPU per cycle (medians of ${rounds} slices)\n`);
     }
   } finally {
+    spy.disconnect();
     for (const e of entries) await e.locker.close();
     await server.stop();
   }
+}
+
+/** The Redis server's CPU so far (its getrusage, user + system), in µs: where the cycle's server-side work shows. */
+async function redisCpuUs(client: Redis): Promise<number> {
+  const info = await client.info('cpu');
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? NaN);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
 }
 
 function makeLocker(kind: string, port: number): Locker {
