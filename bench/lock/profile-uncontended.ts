@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import type Redis from 'ioredis';
 import { RedisServerProcess } from '../../test/support/redis-server';
 import { createLocker } from './lockers';
 import { OurScriptsLocker } from './lockers/our-scripts';
 import { OursLocker } from './lockers/ours';
 import { ContenderKind, Locker } from './lockers/types';
 import { CommandTally, countedClient } from './redis-clients';
+import { diff, snapshot } from './server-stats';
 import { median } from './stats';
 
 /**
@@ -34,14 +34,14 @@ async function main(): Promise<void> {
     for (const e of entries) await slice(e.locker, 'warm', 4000);
     for (let round = 0; round < Number(rounds); round++) {
       for (const e of entries.map((_, i) => entries[(i + round) % entries.length])) {
-        const redisBefore = await redisCpuUs(spy);
+        const redisBefore = await snapshot(spy);
         const cpu = process.cpuUsage();
         const t0 = performance.now();
         await slice(e.locker, `r${round}`, Number(cycles));
         const used = process.cpuUsage(cpu);
         e.wall.push(((performance.now() - t0) * 1000) / Number(cycles));
         e.cpu.push((used.user + used.system) / Number(cycles));
-        e.redisCpu.push(((await redisCpuUs(spy)) - redisBefore) / Number(cycles));
+        e.redisCpu.push((diff(redisBefore, await snapshot(spy)).cpuSeconds * 1e6) / Number(cycles));
       }
     }
     for (const e of entries) {
@@ -53,13 +53,6 @@ async function main(): Promise<void> {
     for (const e of entries) await e.locker.close();
     await server.stop();
   }
-}
-
-/** The Redis server's CPU so far (its getrusage, user + system), in µs: where the cycle's server-side work shows. */
-async function redisCpuUs(client: Redis): Promise<number> {
-  const info = await client.info('cpu');
-  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? NaN);
-  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
 }
 
 function makeLocker(kind: string, port: number): Locker {
