@@ -17,10 +17,11 @@ export interface CellResult {
   sliceMsPerOp?: number[];
   /**
    * (a) only: CPU µs per acquire+release, in the bench process (the contender's code, the driver,
-   * the socket's system calls) and in Redis (the one INFO per slice included). On this shared VM
-   * these drift far less than wall time, so they show where a contender's time goes.
+   * the socket's system calls) and in Redis (the one INFO per slice included), and the part of
+   * Redis's that ran the commands themselves (`commands`: commandTimeUs). On this shared VM these
+   * drift far less than wall time, so they show where a contender's time goes.
    */
-  cpuPerOpUs?: { client: number; server: number };
+  cpuPerOpUs?: { client: number; server: number; commands?: number };
   waitP50Ms: number;
   waitP99Ms: number;
   waitMaxMs: number;

@@ -42,7 +42,7 @@ Goals, for our library:
 
 ${goalsTable(r.goals)}
 ${fencedFloorLine(r)}
-Where the time of (a) goes, per acquire+release (× the raw floor's): CPU in this process (\`process.cpuUsage\`: the contender's code, the driver, the socket's system calls) and in Redis (\`INFO cpu\`). Both drift far less than wall time on this shared VM; the rest of the wall time is waiting on the network stack and wake-ups.
+Where the time of (a) goes, per acquire+release (× the raw floor's): CPU in this process (\`process.cpuUsage\`: the contender's code, the driver, the socket's system calls) and in Redis (\`INFO cpu\`), and of Redis's, the time it spent running the commands the contender sent (\`INFO commandstats\`: a script with its inner calls; the rest of Redis's CPU is its socket work). These drift far less than wall time on this shared VM; the rest of the wall time is waiting on the network stack and wake-ups.
 
 ${uncontendedCpuTable(r.cells)}
 

@@ -3,7 +3,7 @@ import { CellResult, summarise } from './cell-result';
 import { createLocker } from './lockers';
 import { ContenderSpec, Locker } from './lockers/types';
 import { CommandTally } from './redis-clients';
-import { diff, ServerSnapshot, snapshot } from './server-stats';
+import { commandTimeUs, diff, ServerSnapshot, snapshot } from './server-stats';
 import { sliceOrder } from './slice-order';
 
 interface Entry {
@@ -37,7 +37,7 @@ export async function runUncontended(ctx: BenchContext, specs: ContenderSpec[]):
     const locker = createLocker(spec, ctx.port, tally);
     await warmUp(ctx, locker);
     tally.reset();
-    entries.push({ spec, tally, locker, waitsMs: [], cycles: 0, elapsedMs: 0, msPerOp: [], server: { totalCommands: 0, calls: {}, cpuSeconds: 0 }, clientCpuUs: 0 });
+    entries.push({ spec, tally, locker, waitsMs: [], cycles: 0, elapsedMs: 0, msPerOp: [], server: { totalCommands: 0, calls: {}, usec: {}, cpuSeconds: 0 }, clientCpuUs: 0 });
   }
   let clientCommands: Record<string, number>[];
   try {
@@ -67,7 +67,11 @@ export async function runUncontended(ctx: BenchContext, specs: ContenderSpec[]):
       measureHandoff: false,
     }),
     sliceMsPerOp: e.msPerOp,
-    cpuPerOpUs: { client: e.clientCpuUs / Math.max(1, e.cycles), server: (e.server.cpuSeconds * 1e6) / Math.max(1, e.cycles) },
+    cpuPerOpUs: {
+      client: e.clientCpuUs / Math.max(1, e.cycles),
+      server: (e.server.cpuSeconds * 1e6) / Math.max(1, e.cycles),
+      commands: commandTimeUs(e.server, clientCommands[k]) / Math.max(1, e.cycles),
+    },
   }));
 }
 
@@ -118,4 +122,5 @@ function accumulate(into: ServerSnapshot, d: ServerSnapshot): void {
   into.totalCommands += d.totalCommands;
   into.cpuSeconds += d.cpuSeconds;
   for (const [k, n] of Object.entries(d.calls)) into.calls[k] = (into.calls[k] ?? 0) + n;
+  for (const [k, us] of Object.entries(d.usec)) into.usec[k] = (into.usec[k] ?? 0) + us;
 }
