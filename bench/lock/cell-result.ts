@@ -21,7 +21,7 @@ export interface CellResult {
    * Redis's that ran the commands themselves (`commands`: commandTimeUs). On this shared VM these
    * drift far less than wall time, so they show where a contender's time goes.
    */
-  cpuPerOpUs?: { client: number; server: number; commands?: number };
+  cpuPerOpUs?: { client: number; server: number; commands: number };
   waitP50Ms: number;
   waitP99Ms: number;
   waitMaxMs: number;

@@ -39,10 +39,8 @@ export function uncontendedCpuTable(cells: CellResult[]): string {
   const us = (c: CellResult) => 1e6 / c.perSec;
   const vsRaw = (mine: number, floor: number) => `${fmt.num(mine, 1)} (${(mine / floor).toFixed(2)}×)`;
   const head = '| contender | wall µs per op | client CPU µs | Redis CPU µs | of which running the commands µs |\n|---|---:|---:|---:|---:|';
-  const commands = (c: CellResult) => (c.cpuPerOpUs?.commands === undefined || raw.cpuPerOpUs?.commands === undefined ? '–' : vsRaw(c.cpuPerOpUs.commands, raw.cpuPerOpUs.commands));
-  const rows = a.map(
-    (c) => `| ${c.contender.label} | ${vsRaw(us(c), us(raw))} | ${vsRaw(c.cpuPerOpUs!.client, raw.cpuPerOpUs!.client)} | ${vsRaw(c.cpuPerOpUs!.server, raw.cpuPerOpUs!.server)} | ${commands(c)} |`,
-  );
+  const cost = (c: CellResult, part: 'client' | 'server' | 'commands') => vsRaw(c.cpuPerOpUs![part], raw.cpuPerOpUs![part]);
+  const rows = a.map((c) => `| ${c.contender.label} | ${vsRaw(us(c), us(raw))} | ${cost(c, 'client')} | ${cost(c, 'server')} | ${cost(c, 'commands')} |`);
   return [head, ...rows].join('\n');
 }
 

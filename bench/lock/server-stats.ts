@@ -30,8 +30,9 @@ export function diff(before: ServerSnapshot, after: ServerSnapshot): ServerSnaps
   const usec: Record<string, number> = {};
   for (const [name, n] of Object.entries(after.calls)) {
     const d = n - (before.calls[name] ?? 0);
-    if (d > 0) calls[name] = d;
-    if (d > 0) usec[name] = (after.usec[name] ?? 0) - (before.usec[name] ?? 0);
+    if (d <= 0) continue;
+    calls[name] = d;
+    usec[name] = (after.usec[name] ?? 0) - (before.usec[name] ?? 0);
   }
   return { totalCommands: after.totalCommands - before.totalCommands, calls, usec, cpuSeconds: after.cpuSeconds - before.cpuSeconds };
 }
