@@ -13,6 +13,7 @@
 # compared after it, so a developer's own uncommitted work is no failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/node-floor.sh
 
 # What git sees: which files differ from HEAD or are untracked, and the content of each.
 tree_state() {
@@ -39,12 +40,12 @@ suite() {
   local project="$1"
   shift
   # --listTests prints the matching files as absolute paths (after a "Running one project" line).
-  if [ "${#args[@]}" -gt 0 ] && ! npx jest "${args[@]}" --listTests --selectProjects "$project" 2>/dev/null | grep -q '^/'; then
+  if [ "${#args[@]}" -gt 0 ] && ! bash scripts/jest.sh "${args[@]}" --listTests --selectProjects "$project" 2>/dev/null | grep -q '^/'; then
     echo "npm test: no $project test matches '${args[*]}'; $project skipped"
     return 0
   fi
   # Flags before the arguments: --selectProjects would read a path given right after it as a project.
-  npx jest --selectProjects "$project" "$@" --forceExit "${args[@]}"
+  bash scripts/jest.sh --selectProjects "$project" "$@" --forceExit "${args[@]}"
   suites_run=$((suites_run + 1))
 }
 

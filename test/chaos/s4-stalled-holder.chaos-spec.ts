@@ -118,7 +118,7 @@ describe('chaos 4: a lock holder frozen past its lease between taking its fence 
       return 'hold';
     };
     const pending = buyOnce('lapsed-user', 'lapsed-key', { urls: [a.url], productId: product.id, rec, maxAttempts: 1 });
-    let committed: { id: string; status: string }[] = [];
+    let committed: { id: string; status: string }[];
     let leaseAtFreezeMs: number;
     try {
       await eventually(async () => frozen, WAIT_MS, POLL_MS, "api0's purchase_batch at the proxy");

@@ -34,7 +34,7 @@ export class InstanceClient {
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
-            let parsed: unknown = {};
+            let parsed: unknown;
             try {
               parsed = text ? JSON.parse(text) : {};
             } catch {

@@ -6,7 +6,7 @@ export async function counterSum(urls: string[], name: string, labels: Record<st
   const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
   let sum = 0;
   for (const url of urls) {
-    let text = '';
+    let text: string;
     try {
       text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
     } catch {

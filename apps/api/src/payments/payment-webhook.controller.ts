@@ -15,6 +15,7 @@ import { WebhookSignatureGuard } from './webhook-signature.guard';
 const WEBHOOK_ROUTE: PaymentRouteConfig = { rawBody: true, requires: 'PAYMENT_WEBHOOK_SECRET' };
 // The parameter is typed Readonly<...> (no class in the metadata) so the app-wide strict pipe leaves
 // the body to this one, which drops the provider's own extra fields instead of refusing them.
+// eslint-disable-next-line no-useless-assignment -- read by the @Body() parameter decorator below, which the rule does not follow
 const EVENT_PIPE = createValidationPipe({ ignoreUnknownFields: true, expectedType: PaymentEventDto });
 
 @ApiTags('payments')

@@ -1,4 +1,4 @@
-import { IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 /**
  * How late this process's event loop runs callbacks now: the 99th percentile of its delay over
@@ -6,7 +6,7 @@ import { IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
  * a batch reaches the socket that much late, so admission keeps that much more time back.
  */
 export class EventLoopLag {
-  private readonly histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+  private readonly histogram: ReturnType<typeof monitorEventLoopDelay> = monitorEventLoopDelay({ resolution: 10 });
   private timer?: NodeJS.Timeout;
   /** The present lag in ms (a field, not a getter: read on every purchase). */
   currentMs = 0;

@@ -1,4 +1,4 @@
-import type { Cluster } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { fellBackToUnsharded, usesShardedPubSub, type RedisClient } from './lua-script';
 import { withReplyTimeout } from './redis-errors';
 import { now } from './timing';
@@ -153,15 +153,19 @@ export class WakeupHub {
 
   private subscriber(): RedisClient {
     if (!this.connection) {
-      if (this.given) this.connection = this.given;
-      // A Cluster copy must be created with sharded subscribers enabled.
-      else if (usesShardedPubSub(this.primary)) this.connection = (this.primary as Cluster).duplicate([], { shardedSubscribers: true });
-      else this.connection = this.primary.duplicate();
-      if (!this.given) this.connection.on('error', () => undefined);
-      this.connection.on('message', this.onMessage);
-      this.connection.on('smessage', this.onMessage); // sharded pub/sub, on a Cluster
+      const connection = this.given ?? this.copyOfPrimary();
+      if (!this.given) connection.on('error', () => undefined);
+      connection.on('message', this.onMessage);
+      connection.on('smessage', this.onMessage); // sharded pub/sub, on a Cluster
+      this.connection = connection;
     }
     return this.connection;
+  }
+
+  private copyOfPrimary(): RedisClient {
+    // A Cluster copy must be created with sharded subscribers enabled.
+    if (usesShardedPubSub(this.primary)) return (this.primary as Cluster).duplicate([], { shardedSubscribers: true });
+    return (this.primary as Redis).duplicate();
   }
 
   private dispatch(channel: string, message: string): void {

@@ -37,7 +37,7 @@ describe('SingleRedisBackend.attempt and release', () => {
     await redis.client().set(`lock:{${key}}`, 'holder', 'PX', 3000);
     expect(await backend.attempt(first('w1', 1000))).toMatchObject({ acquired: false });
     expect(await redis.client().lrange(names(key).queue, 0, -1)).toEqual(['w1:5000']);
-    expect(await redis.client().zrange(names(key).waiters, 0, -1)).toEqual(['w1:5000']);
+    expect(await redis.client().zrange(names(key).waiters, 0, '-1')).toEqual(['w1:5000']);
   });
 
   it('does not queue a refused caller that will not wait (tryAcquire)', async () => {
