@@ -1,7 +1,10 @@
 import { FinalOrder, MetaRecord, OpRecord, verdictOf } from './format';
 import { buildModel, CheckOptions } from './model';
 import { orderSpans } from './order-spans';
+import { orderActors, orderAnswers } from './rules/order-answer-rules';
 import { legalOrderStates } from './rules/order-state-rules';
+import { purchaseAnswers } from './rules/purchase-answer-rules';
+import { answersAfterEffects } from './rules/real-time-rule';
 import { every201Durable, onePurchaseOutcome, refusalsDidNothing } from './rules/purchase-rules';
 import { admissionsInOrder, admissionsWithinStock, purchasesAdmitted, queueAnswers } from './rules/queue-rules';
 import { stockReadsWithinSupply } from './rules/stock-level-rule';
@@ -12,7 +15,7 @@ import { RULE_IDS, RuleResult, RuleTally, verdictOfRule } from './tally';
 export interface HistoryCheck {
   ok: boolean;
   rules: RuleResult[];
-  figures: { ops: number; purchases: number; created: number; refused: number; indeterminate: number; orders: number; products: number; checkMs: number };
+  figures: { ops: number; purchases: number; created: number; refused: number; indeterminate: number; orders: number; products: number; checkMs: number; skewMs: number; staleReadMs: number };
 }
 
 export interface CheckHistoryOptions extends CheckOptions {
@@ -46,6 +49,8 @@ export function checkHistory(meta: MetaRecord, ops: OpRecord[], finalOrders: Fin
   const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
   const model = buildModel(meta, ops, finalOrders, { skewMs: 250, staleReadMs: 0, finalReadAtMs: Date.now(), ...given });
   const spans = orderSpans(model);
+  // Orders from before the history are not judged, but when they end their units come back.
+  const preexisting = orderSpans(model, model.preexisting);
   const queues = queueAnswers(model);
   const { refusals, explained } = refusalsDidNothing(model);
   const rules = [
@@ -56,16 +61,21 @@ export function checkHistory(meta: MetaRecord, ops: OpRecord[], finalOrders: Fin
     noOversell(model, spans),
     perUserLimit(model, spans),
     legalOrderStates(model),
-    stockReadsMonotone(model, spans),
+    orderActors(model),
+    orderAnswers(model),
+    purchaseAnswers(model),
+    answersAfterEffects(model),
+    stockReadsMonotone(model, spans, preexisting),
     stockReadsFallByOrders(model),
-    stockReadsWithinSupply(model, spans),
+    stockReadsWithinSupply(model, spans, preexisting),
     noServerErrors(ops),
-    ...(queues.size ? [purchasesAdmitted(model, queues), admissionsInOrder(model, queues), admissionsWithinStock(model, queues, spans)] : []),
+    ...(queues.size ? [purchasesAdmitted(model, queues), admissionsInOrder(model, queues), admissionsWithinStock(model, queues, spans, preexisting)] : []),
   ];
   const required = requiredIds(options.require, queues.size > 0);
   for (const r of rules) {
     r.required = required.has(r.id);
-    r.ok = r.violations === 0 && !(r.required && r.checked === 0);
+    // A required rule must judge something, and everything: a stretch it could not judge fails it.
+    r.ok = r.violations === 0 && !(r.required && (r.checked === 0 || r.unjudged.length > 0));
   }
   const purchases = ops.filter((op) => op.op === 'purchase');
   return {
@@ -80,6 +90,8 @@ export function checkHistory(meta: MetaRecord, ops: OpRecord[], finalOrders: Fin
       orders: model.orders.length,
       products: model.products.size,
       checkMs: Math.round(performance.now() - t0),
+      skewMs: model.options.skewMs,
+      staleReadMs: model.options.staleReadMs,
     },
   };
 }
@@ -92,11 +104,14 @@ function requiredIds(require: string[] | undefined, queued: boolean): Set<string
   return new Set(ids.includes('all') ? ALL_RULE_IDS : ids);
 }
 
+const iso = (t: number): string => (Number.isFinite(t) ? new Date(t).toISOString() : String(t));
+
 export function formatCheck(check: HistoryCheck): string {
   const f = check.figures;
   const lines = [
     `history check: ${check.ok ? 'PASS' : 'FAIL'}`,
     `  ${f.ops} operation(s): ${f.purchases} purchase(s) (${f.created} created, ${f.refused} refused), ${f.indeterminate} indeterminate; ${f.orders} order(s) of ${f.products} product(s); checked in ${f.checkMs} ms`,
+    `  clock allowance between the writer and the database: ±${f.skewMs} ms; reads may be ${f.staleReadMs} ms stale`,
   ];
   for (const r of check.rules) {
     const verdict = verdictOfRule(r);
@@ -104,6 +119,7 @@ export function formatCheck(check: HistoryCheck): string {
     const tail = verdict === 'NOT JUDGED' ? `not judged${r.required ? ' (required)' : ''}` : `${r.checked} checked, ${r.violations} violation(s)`;
     lines.push(`  ${mark} ${r.rule} [${r.id}]: ${tail}`);
     for (const example of r.examples) lines.push(`         - ${example}`);
+    for (const u of r.unjudged) lines.push(`         - not judged from ${iso(u.fromMs)} to ${u.toMs === Infinity ? 'the end' : iso(u.toMs)}: ${u.why}${r.required ? ' (required)' : ''}`);
   }
   return lines.join('\n');
 }

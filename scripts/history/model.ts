@@ -29,6 +29,8 @@ export interface Model {
   ops: OpRecord[];
   /** Final orders of the history's products, without the pre-existing ones. */
   orders: FinalOrder[];
+  /** The pre-existing orders of the history's products: not judged, but their ends give units back. */
+  preexisting: FinalOrder[];
   ordersById: Map<string, FinalOrder>;
   /** Every purchase id's operations and orders. */
   groups: PurchaseGroup[];
@@ -69,6 +71,7 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
     products,
     ops,
     orders,
+    preexisting: finalOrders.filter((o) => products.has(o.productId) && preexisting.has(o.id)),
     ordersById: new Map(orders.map((o) => [o.id, o])),
     groups: [],
     groupOf: find,

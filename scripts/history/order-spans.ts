@@ -22,9 +22,9 @@ export interface OrderSpan {
   mayUntil: number;
 }
 
-export function orderSpans(m: Model): OrderSpan[] {
+export function orderSpans(m: Model, orders: FinalOrder[] = m.orders): OrderSpan[] {
   const skew = m.options.skewMs;
-  return m.orders.map((order) => {
+  return orders.map((order) => {
     const cancels = (m.byOrder.get(order.id) ?? []).filter((op): op is CancelRecord => op.op === 'cancel' && verdictOf(op) !== 'refused');
     return { order, sureFrom: order.createdAtMs + skew, sureUntil: sureEnd(m, order, cancels), mayFrom: order.createdAtMs, mayUntil: latestEnd(order, cancels, skew) };
   });

@@ -12,6 +12,15 @@ export interface RuleResult {
   examples: string[];
   /** Whether the rule had to judge something (`--require`, or the history kind's default set). */
   required?: boolean;
+  /** Stretches of time the rule could not judge, and why: a required rule with any fails. */
+  unjudged: Unjudged[];
+}
+
+/** A stretch of the history (client clock, ms since the epoch; `toMs` Infinity: to the end) a rule could not judge. */
+export interface Unjudged {
+  fromMs: number;
+  toMs: number;
+  why: string;
 }
 
 export type RuleVerdict = 'PASS' | 'FAIL' | 'NOT JUDGED';
@@ -24,6 +33,7 @@ export class RuleTally {
   checked = 0;
   violations = 0;
   private readonly examples: string[] = [];
+  private readonly unjudged: Unjudged[] = [];
 
   constructor(
     private readonly rule: string,
@@ -41,8 +51,14 @@ export class RuleTally {
     if (this.examples.length < EXAMPLES) this.examples.push(problem);
   }
 
+  /** Records a stretch the rule cannot judge (the same reason twice is kept once). */
+  notJudged(fromMs: number, toMs: number, why: string): void {
+    if (this.unjudged.some((u) => u.why === why)) return;
+    this.unjudged.push({ fromMs, toMs, why });
+  }
+
   result(): RuleResult {
-    return { id: this.id, rule: this.rule, ok: this.violations === 0, checked: this.checked, violations: this.violations, examples: [...this.examples] };
+    return { id: this.id, rule: this.rule, ok: this.violations === 0, checked: this.checked, violations: this.violations, examples: [...this.examples], unjudged: [...this.unjudged] };
   }
 }
 
@@ -59,6 +75,10 @@ export const RULE_IDS: Record<string, string> = {
   'stock reads go down only by orders made between them': 'reads-fall',
   'no stock read shows more than was left for sale': 'reads-level',
   'no 5xx other than 503': 'no-5xx',
+  'no answer precedes the effect it reports': 'real-time',
+  "only the order's user or an admin pays or cancels it": 'order-actors',
+  'every pay and cancel answer is true': 'order-answers',
+  'every answer about a purchase id fits its story': 'purchase-answers',
   'no purchase on a queued product without an admission': 'queue-admitted',
   'admissions follow ticket order': 'queue-order',
   'outstanding admissions never exceed the stock for sale': 'queue-stock',

@@ -3,9 +3,12 @@ import { describe, dueMs, Model } from '../model';
 import { RuleResult, RuleTally } from '../tally';
 
 /** A pay that surely made the order PAID: 200 with the order PAID (direct) or the webhook's result PAID. */
-const surelyPaid = (p: PayRecord): boolean => verdictOf(p) === 'ok' && (p.result === undefined ? p.orderStatus === undefined || p.orderStatus === 'PAID' : p.result === 'PAID');
-/** A pay that may have made it PAID: sure, unknown, or a webhook replay (its first delivery decided). */
-const mayHavePaid = (p: PayRecord): boolean => surelyPaid(p) || verdictOf(p) === 'unknown' || p.result === 'ALREADY_PROCESSED';
+export const surelyPaid = (p: PayRecord): boolean => verdictOf(p) === 'ok' && (p.result === undefined ? p.orderStatus === undefined || p.orderStatus === 'PAID' : p.result === 'PAID');
+/**
+ * A pay that may have made it PAID: sure, unknown, a webhook replay (its first delivery decided), or
+ * a direct pay answered 200 with another status (a false answer, which order-answers reports).
+ */
+const mayHavePaid = (p: PayRecord): boolean => surelyPaid(p) || verdictOf(p) === 'unknown' || p.result === 'ALREADY_PROCESSED' || (p.result === undefined && verdictOf(p) === 'ok');
 const mayHaveCancelled = (c: CancelRecord): boolean => verdictOf(c) !== 'refused';
 
 /**
@@ -19,6 +22,9 @@ const mayHaveCancelled = (c: CancelRecord): boolean => verdictOf(c) !== 'refused
  *   that may have done it, sent before the recorded close; EXPIRED the expiry job, which needs the
  *   order due by the database's clock (closed no earlier than due) and the order never paid;
  * - a paid order ends PAID or cancelled by an admin; a cancel answered 200 leaves it CANCELLED;
+ * - at most one payment succeeds (two answers PAID, direct or by webhook, is a double charge); an
+ *   answer PAID needs the database's paid time; nothing pays an order once it is closed (paid
+ *   after its recorded close, or a pay sent after a cancel of it was answered 200);
  * - with a payment TTL given, the app-written expiresAt is no earlier than createdAt + TTL.
  */
 export function legalOrderStates(m: Model): RuleResult {
@@ -44,6 +50,8 @@ function judgeOrder(m: Model, order: FinalOrder, ops: OpRecord[]): string | unde
     if (order.status !== 'PAID' && order.status !== 'CANCELLED') return `${where}: recorded paid at ${iso(paidAt)}, yet ${order.status}`;
     if (!pays.some((p) => mayHavePaid(p) && p.invokeMs - skew <= paidAt)) return `${where}: recorded paid at ${iso(paidAt)}, with no pay sent by then that could have paid it`;
   }
+  const life = paymentAfterClose(m, order, paid, cancels);
+  if (life) return `${where}: ${life}`;
   const everPaid = paid.length > 0 || paidAt !== undefined;
   if (paid.length) {
     const firstPaid = paid.reduce((a, b) => (a.completeMs <= b.completeMs ? a : b));
@@ -68,5 +76,20 @@ function judgeOrder(m: Model, order: FinalOrder, ops: OpRecord[]): string | unde
     if (typeof closed === 'number' && closed < due) return `${where}: expired at ${iso(closed)} by the database's clock, before it was due at ${iso(due)}`;
     if (due > m.options.finalReadAtMs + skew) return `${where}: expired before it was due at ${iso(due)}`;
   }
+  return undefined;
+}
+
+/** A second successful payment, a payment the database never recorded, or a payment of a closed order. */
+function paymentAfterClose(m: Model, order: FinalOrder, paid: PayRecord[], cancels: CancelRecord[]): string | undefined {
+  const skew = m.options.skewMs;
+  if (paid.length > 1) return `paid twice: ${describe(paid[0])} and ${describe(paid[1])}`;
+  if (paid.length && order.paidAtMs === null) return `${describe(paid[0])}, but the database recorded no payment`;
+  const paidAt = order.paidAtMs;
+  if (typeof paidAt === 'number' && typeof order.closedAtMs === 'number' && paidAt > order.closedAtMs) return `paid at ${iso(paidAt)}, after it was closed at ${iso(order.closedAtMs)}`;
+  const cancelled = cancels.filter((c) => verdictOf(c) === 'ok').reduce<CancelRecord | undefined>((a, c) => (a && a.completeMs <= c.completeMs ? a : c), undefined);
+  if (!cancelled) return undefined;
+  const later = paid.find((p) => p.invokeMs > cancelled.completeMs);
+  if (later) return `${describe(later)} was sent after ${describe(cancelled)}`;
+  if (typeof paidAt === 'number' && paidAt > cancelled.completeMs + skew) return `paid at ${iso(paidAt)}, after ${describe(cancelled)}`;
   return undefined;
 }

@@ -1,4 +1,4 @@
-import { FinalOrder, PurchaseRecord, verdictOf } from '../format';
+import { FinalOrder, PollRecord, PurchaseRecord, verdictOf } from '../format';
 import { describe, groupKey, latestEffectMs, Model, PurchaseGroup } from '../model';
 import { RuleResult, RuleTally } from '../tally';
 
@@ -13,7 +13,7 @@ export function every201Durable(m: Model): RuleResult {
     if (!created) continue;
     const order = op.orderId !== undefined ? m.ordersById.get(op.orderId) : undefined;
     const purchaseId = op.op === 'purchase' ? (op.key ?? op.purchaseId) : op.purchaseId;
-    const asked = op.op === 'purchase' ? op : m.groupOf(op.userId, op.purchaseId)?.purchases[0];
+    const asked = op.op === 'purchase' ? op : requestPolled(m, op);
     if (!order) tally.judge(`lost: ${describe(op)} named order ${op.orderId ?? '(none)'}, absent from the final state`);
     else if (order.userId !== op.userId) tally.judge(`${describe(op)}: order ${order.id} belongs to ${order.userId}, not ${op.userId}`);
     else if (purchaseId !== undefined && order.purchaseId !== null && order.purchaseId !== purchaseId)
@@ -23,6 +23,16 @@ export function every201Durable(m: Model): RuleResult {
     else tally.judge();
   }
   return tally.result();
+}
+
+/**
+ * The request a poll follows: of its purchase id's requests sent before it, the latest answered
+ * 202 with that id, else the latest not refused as another request (422 IDEMPOTENCY_KEY_REUSED is
+ * an answer to a different body under the same key, which made nothing).
+ */
+function requestPolled(m: Model, poll: PollRecord): PurchaseRecord | undefined {
+  const own = (m.groupOf(poll.userId, poll.purchaseId)?.purchases ?? []).filter((p) => p.code !== 'IDEMPOTENCY_KEY_REUSED' && p.invokeMs <= poll.invokeMs);
+  return own.filter((p) => p.status === 202 && p.purchaseId === poll.purchaseId).pop() ?? own.pop();
 }
 
 /**

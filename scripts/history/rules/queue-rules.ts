@@ -1,11 +1,11 @@
 import { admissionOrder, queueOrder } from '../../loadtest/admission-order';
 import { BuyerTrace } from '../../loadtest/waiting-room-trace';
 import { FinalOrder, OpRecord, QueueJoinRecord, QueuePollRecord, verdictOf } from '../format';
+import { mostForSale } from '../for-sale';
 import { Model } from '../model';
 import { OrderSpan } from '../order-spans';
 import { StepLevels } from '../step-levels';
 import { RuleResult, RuleTally } from '../tally';
-import { Cause, prefixSum } from './stock-read-rule';
 
 type TicketAnswer = QueueJoinRecord | QueuePollRecord;
 const isTicketAnswer = (op: OpRecord): op is TicketAnswer => (op.op === 'queueJoin' || op.op === 'queuePoll') && verdictOf(op) === 'ok';
@@ -26,15 +26,26 @@ export function queueAnswers(m: Model): Map<string, Map<string, TicketAnswer[]>>
 
 const firstAdmitted = (answers: TicketAnswer[] | undefined): TicketAnswer | undefined => answers?.find((a) => a.state === 'ADMITTED');
 
-/** On a queued product, every order follows an ADMITTED answer its user saw, sent before the order was made. */
+/**
+ * On a queued product, every order is made under an admission its user held then: an ADMITTED
+ * answer asked for before the order was made, and no EXPIRED answer between that admission and
+ * the order (an expired ticket buys nothing until a new admission).
+ */
 export function purchasesAdmitted(m: Model, queues: Map<string, Map<string, TicketAnswer[]>>): RuleResult {
   const tally = new RuleTally('no purchase on a queued product without an admission');
+  const skew = m.options.skewMs;
   for (const order of m.orders) {
     const users = queues.get(order.productId);
     if (!users || !m.users.has(order.userId)) continue;
-    const admitted = firstAdmitted(users.get(order.userId));
-    const ok = admitted !== undefined && admitted.invokeMs <= order.createdAtMs + m.options.skewMs;
-    tally.judge(ok ? undefined : `order ${order.id} of ${order.userId} (created ${order.createdAtMs}): ${admitted ? `its first ADMITTED answer was asked for only at ${admitted.invokeMs}` : 'no answer ever admitted its user'}`);
+    const answers = users.get(order.userId) ?? [];
+    // The last admission asked for before the order was made, and any expiry seen after it, surely before the order.
+    const admitted = answers.filter((a) => a.state === 'ADMITTED' && a.invokeMs <= order.createdAtMs + skew).pop();
+    const expired = admitted && answers.find((a) => a.state === 'EXPIRED' && a.invokeMs >= admitted.completeMs && a.completeMs < order.createdAtMs - skew);
+    const where = `order ${order.id} of ${order.userId} (created ${order.createdAtMs})`;
+    if (!admitted) {
+      const first = firstAdmitted(answers);
+      tally.judge(`${where}: ${first ? `its first ADMITTED answer was asked for only at ${first.invokeMs}` : 'no answer ever admitted its user'}`);
+    } else tally.judge(expired ? `${where}: its ticket was seen EXPIRED at ${expired.completeMs}, after its admission and before the order, with no new admission` : undefined);
   }
   return tally.result();
 }
@@ -69,17 +80,17 @@ function traceOf(userId: string, answers: TicketAnswer[]): BuyerTrace {
 }
 
 /**
- * Outstanding admissions never exceed the stock still for sale. A ticket surely holds an
- * admission from its first ADMITTED answer until its last ADMITTED answer was asked for, or until
- * its user's order was made. The stock for sale then is at most the initial stock, less the
- * orders already shown, plus those that could have ended (judged until an admin set could land).
+ * Outstanding admissions never exceed the stock still for sale, for the whole history. A ticket
+ * surely holds an admission from its first ADMITTED answer until its last ADMITTED answer was
+ * asked for, or until its user's order was made. At each instant that count changes it must fit
+ * the most the product can have had for sale then (mostForSale: across stock sets too).
  */
-export function admissionsWithinStock(m: Model, queues: Map<string, Map<string, TicketAnswer[]>>, spans: OrderSpan[]): RuleResult {
+export function admissionsWithinStock(m: Model, queues: Map<string, Map<string, TicketAnswer[]>>, spans: OrderSpan[], preexisting: OrderSpan[] = []): RuleResult {
   const tally = new RuleTally('outstanding admissions never exceed the stock for sale');
   const skew = m.options.skewMs;
+  const ended = [...spans, ...preexisting];
   for (const [productId, users] of queues) {
-    const product = m.products.get(productId);
-    if (!product) continue;
+    if (!m.products.has(productId)) continue;
     const firstOrder = new Map<string, FinalOrder>();
     for (const o of m.orders) if (o.productId === productId && !(o.createdAtMs >= (firstOrder.get(o.userId)?.createdAtMs ?? Infinity))) firstOrder.set(o.userId, o);
     const held = [];
@@ -92,19 +103,10 @@ export function admissionsWithinStock(m: Model, queues: Map<string, Map<string, 
       held.push({ from: first.completeMs, until, units: 1 });
     }
     const levels = new StepLevels(held);
-    const firstSet = m.ops.reduce((min, op) => (op.op === 'setStock' && op.productId === productId && verdictOf(op) !== 'refused' ? Math.min(min, op.invokeMs) : min), Infinity);
-    const shown: Cause[] = m.orders.filter((o) => o.productId === productId && m.shownByMs.has(o.id)).map((o) => ({ fromMs: m.shownByMs.get(o.id) as number, toMs: Infinity, units: o.quantity }));
-    const ended: Cause[] = spans.filter((s) => s.order.productId === productId && s.sureUntil !== Infinity).map((s) => ({ fromMs: s.sureUntil - skew, toMs: Infinity, units: s.order.quantity }));
-    const shownBy = prefixSum(shown, 'fromMs');
-    const endedBy = prefixSum(ended, 'fromMs');
-    const supply = product.initialStock + (m.returnedBefore.get(productId) ?? 0);
-    let problem: string | undefined;
-    levels.times.forEach((t, i) => {
-      if (problem || t >= firstSet || levels.levels[i] <= 0) return;
-      const most = supply - shownBy(t) + endedBy(t + 1);
-      if (levels.levels[i] > most) problem = `product ${productId}: ${levels.levels[i]} admission(s) outstanding at ${new Date(t).toISOString()}, at most ${most} unit(s) for sale then`;
-    });
-    tally.judge(problem);
+    const instants = levels.times.filter((_, i) => levels.levels[i] > 0);
+    const bounds = mostForSale(m, productId, ended, instants.map((t) => ({ fromMs: t, toMs: t })));
+    const i = instants.findIndex((t, k) => levels.at(t) > bounds[k].bound);
+    tally.judge(i < 0 ? undefined : `product ${productId}: ${levels.at(instants[i])} admission(s) outstanding at ${new Date(instants[i]).toISOString()}, at most ${bounds[i].bound} unit(s) for sale then (${bounds[i].why})`);
   }
   return tally.result();
 }

@@ -22,11 +22,12 @@ export const stockReads = (m: Model, productId: string): StockRead[] =>
  * earlier than its span allows (see OrderSpan: an expiry not before the order was due, a cancel
  * not before it was sent) and no later than the database recorded it closed.
  */
-export function stockReadsMonotone(m: Model, spans: OrderSpan[]): RuleResult {
+export function stockReadsMonotone(m: Model, spans: OrderSpan[], preexisting: OrderSpan[] = []): RuleResult {
   const tally = new RuleTally('stock reads go up only by a cancel, expiry or restock between them');
   for (const product of m.products.values()) {
     const reads = stockReads(m, product.productId);
-    judgePairs(m, tally, reads, returnsOf(m, product.productId, spans), (r) => r.stock, 'give back');
+    // Pre-existing orders are not the history's, but their units come back to the stock when they end.
+    judgePairs(m, tally, reads, returnsOf(m, product.productId, [...spans, ...preexisting]), (r) => r.stock, 'give back');
   }
   return tally.result();
 }
@@ -62,6 +63,9 @@ function judgePairs(m: Model, tally: RuleTally, reads: StockRead[], causes: Caus
     for (const _ of reads) tally.judge();
     return;
   }
+  // A set that never answered may apply at any later time: from its send on, no pair can be judged.
+  const unanswered = causes.reduce((min, c) => (c.units === Infinity && c.toMs === Infinity ? Math.min(min, c.fromMs) : min), Infinity);
+  if (unanswered !== Infinity) tally.notJudged(unanswered, Infinity, `an unanswered stock set sent at ${new Date(unanswered).toISOString()} may apply at any later time: any change between two reads after it may be its doing`);
   const units = causes.filter((c) => c.units !== Infinity);
   const sets = causes.filter((c) => c.units === Infinity).map((c) => ({ ...c, units: 1 }));
   const S = prefixSum(units, 'fromMs');
@@ -73,6 +77,7 @@ function judgePairs(m: Model, tally: RuleTally, reads: StockRead[], causes: Caus
   const best = new Map<number, { key: number; read: StockRead }>();
   let j = 0;
   for (const r2 of byInvoke) {
+    if (r2.completeMs >= unanswered) continue;
     while (j < byComplete.length && byComplete[j].completeMs < r2.invokeMs - m.options.staleReadMs) {
       const r1 = byComplete[j++];
       const epoch = setsOver(r1.invokeMs);

@@ -37,7 +37,7 @@ export const readCases: CorpusCase[] = [
     ops: [read(3, -500), first, read(1, 2000)],
     orders: [order('1', 'a', 'ka', 5)],
   }),
-  breaks('a rise after a stock set with nothing to explain it', ['reads-rise'], {
+  breaks('a rise after a stock set with nothing to explain it', ['reads-rise', 'reads-level'], {
     meta: meta({ initialStock: 3 }),
     ops: [setStock(5, -1000), first, read(4, 2000), read(5, 3000)],
     orders: [order('1', 'a', 'ka', 5)],

@@ -30,7 +30,7 @@ export function relocate(c: CorpusCase, n: number): CorpusCase {
     if ('orderId' in op && op.orderId !== undefined) moved.orderId = orderId(op.orderId);
     return moved as OpRecord;
   });
-  const products = c.meta.products.map((p) => ({ ...p, productId: product(p.productId) }));
+  const products = c.meta.products.map((p) => ({ ...p, productId: product(p.productId), ...(p.preexistingOrderIds ? { preexistingOrderIds: p.preexistingOrderIds.map(orderId) } : {}) }));
   const orders = c.orders.map((o) => ({ ...o, id: orderId(o.id), productId: product(o.productId), userId: user(o.userId) }));
   return { ...c, meta: { ...c.meta, products }, ops, orders };
 }
