@@ -1,8 +1,8 @@
-// Proves the lock library installs and works as a package: `npm pack` it, install the tarball
-// with its peer dependencies (prom-client, the optional one, left out) into a fresh consumer
-// project, compile the consumer with `tsc --strict`, and run it against a private redis-server.
-// Everything happens under .infra/lock-package (ignored by git); peers come at the versions of the
-// root package-lock, so npm's cache usually serves them.
+// Proves the lock library installs and works as a package where its users are: `npm pack` it,
+// then for each stack of STACKS install the tarball with that stack's NestJS and ioredis
+// (prom-client, the optional peer, left out) into a fresh consumer project, compile the consumer
+// and the README's examples (libs/distributed-lock/examples) with `tsc --strict`, and run them
+// against a private redis-server. Everything happens under .infra/lock-package (ignored by git).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,9 +12,27 @@ import { RedisServerProcess } from '../../test/support/redis-server';
 const ROOT = join(__dirname, '..', '..');
 const LIBRARY = join(ROOT, 'libs', 'distributed-lock');
 const WORK = join(ROOT, '.infra', 'lock-package');
-const CONSUMER = join(WORK, 'consumer');
-const PEERS = ['@nestjs/common', '@nestjs/core', 'ioredis', 'reflect-metadata', 'rxjs'];
-const TOOLS = ['typescript', '@types/node'];
+// The consumer's own packages besides the stack: Nest's other peers, and the compiler.
+const COMMON = ['reflect-metadata', 'rxjs', 'typescript', '@types/node'];
+
+interface Stack {
+  name: string;
+  /** Exact versions: a new release of either line changes the run only when this table does. */
+  packages: Record<string, string>;
+}
+
+/** The previous and the current majors of NestJS and ioredis, as the package's peers allow. */
+const STACKS: Stack[] = [
+  {
+    name: 'nest11-ioredis5',
+    packages: { '@nestjs/common': '11.2.10', '@nestjs/core': '11.2.10', '@nestjs/config': '4.0.4', '@nestjs/testing': '11.2.6', ioredis: '5.11.1' },
+  },
+  {
+    name: 'nest12-ioredis6',
+    packages: Object.fromEntries(['@nestjs/common', '@nestjs/core', '@nestjs/config', '@nestjs/testing', 'ioredis'].map((name) => [name, lockedVersion(name)])),
+  },
+];
+const EXAMPLES = ['core', 'nest-module', 'with-lock', 'held-lock', 'testing'];
 
 const log = (message: string) => console.log(`[lock-package] ${message}`);
 
@@ -45,29 +63,38 @@ function pack(): string {
   return join(WORK, tarball);
 }
 
-function createConsumer(tarball: string): void {
-  cpSync(join(__dirname, 'consumer'), CONSUMER, { recursive: true });
-  const dependencies = Object.fromEntries([...PEERS, ...TOOLS].map((name) => [name, lockedVersion(name)]));
-  const manifest = { name: 'lock-package-consumer', private: true, dependencies: { '@flash-sale/distributed-lock': `file:${tarball}`, ...dependencies } };
-  writeFileSync(join(CONSUMER, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  log('installing the tarball and its peers');
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], CONSUMER);
-  const tsc = join(CONSUMER, 'node_modules', '.bin', 'tsc');
-  log('compiling the consumer with tsc --strict (node16 resolution, then the older node10 one)');
-  run(tsc, ['-p', '.', '--strict'], CONSUMER);
-  run(tsc, ['-p', '.', '--strict', '--noEmit', '--module', 'commonjs', '--moduleResolution', 'node10'], CONSUMER);
+/** A consumer project for one stack: its own checks (consumer/src) and the README's examples. */
+function createConsumer(tarball: string, stack: Stack): string {
+  const consumer = join(WORK, stack.name);
+  cpSync(join(__dirname, 'consumer'), consumer, { recursive: true });
+  cpSync(join(LIBRARY, 'examples'), join(consumer, 'src', 'examples'), { recursive: true });
+  const common = Object.fromEntries(COMMON.map((name) => [name, lockedVersion(name)]));
+  const dependencies = { '@flash-sale/distributed-lock': `file:${tarball}`, ...common, ...stack.packages };
+  writeFileSync(join(consumer, 'package.json'), `${JSON.stringify({ name: `lock-consumer-${stack.name}`, private: true, dependencies }, null, 2)}\n`);
+  log(`${stack.name}: installing the tarball with ${Object.entries(stack.packages).map(([n, v]) => `${n}@${v}`).join(', ')}`);
+  // --strict-peer-deps: a peer range of the package that leaves this stack out fails here.
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--strict-peer-deps', '--ignore-scripts', '--loglevel=error'], consumer);
+  const tsc = join(consumer, 'node_modules', '.bin', 'tsc');
+  log(`${stack.name}: compiling with tsc --strict (module node20, then the older node10 resolution)`);
+  run(tsc, ['-p', '.', '--strict'], consumer);
+  // node10 is how older projects resolve (deprecated in TypeScript 6): the typesVersions map serves it.
+  run(tsc, ['-p', '.', '--strict', '--noEmit', '--module', 'commonjs', '--moduleResolution', 'node10', '--ignoreDeprecations', '6.0'], consumer);
+  return consumer;
 }
 
 async function main(): Promise<void> {
   const began = performance.now();
   ensureRedisBinary();
-  createConsumer(pack());
+  const tarball = pack();
+  const consumers = STACKS.map((stack) => ({ stack, dir: createConsumer(tarball, stack) }));
   const redis = await RedisServerProcess.start();
   try {
-    const env = { ...process.env, REDIS_PORT: String(redis.port) };
-    for (const program of ['plain', 'nest-app']) {
-      log(`running ${program}`);
-      process.stdout.write(run('node', [join('dist', `${program}.js`)], CONSUMER, env));
+    const env = { ...process.env, REDIS_PORT: String(redis.port), REDIS_URL: `redis://127.0.0.1:${redis.port}` };
+    for (const { stack, dir } of consumers) {
+      for (const program of ['plain', 'nest-app', ...EXAMPLES.map((name) => `examples/${name}`)]) {
+        log(`${stack.name}: running ${program}`);
+        process.stdout.write(run('node', [join('dist', `${program}.js`)], dir, env));
+      }
     }
   } finally {
     await redis.stop();

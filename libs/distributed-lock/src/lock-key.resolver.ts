@@ -1,7 +1,4 @@
-// Nest exports neither the metadata key nor the enum from its entry point; these subpaths are
-// the only way to read which argument `@Param('x')` binds.
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
-import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { NEST_NAMED_ROUTE_ARG_TYPES, NEST_ROUTE_ARGS_METADATA } from './nest-metadata';
 
 /** What `@WithLock` accepts as its key: a template, several templates, or a function of the arguments. */
 export type LockKeySource = string | string[] | ((...args: any[]) => string | string[]);
@@ -67,20 +64,18 @@ function parseKeyTemplate(template: string): KeyTemplatePart[] {
   });
 }
 
-const NAMED_SOURCES = new Set<number>([RouteParamtypes.PARAM, RouteParamtypes.BODY, RouteParamtypes.QUERY]);
-
 /**
  * Maps the names bound with `@Param('x')`, `@Body('x')` or `@Query('x')` on a method to the
  * index of the argument that receives them. Nest stores this on the class, keyed by method.
  */
 function namedRouteArgIndexes(target: object, methodName: string | symbol): Map<string, number> {
   const metadata: Record<string, { index: number; data?: unknown }> =
-    Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, methodName) ?? {};
+    Reflect.getMetadata(NEST_ROUTE_ARGS_METADATA, target.constructor, methodName) ?? {};
   const indexes = new Map<string, number>();
   for (const [key, { index, data }] of Object.entries(metadata)) {
     const [paramtype] = key.split(':');
     // Custom param decorators use keys like "<uuid>__customRouteArgs__:0": not numeric.
-    if (!/^\d+$/.test(paramtype) || !NAMED_SOURCES.has(Number(paramtype))) continue;
+    if (!/^\d+$/.test(paramtype) || !NEST_NAMED_ROUTE_ARG_TYPES.has(Number(paramtype))) continue;
     if (typeof data === 'string' && data.length > 0 && !indexes.has(data)) indexes.set(data, index);
   }
   return indexes;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { SELF_DECLARED_DEPS_METADATA } from '@nestjs/common/constants';
 import { DistributedLockService } from '../distributed-lock.service';
+import { NEST_SELF_DECLARED_DEPS_METADATA } from '../nest-metadata';
 import { InMemoryDistributedLock } from './in-memory-distributed-lock';
 
 /**
@@ -21,5 +21,5 @@ export class FakeDistributedLockService extends DistributedLockService {
 }
 
 // Nest would otherwise inherit the parent's @Inject(...) tokens and look for a real lock and
-// options; it offers no public way to clear them, hence its constants subpath.
-Reflect.defineMetadata(SELF_DECLARED_DEPS_METADATA, [], FakeDistributedLockService);
+// options; it offers no public way to clear them.
+Reflect.defineMetadata(NEST_SELF_DECLARED_DEPS_METADATA, [], FakeDistributedLockService);

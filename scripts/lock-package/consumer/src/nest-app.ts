@@ -1,7 +1,7 @@
 // A minimal Nest application: the module, @WithLock on a provider, CurrentLock.fence, and the
 // fake from the package's testing entry point.
 import 'reflect-metadata';
-import { Injectable, Module } from '@nestjs/common';
+import { Controller, Injectable, Module, Param, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import Redis from 'ioredis';
 import { CurrentLock, DistributedLockModule, DistributedLockService, LockTimeoutError, WithLock } from '@flash-sale/distributed-lock';
@@ -18,7 +18,20 @@ class Stock {
   }
 }
 
+// `<id>` comes from the argument bound with @Param('id'), read from Nest's route metadata.
+@Controller('products')
+class Purchases {
+  constructor(private readonly current: CurrentLock) {}
+
+  @Post(':id/purchase')
+  @WithLock('stock:<id>')
+  async purchase(_query: { id: string }, @Param('id') _id: string): Promise<string | undefined> {
+    return this.current.find()?.key;
+  }
+}
+
 @Module({
+  controllers: [Purchases],
   imports: [
     DistributedLockModule.forRootAsync({
       useFactory: () => ({ redisFactory: () => new Redis(Number(process.env.REDIS_PORT), '127.0.0.1', { maxRetriesPerRequest: 1 }) }),
@@ -36,6 +49,9 @@ async function main(): Promise<void> {
       const first = await stock.reserve({ productId: 'p1' });
       const second = await stock.reserve({ productId: 'p1' });
       assert.ok(first > 0 && second > first, `fences ${first} then ${second}`);
+    });
+    await check("@WithLock takes a placeholder from the @Param('id') argument before an object's property", async () => {
+      assert.equal(await app.get(Purchases).purchase({ id: 'from-object' }, 'from-param'), 'stock:from-param');
     });
     await check('DistributedLockService: tryAcquire null while held, LockTimeoutError after waitMs', async () => {
       const locks = app.get(DistributedLockService);
