@@ -1,14 +1,17 @@
 import { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from './migrations';
-import { ENTITIES } from './entities';
 import { GuardedPgClient } from './guarded-pg-client';
 
-/** One options factory for the app and the migration CLI, so both see the same schema. */
+/**
+ * One options factory for the app and the migration CLI, so both see the same schema. TypeORM is
+ * the pool and the migration runner here, with no entities: every statement is SQL of ours
+ * (database/statements.ts and the features' repositories), and the migrations own the schema.
+ */
 export function dataSourceOptions(url: string, poolSize = 10, statementTimeoutMs = 5000): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    entities: [],
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     synchronize: false,

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ORDER_STATUSES, OrderStatus } from './order.entity';
+import { ORDER_STATUSES, OrderStatus } from './order-status';
 
 /** The contract's Order. */
 export class OrderView {

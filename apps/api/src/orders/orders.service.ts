@@ -17,7 +17,7 @@ import { QuotaLedger } from './quota-ledger';
 import { queryRows } from '../database/query-rows';
 import { withConflictRetry } from '../database/statements';
 import { orderAfterFailure } from './lost-answer';
-import { OrderStatus } from './order.entity';
+import { OrderStatus } from './order-status';
 
 // No re-entry (no AsyncLocalStorage); the statements are conditional on the rows' own state
 // (and the fence for stock), so Postgres has the last word, as with LOCK_FALLBACK=db.

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { IsPositiveId } from '../../common/positive-id';
-import { ORDER_STATUSES, OrderStatus } from '../order.entity';
+import { ORDER_STATUSES, OrderStatus } from '../order-status';
 
 // Query strings arrive as text; only plain digit strings become numbers, anything else fails IsInt.
 const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value);
