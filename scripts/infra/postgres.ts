@@ -5,7 +5,8 @@ import { freePort } from '../../test/support/free-port';
 import { postgresAnswers, waitFor } from './probe';
 import { RunningService } from './redis';
 import { postgresRunner, privateServerOptions } from './postgres-user';
-import { hasCommand, installPackages, isRoot, postgresBinDir } from './system-packages';
+import { requirePostgresBinDir } from './postgres-binaries';
+import { hasCommand, isRoot } from './system-packages';
 
 const DEFAULT_SERVER_URL = 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
 
@@ -48,9 +49,7 @@ async function answersSoon(url: string): Promise<boolean> {
 }
 
 async function startPrivatePostgres(): Promise<RunningService> {
-  if (!postgresBinDir()) installPackages(['postgresql'], 'PostgreSQL binaries are missing');
-  const bin = postgresBinDir();
-  if (!bin) throw new Error('PostgreSQL binaries not found under /usr/lib/postgresql after install');
+  const bin = requirePostgresBinDir();
   const dataDir = unusedDataDir();
   const port = await freePort();
   const runner = postgresRunner(dataDir);

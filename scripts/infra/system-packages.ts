@@ -1,5 +1,4 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
 
 export function hasCommand(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
@@ -16,13 +15,4 @@ export function installPackages(packages: string[], why: string): void {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
   execFileSync('apt-get', ['install', '-y', '-qq', ...packages], { stdio: 'inherit', env });
-}
-
-/** The bin folder of the newest locally installed PostgreSQL (Debian layout), if any. */
-export function postgresBinDir(): string | undefined {
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(`${root}/${v}/bin/initdb`));
-  versions.sort((a, b) => Number(b) - Number(a));
-  return versions.length ? `${root}/${versions[0]}/bin` : undefined;
 }

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { postgresRunner, privateServerOptions } from '../../../scripts/infra/postgres-user';
-import { postgresBinDir } from '../../../scripts/infra/system-packages';
+import { requirePostgresBinDir } from '../../../scripts/infra/postgres-binaries';
 import { freePort } from '../../support/free-port';
 import { withPg } from '../../support/api-client';
 
@@ -20,8 +20,7 @@ export class PrivatePostgres {
   ) {}
 
   static async start(): Promise<PrivatePostgres> {
-    const bin = postgresBinDir();
-    if (!bin) throw new Error('PostgreSQL binaries not found under /usr/lib/postgresql');
+    const bin = requirePostgresBinDir();
     mkdirSync(resolve('.infra'), { recursive: true });
     const dataDir = mkdtempSync(resolve('.infra/chaos-pg-'));
     const owner = postgresRunner(dataDir).dataOwner;
