@@ -1,10 +1,12 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# No package's install script runs: nothing the app loads needs one (a native build, a download).
+RUN npm ci --no-audit --no-fund --ignore-scripts
 # .dockerignore keeps the host's node_modules, dist, .git, .infra, .env and reports out of this copy.
 COPY . .
-RUN npm run build && npm prune --omit=dev
+# dependencies are exactly what dist/apps/api loads (test/e2e/runtime-dependencies.e2e-spec.ts).
+RUN npm run build && npm prune --omit=dev --ignore-scripts
 
 FROM node:24-bookworm-slim
 WORKDIR /app

@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x node_modules/.bin/jest ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "[setup] installing dependencies (npm ci)"
-  # swagger-ui-dist's install-time analytics (scarf) would write to the system temp folder and
-  # call out to the network; opted out here and in package.json (scarfSettings).
-  SCARF_ANALYTICS=false npm ci --no-audit --no-fund --loglevel=error
+  # No install script runs: none of our packages needs one (jest's file watcher, which could build
+  # a native addon, ships prebuilt), and swagger-ui-dist's (scarf) only sends analytics.
+  npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
 fi
