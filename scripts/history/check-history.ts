@@ -77,16 +77,17 @@ export function checkHistory(meta: MetaRecord, ops: OpRecord[], finalOrders: Fin
     // A required rule must judge something, and everything: a stretch it could not judge fails it.
     r.ok = r.violations === 0 && !(r.required && (r.checked === 0 || r.unjudged.length > 0));
   }
-  const purchases = ops.filter((op) => op.op === 'purchase');
+  const purchases = model.byKind.purchase;
+  const count = (list: OpRecord[], verdict: string) => list.reduce((n, op) => (verdictOf(op) === verdict ? n + 1 : n), 0);
   return {
     ok: rules.every((r) => r.ok),
     rules,
     figures: {
       ops: ops.length,
       purchases: purchases.length,
-      created: purchases.filter((p) => verdictOf(p) === 'ok').length,
-      refused: purchases.filter((p) => verdictOf(p) === 'refused').length,
-      indeterminate: ops.filter((op) => verdictOf(op) === 'unknown').length,
+      created: count(purchases, 'ok'),
+      refused: count(purchases, 'refused'),
+      indeterminate: count(ops, 'unknown'),
       orders: model.orders.length,
       products: model.products.size,
       checkMs: Math.round(performance.now() - t0),

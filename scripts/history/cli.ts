@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { checkHistory, formatCheck, HistoryCheck } from './check-history';
-import { parseHistory } from './format';
+import { readHistoryFile } from './read-history';
 import { FinalStateSource, readFinalOrders } from './final-state';
 
 const USAGE = `usage: npm run check-history -- FILE (--database-url URL | --url http://host:port [--token-secret S])
@@ -19,7 +19,7 @@ export interface CheckRun {
 
 /** Reads the history, then the final state once, and judges. */
 export async function checkHistoryFile(run: CheckRun): Promise<HistoryCheck> {
-  const { meta, ops } = parseHistory(readFileSync(run.file, 'utf8'));
+  const { meta, ops } = readHistoryFile(run.file);
   const finalReadAtMs = Date.now();
   const orders = await readFinalOrders(
     meta.products.map((p) => String(p.productId)),

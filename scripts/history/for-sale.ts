@@ -63,7 +63,7 @@ export function mostForSale(m: Model, productId: string, ended: OrderSpan[], see
 
 /** The product's stock sets that may have applied, and which of them (or the initial stock) an observation may follow. */
 function startsOf(m: Model, productId: string) {
-  const sets = m.ops.filter((op): op is SetStockRecord => op.op === 'setStock' && op.productId === productId && verdictOf(op) !== 'refused');
+  const sets = m.byKind.setStock.filter((op) => op.productId === productId && verdictOf(op) !== 'refused');
   const starts: Start[] = sets.map((op) => ({ stock: op.stock, fromMs: op.invokeMs, toMs: verdictOf(op) === 'ok' ? op.completeMs : Infinity, what: `stock set to ${op.stock} [${op.invokeMs}..${op.completeMs}]` }));
   const answered = starts.filter((s) => s.toMs !== Infinity).sort((a, b) => a.fromMs - b.fromMs);
   const unanswered = starts.filter((s) => s.toMs === Infinity).sort((a, b) => a.fromMs - b.fromMs);

@@ -163,17 +163,27 @@ const OPS = new Set(['purchase', 'pay', 'cancel', 'setStock', 'read', 'poll', 'q
 
 /** Parses JSON lines; throws with the line number on anything that is not a history record. */
 export function parseHistory(text: string): { meta: MetaRecord; ops: OpRecord[] } {
-  let meta: MetaRecord | undefined;
-  const ops: OpRecord[] = [];
-  let line = 0;
+  const lines = new HistoryLines();
   let start = 0;
   while (start < text.length) {
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
-    const raw = text.slice(start, end).trim();
+    lines.add(text.slice(start, end));
     start = end + 1;
-    line++;
-    if (!raw) continue;
+  }
+  return lines.end();
+}
+
+/** Reads a history's lines one at a time (see read-history.ts for a file), keeping the meta record and the operations. */
+export class HistoryLines {
+  private meta: MetaRecord | undefined;
+  private readonly ops: OpRecord[] = [];
+  private line = 0;
+
+  add(text: string): void {
+    const line = ++this.line;
+    const raw = text.trim();
+    if (!raw) return;
     let record: HistoryRecord;
     try {
       record = JSON.parse(raw) as HistoryRecord;
@@ -181,16 +191,19 @@ export function parseHistory(text: string): { meta: MetaRecord; ops: OpRecord[] 
       throw new Error(`line ${line}: not JSON`);
     }
     if (record.op === 'meta') {
-      if (meta) throw new Error(`line ${line}: a second meta record`);
+      if (this.meta) throw new Error(`line ${line}: a second meta record`);
       if (record.format !== HISTORY_FORMAT) throw new Error(`line ${line}: format ${String(record.format)}, expected ${HISTORY_FORMAT}`);
       if (!Array.isArray(record.products)) throw new Error(`line ${line}: meta without products`);
-      meta = record;
-      continue;
+      this.meta = record;
+      return;
     }
     if (!OPS.has(record.op)) throw new Error(`line ${line}: unknown op ${String((record as { op?: unknown }).op)}`);
     if (typeof record.invokeMs !== 'number' || typeof record.completeMs !== 'number') throw new Error(`line ${line}: invokeMs and completeMs are required`);
-    ops.push(record);
+    this.ops.push(record);
   }
-  if (!meta) throw new Error('no meta record: the checker needs the products and their initial stock');
-  return { meta, ops };
+
+  end(): { meta: MetaRecord; ops: OpRecord[] } {
+    if (!this.meta) throw new Error('no meta record: the checker needs the products and their initial stock');
+    return { meta: this.meta, ops: this.ops };
+  }
 }

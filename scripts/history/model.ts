@@ -47,7 +47,13 @@ export interface Model {
   returnedBefore: Map<string, number>;
   /** Per order: the earliest answer (client clock) that showed it exists: a 201, a CREATED poll, a pay or cancel answered 200. */
   shownByMs: Map<string, number>;
+  /** The operations of each kind, in history order: rules walk their kind, not every operation. */
+  byKind: { [K in OpRecord['op']]: Extract<OpRecord, { op: K }>[] };
 }
+
+/** The empty list every purchase group starts with: most ids have one request and no poll, and a list each is memory a long history does not have. */
+const NONE: never[] = [];
+Object.freeze(NONE);
 
 export const groupKey = (userId: string, purchaseId: string): string => `${userId}|${purchaseId}`;
 
@@ -81,6 +87,7 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
     byOrder: new Map(),
     returnedBefore,
     shownByMs: new Map(),
+    byKind: { purchase: [], pay: [], cancel: [], setStock: [], read: [], poll: [], queueJoin: [], queuePoll: [] },
   };
   const shown = (orderId: string | undefined, atMs: number) => {
     if (orderId !== undefined && !(atMs >= (model.shownByMs.get(orderId) ?? Infinity))) model.shownByMs.set(orderId, atMs);
@@ -88,7 +95,7 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
   const group = (userId: string, id: string): PurchaseGroup => {
     let found = find(userId, id);
     if (!found) {
-      found = { id, userId, purchases: [], polls: [], orders: [] };
+      found = { id, userId, purchases: NONE, polls: NONE, orders: NONE };
       if (byId.has(id)) shared.set(groupKey(userId, id), found);
       else byId.set(id, found);
       model.groups.push(found);
@@ -96,14 +103,19 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
     return found;
   };
   for (const op of ops) {
+    (model.byKind[op.op] as OpRecord[]).push(op);
     if ('userId' in op && op.userId) model.users.add(op.userId);
     if (op.op === 'purchase') {
       const id = op.key ?? op.purchaseId;
       if (verdictOf(op) === 'ok') shown(op.orderId, op.completeMs);
-      if (id !== undefined) group(op.userId, id).purchases.push(op);
+      if (id !== undefined) {
+        const g = group(op.userId, id);
+        g.purchases = g.purchases === NONE ? [op] : (g.purchases.push(op), g.purchases);
+      }
       else if (verdictOf(op) === 'unknown') model.anonymousUnknown.set(`${op.userId}|${op.productId}`, (model.anonymousUnknown.get(`${op.userId}|${op.productId}`) ?? 0) + 1);
     } else if (op.op === 'poll') {
-      group(op.userId, op.purchaseId).polls.push(op);
+      const g = group(op.userId, op.purchaseId);
+      g.polls = g.polls === NONE ? [op] : (g.polls.push(op), g.polls);
       if (op.state === 'CREATED') shown(op.orderId, op.completeMs);
     } else if (op.op === 'pay' || op.op === 'cancel') {
       if (verdictOf(op) === 'ok') shown(op.orderId, op.completeMs);
@@ -114,7 +126,7 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
   }
   for (const order of orders) {
     const found = order.purchaseId !== null ? model.groupOf(order.userId, order.purchaseId) : undefined;
-    if (found) found.orders.push(order);
+    if (found) found.orders = found.orders === NONE ? [order] : (found.orders.push(order), found.orders);
     else if (model.users.has(order.userId)) model.strayOrders.push(order);
   }
   return model;

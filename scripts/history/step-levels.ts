@@ -11,16 +11,27 @@ export class StepLevels {
   readonly levels: number[] = [];
 
   constructor(spans: Iterable<Span>) {
-    const events: [number, number][] = [];
+    // Change instants and amounts in flat typed arrays sorted by an index: a long history has a
+    // million of them, and a [time, delta] pair each would be garbage to collect. The order of
+    // changes at one instant does not matter: only the level after all of them is kept.
+    const at: number[] = [];
+    const by: number[] = [];
     for (const s of spans) {
       if (!(s.until > s.from)) continue;
-      events.push([s.from, s.units]);
-      if (s.until !== Infinity) events.push([s.until, -s.units]);
+      at.push(s.from);
+      by.push(s.units);
+      if (s.until !== Infinity) {
+        at.push(s.until);
+        by.push(-s.units);
+      }
     }
-    events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const times = Float64Array.from(at);
+    const order = Uint32Array.from(at.keys());
+    order.sort((a, b) => times[a] - times[b]);
     let level = 0;
-    for (const [t, delta] of events) {
-      level += delta;
+    for (const i of order) {
+      const t = times[i];
+      level += by[i];
       if (this.times.length && this.times[this.times.length - 1] === t) this.levels[this.levels.length - 1] = level;
       else {
         this.times.push(t);

@@ -32,7 +32,7 @@ export class SupplyBound {
     possiblyHeld: StepLevels,
   ) {
     const skew = m.options.skewMs;
-    const ops = m.ops.filter((op): op is SetStockRecord => op.op === 'setStock' && op.productId === productId && verdictOf(op) !== 'refused');
+    const ops = m.byKind.setStock.filter((op) => op.productId === productId && verdictOf(op) !== 'refused');
     this.sets = ops
       .map((op) => ({ op, stock: op.stock, from: op.invokeMs - skew, to: verdictOf(op) === 'ok' ? op.completeMs + skew : Infinity, value: 0 }))
       .sort((a, b) => a.from - b.from);

@@ -8,7 +8,7 @@ import { RuleResult, RuleTally } from '../tally';
  */
 export function every201Durable(m: Model): RuleResult {
   const tally = new RuleTally('every 201 is in the final state');
-  for (const op of m.ops) {
+  for (const op of [...m.byKind.purchase, ...m.byKind.poll]) {
     const created = (op.op === 'purchase' && verdictOf(op) === 'ok') || (op.op === 'poll' && op.state === 'CREATED');
     if (!created) continue;
     const order = op.orderId !== undefined ? m.ordersById.get(op.orderId) : undefined;
@@ -47,7 +47,7 @@ export function refusalsDidNothing(m: Model): { refusals: RuleResult; explained:
   const explained = new RuleTally('every order was made by a request that was not refused');
   const skew = m.options.skewMs;
   for (const group of m.groups) {
-    const orders = group.orders.filter((o) => m.users.has(o.userId));
+    const orders = group.orders;
     if (!orders.length) {
       for (const p of group.purchases) if (verdictOf(p) === 'refused') refusals.judge();
       for (const p of group.polls) if (p.state === 'REFUSED') refusals.judge();
@@ -57,12 +57,12 @@ export function refusalsDidNothing(m: Model): { refusals: RuleResult; explained:
     const pollRefused = group.polls.filter((p) => p.state === 'REFUSED');
     const refusedCount = definiteRefusals.length + pollRefused.length;
     for (const order of orders) {
-      const makers = group.purchases.filter((p) => verdictOf(p) !== 'refused' && p.invokeMs <= order.createdAtMs + skew && latestEffectMs(p) >= order.createdAtMs - skew);
+      const maker = group.purchases.some((p) => verdictOf(p) !== 'refused' && p.invokeMs <= order.createdAtMs + skew && latestEffectMs(p) >= order.createdAtMs - skew);
       const culprit = definiteRefusals.find((r) => r.invokeMs <= order.createdAtMs + skew && r.completeMs >= order.createdAtMs - skew);
       if (pollRefused.length) refusals.judge(`purchase ${group.id}: polled REFUSED (${describe(pollRefused[0])}) but order ${order.id} exists`);
-      else if (!makers.length && culprit) refusals.judge(`purchase ${group.id}: ${describe(culprit)} but order ${order.id} was created at ${order.createdAtMs}, during it`);
+      else if (!maker && culprit) refusals.judge(`purchase ${group.id}: ${describe(culprit)} but order ${order.id} was created at ${order.createdAtMs}, during it`);
       else if (refusedCount) refusals.judge();
-      explained.judge(makers.length || culprit ? undefined : `order ${order.id} (purchase ${group.id}, created ${order.createdAtMs}): no request could have made it`);
+      explained.judge(maker || culprit ? undefined : `order ${order.id} (purchase ${group.id}, created ${order.createdAtMs}): no request could have made it`);
     }
   }
   // Orders whose purchase id no operation knew: only a keyless purchase that got no answer explains them.
@@ -100,16 +100,25 @@ export function onePurchaseOutcome(m: Model): RuleResult {
   return tally.result();
 }
 
+const whereOf = (group: PurchaseGroup): string => `purchase ${group.id} of ${group.userId}`;
+
 function judgeGroup(m: Model, group: PurchaseGroup, orders: FinalOrder[]): string | undefined {
-  const where = `purchase ${group.id} of ${group.userId}`;
-  if (orders.length > 1) return `${where}: orders ${orders.map((o) => o.id).join(', ')}`;
-  const named = new Set<string>();
-  for (const p of group.purchases) if (verdictOf(p) === 'ok' && p.orderId !== undefined) named.add(p.orderId);
-  for (const p of group.polls) if (p.state === 'CREATED' && p.orderId !== undefined) named.add(p.orderId);
-  if (named.size > 1) return `${where}: its answers named orders ${[...named].join(', ')}`;
+  if (orders.length > 1) return `${whereOf(group)}: orders ${orders.map((o) => o.id).join(', ')}`;
+  // The order the answers named (they must all name one); no set per purchase id: there are as many ids as requests.
+  let named: string | undefined;
+  let other: string | undefined;
+  const name = (id: string | undefined) => {
+    if (id === undefined) return;
+    if (named === undefined) named = id;
+    else if (named !== id) other ??= id;
+  };
+  for (const p of group.purchases) if (verdictOf(p) === 'ok') name(p.orderId);
+  for (const p of group.polls) if (p.state === 'CREATED') name(p.orderId);
+  if (other !== undefined) return `${whereOf(group)}: its answers named orders ${named}, ${other}`;
   const order = orders[0];
   if (!order) return undefined;
-  if (named.size === 1 && !named.has(order.id)) return `${where}: answered with order ${[...named][0]}, but its order is ${order.id}`;
+  const where = whereOf(group);
+  if (named !== undefined && named !== order.id) return `${where}: answered with order ${named}, but its order is ${order.id}`;
   const refusedPoll = group.polls.find((p) => p.state === 'REFUSED');
   if (refusedPoll) return `${where}: ${describe(refusedPoll)} said REFUSED, but order ${order.id} exists`;
   const existedBy = Math.min(order.createdAtMs + m.options.skewMs, m.shownByMs.get(order.id) ?? Infinity);

@@ -13,8 +13,7 @@ const isTicketAnswer = (op: OpRecord): op is TicketAnswer => (op.op === 'queueJo
 /** Per queued product (one the history has queue records of): each user's ticket answers, in the order they were sent. */
 export function queueAnswers(m: Model): Map<string, Map<string, TicketAnswer[]>> {
   const byProduct = new Map<string, Map<string, TicketAnswer[]>>();
-  for (const op of m.ops) {
-    if (op.op !== 'queueJoin' && op.op !== 'queuePoll') continue;
+  for (const op of [...m.byKind.queueJoin, ...m.byKind.queuePoll]) {
     const product = byProduct.get(op.productId) ?? new Map<string, TicketAnswer[]>();
     byProduct.set(op.productId, product);
     if (!isTicketAnswer(op)) continue;

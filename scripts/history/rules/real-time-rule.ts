@@ -19,7 +19,8 @@ export function answersAfterEffects(m: Model): RuleResult {
   for (const o of [...m.orders, ...m.preexisting]) firstOrderOf.set(`${o.userId}|${o.productId}`, Math.min(firstOrderOf.get(`${o.userId}|${o.productId}`) ?? Infinity, o.createdAtMs));
   const late = (op: OpRecord, effectMs: number, effect: string): string | undefined =>
     op.completeMs + skew < effectMs ? `${describe(op)} answered at ${iso(op.completeMs)}, before ${effect} at ${iso(effectMs)} (allowance ${skew} ms)` : undefined;
-  for (const op of m.ops) {
+  const { purchase, poll, pay, cancel, queueJoin, queuePoll } = m.byKind;
+  for (const op of [...purchase, ...poll, ...pay, ...cancel, ...queueJoin, ...queuePoll]) {
     const order: FinalOrder | undefined = 'orderId' in op && op.orderId !== undefined ? m.ordersById.get(op.orderId) : undefined;
     if (op.op === 'purchase' && verdictOf(op) === 'ok' && order) tally.judge(late(op, order.createdAtMs, `order ${order.id} was created`));
     else if (op.op === 'poll' && op.state === 'CREATED' && order) tally.judge(late(op, order.createdAtMs, `order ${order.id} was created`));

@@ -14,7 +14,7 @@ export type StockRead = ReadRecord & { stock: number };
 
 /** The product's reads that showed a stock. */
 export const stockReads = (m: Model, productId: string): StockRead[] =>
-  m.ops.filter((op): op is StockRead => op.op === 'read' && op.productId === productId && verdictOf(op) === 'ok' && typeof op.stock === 'number');
+  m.byKind.read.filter((op): op is StockRead => op.productId === productId && verdictOf(op) === 'ok' && typeof op.stock === 'number');
 
 /**
  * A product's stock as read by clients goes up only by units something could have given back
@@ -96,8 +96,8 @@ function judgePairs(m: Model, tally: RuleTally, reads: StockRead[], causes: Caus
 
 /** Stock sets explain any change: infinite units. */
 function setsOf(m: Model, productId: string): Cause[] {
-  return m.ops
-    .filter((op) => op.op === 'setStock' && op.productId === productId && verdictOf(op) !== 'refused')
+  return m.byKind.setStock
+    .filter((op) => op.productId === productId && verdictOf(op) !== 'refused')
     .map((op) => ({ fromMs: op.invokeMs, toMs: latestEffectMs(op), units: Infinity }));
 }
 
