@@ -47,8 +47,8 @@ describe('docker-compose.yml as shipped', () => {
     expect(publishedPorts(services.get('api')!)).toEqual(['3000']);
   });
 
-  it('binds Postgres, Redis, Prometheus and Grafana to the host loopback only', () => {
-    for (const name of ['postgres', 'redis', 'prometheus', 'grafana']) {
+  it('binds Postgres, Redis, Prometheus, Alertmanager and Grafana to the host loopback only', () => {
+    for (const name of ['postgres', 'redis', 'prometheus', 'alertmanager', 'grafana']) {
       const ports = publishedPorts(services.get(name)!);
       expect(ports.length).toBeGreaterThan(0);
       for (const port of ports) expect(`${name} ${port}`).toMatch(/^\S+ 127\.0\.0\.1:\d+:\d+$/);
@@ -57,7 +57,7 @@ describe('docker-compose.yml as shipped', () => {
 
   it('publishes no other service, and not the API operations port', () => {
     for (const [name, lines] of services) {
-      if (['postgres', 'redis', 'prometheus', 'grafana', 'api'].includes(name)) continue;
+      if (['postgres', 'redis', 'prometheus', 'alertmanager', 'grafana', 'api'].includes(name)) continue;
       expect(`${name}: ${publishedPorts(lines).join(',')}`).toBe(`${name}: `);
     }
     expect(publishedPorts(services.get('api')!).some((port) => port.includes('9464'))).toBe(false);
