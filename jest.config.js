@@ -2,10 +2,9 @@
 const transform = {
   // tsconfig.json sets isolatedModules: ts-jest then transpiles file by file (the type check is `npm run typecheck`).
   '^.+\\.ts$': ['ts-jest', {}],
-  // A few dependencies of @fastify/static ship ESM only; Node 20 requires them natively, jest needs them transpiled.
-  '^.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, isolatedModules: true } }],
 };
-const transformIgnorePatterns = ['/node_modules/(?!(content-disposition)/)'];
+// Packages are loaded as Node loads them, ES modules included (scripts/jest.sh), never transformed.
+const transformIgnorePatterns = ['/node_modules/'];
 const moduleNameMapper = { '^@app/distributed-lock(|/.*)$': '<rootDir>/libs/distributed-lock/src$1' };
 // Jest's transform cache too stays in the project (its default is the system temp folder).
 const cacheDirectory = `${__dirname}/.infra/jest-cache`;
