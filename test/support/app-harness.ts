@@ -1,5 +1,5 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createApp } from '../../apps/api/src/bootstrap';
+import { AppOptions, createApp } from '../../apps/api/src/bootstrap';
 import { loadConfig } from '../../apps/api/src/config/app-config';
 import { RedisServerProcess } from './redis-server';
 import { createTestDatabase, TestDatabase } from './test-database';
@@ -16,9 +16,10 @@ export interface AppHarness {
 
 /**
  * Boots the real app in this process against its own database and redis-server. `databaseUrl`
- * may route the app's connections elsewhere (through a fault-injecting proxy, say).
+ * may route the app's connections elsewhere (through a fault-injecting proxy, say); `options`
+ * are createApp's (a global prefix or versioning, as a team's main.ts would set them).
  */
-export async function startApp(extraEnv: Record<string, string> = {}, databaseUrl?: (url: string) => Promise<string>): Promise<AppHarness> {
+export async function startApp(extraEnv: Record<string, string> = {}, databaseUrl?: (url: string) => Promise<string>, options?: AppOptions): Promise<AppHarness> {
   const [redis, database] = await Promise.all([RedisServerProcess.start(), createTestDatabase()]);
   const env: Record<string, string> = {
     NODE_ENV: 'test',
@@ -30,7 +31,7 @@ export async function startApp(extraEnv: Record<string, string> = {}, databaseUr
   };
   const saved = { ...process.env };
   Object.assign(process.env, env);
-  const app = await createApp(loadConfig(process.env));
+  const app = await createApp(loadConfig(process.env), options);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   process.env = saved;

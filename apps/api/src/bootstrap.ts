@@ -18,8 +18,18 @@ import { describeEdgeHeaders, EDGE_HEADERS_DESCRIPTION, REQUEST_ID_PARAMETER } f
 import { installPaymentRoutes } from './payments/payment-routes';
 import { installOpsRoutes } from './metrics/ops-routes';
 
+/** How an app is put together beyond its configuration. */
+export interface AppOptions {
+  /**
+   * Where the routes are mounted, applied before any route or the Swagger document is built:
+   * `(app) => app.setGlobalPrefix('api')`, `(app) => app.enableVersioning({ type: VersioningType.URI })`.
+   * Only the paths change; every route keeps its hooks (they are bound by route metadata).
+   */
+  mount?: (app: NestFastifyApplication) => void;
+}
+
 /** Builds the configured app without listening; main.ts and the e2e tests share it. */
-export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+export async function createApp(config: AppConfig, options: AppOptions = {}): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: config.http.bodyLimitBytes,
     // On close, drop idle keep-alive sockets so shutdown waits only for in-flight requests.
@@ -32,6 +42,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { bufferLogs: true, abortOnError: false });
   app.useLogger(app.get(AppLogger));
+  options.mount?.(app);
   const fastify = app.getHttpAdapter().getInstance();
   // Before init(): its route hooks are added as Nest registers the routes.
   installPaymentRoutes(fastify, config.payments);

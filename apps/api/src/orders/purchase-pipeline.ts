@@ -18,8 +18,6 @@ import { PurchaseAnswer, PurchaseOutcome } from './purchase-answer';
 import { PurchaseService } from './purchase.service';
 import { perUserLimit, saleNotActive, soldOut } from './purchase-errors';
 
-export const PURCHASE_ROUTE = '/products/:id/purchase';
-
 /** A purchase as the pipeline let it through: who buys what, by when, under which terms. */
 export interface Purchase {
   /** The Idempotency-Key when well formed, else an id generated here; every answer carries it. */
@@ -90,8 +88,10 @@ export class PurchasePipeline {
   }
 
   /**
-   * Runs the pipeline in front of the purchase route, before Nest's guards and handler: a hook of
-   * that route alone (attached as Nest registers it, so call this before the app's init()).
+   * Runs the pipeline in front of the route marked @PurchaseRoute(), before Nest's guards and
+   * handler: a preHandler of that route alone, attached as Nest registers it (so call this before
+   * the app's init()). The route is found by its config, never by its path, so a global prefix or
+   * URI versioning keeps it; an app whose purchase route was not bound refuses to start.
    */
   install(fastify: FastifyInstance): void {
     const hook = async (request: Request, reply: FastifyReply): Promise<void> => {
@@ -100,9 +100,16 @@ export class PurchasePipeline {
       request.purchase = decided;
       request.user = decided.user;
     };
+    let bound = 0;
     fastify.addHook('onRoute', (route: RouteOptions) => {
-      if (route.url !== PURCHASE_ROUTE || route.method !== 'POST') return;
+      // Fastify adds a HEAD route beside each GET with the same config; only the POST is a purchase.
+      if (route.config?.purchasePipeline !== true || route.method !== 'POST') return;
       route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), hook as preHandlerAsyncHookHandler];
+      bound++;
+    });
+    fastify.addHook('onReady', async () => {
+      // Without the pipeline the handler would find no purchase: every purchase a 500.
+      if (bound === 0) throw new Error('no route is marked @PurchaseRoute(), or PurchasePipeline.install ran after the routes were registered');
     });
   }
 

@@ -7,11 +7,13 @@ import { PurchaseService } from './purchase.service';
 import { PurchaseAnswer } from './purchase-answer';
 import type { Purchase } from './purchase-pipeline';
 import { PurchasePendingView } from './purchase-outcome/purchase-pending.view';
+import { PurchaseRoute } from './purchase-route.decorator';
 
 /**
  * The purchase route. Every decision before the queue (token, request, sale terms, sold out,
- * overload, waiting room, rate) was made by PurchasePipeline in the route's preHandler hook, which
- * answered any refusal itself; what reaches this handler is a purchase to serve.
+ * overload, waiting room, rate) was made by PurchasePipeline in the preHandler hook that
+ * @PurchaseRoute() gives this route, which answered any refusal itself; what reaches this handler
+ * is a purchase to serve.
  */
 @ApiTags('storefront')
 @ApiBearerAuth()
@@ -23,6 +25,7 @@ export class PurchaseController {
   ) {}
 
   @Post(':id/purchase')
+  @PurchaseRoute()
   @HttpCode(201)
   @ApiParam({ name: 'id', description: 'the product id (a positive integer)' })
   @ApiOperation({ summary: 'Buy units of a product; 201 only once the order is committed' })

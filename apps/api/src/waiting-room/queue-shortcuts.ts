@@ -5,9 +5,9 @@ import { ErrorCode } from '../common/errors/error-code';
 import { isPositiveId } from '../common/positive-id';
 import { WaitingRoomService } from './waiting-room.service';
 import { QueueRouteLimit } from './queue-route-limit';
+import { QueueShortcutKind } from './queue-shortcut.decorator';
 
-const POLL_ROUTE = '/products/:id/queue/:ticket';
-const JOIN_ROUTE = '/products/:id/queue';
+type Shortcut = (request: FastifyRequest, reply: FastifyReply, done: () => void) => void;
 
 /**
  * Joins and polls answered before the Nest pipeline. They are the waiting room's requests by the
@@ -18,38 +18,45 @@ const JOIN_ROUTE = '/products/:id/queue';
  * the controller and its guards, to be answered (and counted, and logged) there.
  */
 export function installQueueShortcuts(fastify: FastifyInstance, deps: { room: WaitingRoomService; tokens: TokenVerifier; limit: QueueRouteLimit }): void {
-  const shortcut = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    const route = request.routeOptions.url;
+  // Each spends its route's budget first, as the controller does (queue-route-limit.ts).
+  const poll: Shortcut = (request, reply, done) => {
     const { id, ticket } = request.params as { id?: string; ticket?: string };
     if (!isPositiveId(id)) return done();
-    let answer: ReturnType<WaitingRoomService['poll']>;
-    // Each spends its route's budget first, as the controller does (queue-route-limit.ts).
-    if (request.method === 'GET' && route === POLL_ROUTE) answer = deps.limit.poll(id, ticket ?? '').then(() => deps.room.poll(id, ticket ?? ''));
-    else if (request.method === 'POST' && route === JOIN_ROUTE) {
-      let user: ReturnType<TokenVerifier['verify']>;
-      try {
-        user = deps.tokens.verify(request.headers.authorization);
-      } catch {
-        return done(); // the guard answers 401 (and counts the address) its usual way
-      }
-      answer = deps.limit.join(user).then(() => deps.room.join(id, user));
-    } else return done();
-    answer.then(
-      (status) => send(reply, 200, status),
-      (error: unknown) => {
-        const refusal = classifyError(error);
-        if (refusal.body.code === ErrorCode.Internal) return done();
-        if (refusal.retryAfterS !== undefined) void reply.header('Retry-After', String(refusal.retryAfterS));
-        send(reply, refusal.body.statusCode, refusal.body);
-      },
-    );
+    answer(deps.limit.poll(id, ticket ?? '').then(() => deps.room.poll(id, ticket ?? '')), reply, done);
   };
-  // A hook of these two routes alone (attached as Nest registers them): no other request runs it.
-  fastify.addHook('onRoute', (route: RouteOptions) => {
-    if ((route.url === POLL_ROUTE && route.method === 'GET') || (route.url === JOIN_ROUTE && route.method === 'POST')) {
-      route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), shortcut as preHandlerHookHandler];
+  const join: Shortcut = (request, reply, done) => {
+    const { id } = request.params as { id?: string };
+    if (!isPositiveId(id)) return done();
+    let user: ReturnType<TokenVerifier['verify']>;
+    try {
+      user = deps.tokens.verify(request.headers.authorization);
+    } catch {
+      return done(); // the guard answers 401 (and counts the address) its usual way
     }
+    answer(deps.limit.join(user).then(() => deps.room.join(id, user)), reply, done);
+  };
+  const shortcuts: Record<QueueShortcutKind, { method: string; hook: Shortcut }> = { poll: { method: 'GET', hook: poll }, join: { method: 'POST', hook: join } };
+  // A hook of the routes marked @QueueShortcut() alone, attached as Nest registers them (found by
+  // their config, never their path, so a global prefix or URI versioning keeps them).
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    const kind = route.config?.queueShortcut;
+    // Fastify adds a HEAD route beside each GET with the same config: not a poll.
+    if (kind === undefined || route.method !== shortcuts[kind].method) return;
+    route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), shortcuts[kind].hook as preHandlerHookHandler];
   });
+}
+
+/** The service's answer sent as the controller would send it; an error the contract has no code for goes on to the controller. */
+function answer(pending: Promise<unknown>, reply: FastifyReply, done: () => void): void {
+  pending.then(
+    (status) => send(reply, 200, status),
+    (error: unknown) => {
+      const refusal = classifyError(error);
+      if (refusal.body.code === ErrorCode.Internal) return done();
+      if (refusal.retryAfterS !== undefined) void reply.header('Retry-After', String(refusal.retryAfterS));
+      send(reply, refusal.body.statusCode, refusal.body);
+    },
+  );
 }
 
 function send(reply: FastifyReply, status: number, body: unknown): void {

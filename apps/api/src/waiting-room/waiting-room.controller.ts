@@ -6,6 +6,7 @@ import { ParseIdPipe } from '../common/parse-id.pipe';
 import { TicketStatusView } from './ticket-status';
 import { QueueSummary, WaitingRoomService } from './waiting-room.service';
 import { QueueRouteLimit } from './queue-route-limit';
+import { QueueShortcut } from './queue-shortcut.decorator';
 
 class QueueSummaryView implements QueueSummary {
   @ApiProperty({ example: 1200, description: 'tickets not yet admitted' }) waiting!: number;
@@ -28,6 +29,7 @@ export class WaitingRoomController {
   ) {}
 
   @Post(':id/queue')
+  @QueueShortcut('join')
   @HttpCode(200)
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Join the waiting room of a product; joining again returns the same ticket and place' })
@@ -44,6 +46,7 @@ export class WaitingRoomController {
   }
 
   @Get(':id/queue/:ticket')
+  @QueueShortcut('poll')
   @Public()
   @ApiOperation({ summary: "A ticket's state, place, ETA and when to poll next; the ticket is the credential" })
   @ApiOkResponse({ type: TicketStatusView })
