@@ -21,7 +21,8 @@ function variablesInSource(): Set<string> {
   const names = new Set<string>();
   for (const file of sourceFiles(APP_SOURCE)) {
     const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/\benv(?:\.([A-Z][A-Z0-9_]*)|\[\s*['"`]([A-Z][A-Z0-9_]*)['"`]\s*\])/g)) names.add(match[1] ?? match[2]);
+    for (const match of text.matchAll(/\benv(?:\.([A-Z][A-Z0-9_]*)|\[\s*['"`]([A-Z][A-Z0-9_]*)['"`]\s*\])/g))
+      names.add(match[1] ?? match[2]);
   }
   return names;
 }
@@ -40,7 +41,11 @@ function variablesLoadConfigReads(): Set<string> {
     });
   loadConfig(recording({ NODE_ENV: 'development' }));
   try {
-    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://app:pw@db:5432/app', REDIS_URL: 'redis://:pw@redis:6379' };
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://app:pw@db:5432/app',
+      REDIS_URL: 'redis://:pw@redis:6379',
+    };
     loadConfig(recording({ ...production, JWT_SECRET: randomBytes(32).toString('hex') }));
   } catch {
     // a refusal is fine here: only the names read matter
@@ -51,7 +56,9 @@ function variablesLoadConfigReads(): Set<string> {
 /** The names `.env.example` sets (`NAME=...`), and the text of its comments. */
 function envExample(): { set: Set<string>; comments: string } {
   const lines = readFileSync(join(ROOT, '.env.example'), 'utf8').split('\n');
-  const set = new Set(lines.map((line) => /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1]).filter((name): name is string => name !== undefined));
+  const set = new Set(
+    lines.map((line) => /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1]).filter((name): name is string => name !== undefined),
+  );
   return { set, comments: lines.filter((line) => line.startsWith('#')).join('\n') };
 }
 
@@ -59,7 +66,10 @@ function envExample(): { set: Set<string>; comments: string } {
 function readmeConfigurationTable(): Set<string> {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const section = /^## Configuration\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
-  const firstCells = section.split('\n').filter((line) => line.startsWith('| `')).map((line) => line.split('|')[1]);
+  const firstCells = section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => line.split('|')[1]);
   return new Set(firstCells.flatMap((cell) => [...cell.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1])));
 }
 
@@ -67,7 +77,8 @@ function readmeConfigurationTable(): Set<string> {
 const ENVIRONMENT_ONLY = ['NODE_ENV'];
 
 const sorted = (names: Iterable<string>) => [...names].sort();
-const missingFrom = (names: Iterable<string>, from: Set<string>) => sorted([...names].filter((name) => !from.has(name)));
+const missingFrom = (names: Iterable<string>, from: Set<string>) =>
+  sorted([...names].filter((name) => !from.has(name)));
 
 describe('the variables the app reads, and the two places that list them', () => {
   const scanned = variablesInSource();
@@ -77,7 +88,8 @@ describe('the variables the app reads, and the two places that list them', () =>
   const readme = readmeConfigurationTable();
 
   it('finds them in the source, in the example and in the README (the readers work)', () => {
-    for (const names of [scanned, recorded, example.set, readme]) expect(sorted(names)).toEqual(expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'JWT_SECRET']));
+    for (const names of [scanned, recorded, example.set, readme])
+      expect(sorted(names)).toEqual(expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'JWT_SECRET']));
     expect(appReads.size).toBeGreaterThan(40);
   });
 

@@ -26,16 +26,23 @@ interface ComposeService {
 }
 
 const compose = yaml<{ services: Record<string, ComposeService> }>('docker-compose.yml');
-const prometheus = yaml<{ alerting?: { alertmanagers?: { static_configs?: { targets?: string[] }[] }[] } }>('monitoring/prometheus/prometheus.yml');
+const prometheus = yaml<{ alerting?: { alertmanagers?: { static_configs?: { targets?: string[] }[] }[] } }>(
+  'monitoring/prometheus/prometheus.yml',
+);
 const alertmanager = yaml<AlertmanagerConfig>('monitoring/alertmanager/alertmanager.yml');
 const amService = compose.services.alertmanager;
 const amCommand = (amService?.command ?? []).join(' ');
 
-const receiversOf = (route: Route): string[] => [...(route.receiver ? [route.receiver] : []), ...(route.routes ?? []).flatMap(receiversOf)];
+const receiversOf = (route: Route): string[] => [
+  ...(route.receiver ? [route.receiver] : []),
+  ...(route.routes ?? []).flatMap(receiversOf),
+];
 
 describe('where the alerts go', () => {
   it('Prometheus sends its alerts to the compose service alertmanager, started with it', () => {
-    const targets = (prometheus.alerting?.alertmanagers ?? []).flatMap((am) => (am.static_configs ?? []).flatMap((c) => c.targets ?? []));
+    const targets = (prometheus.alerting?.alertmanagers ?? []).flatMap((am) =>
+      (am.static_configs ?? []).flatMap((c) => c.targets ?? []),
+    );
     expect(targets).toContain('alertmanager:9093');
     expect(amService?.profiles).toEqual(compose.services.prometheus.profiles);
   });
@@ -61,6 +68,8 @@ describe('where the alerts go', () => {
   });
 
   it('stops Alertmanager, saying why, rather than run it with nowhere to send alerts', () => {
-    expect(amCommand).toMatch(/if \[ -z "\$\$ALERT_WEBHOOK_URL" \]; then echo '[^']*ALERT_WEBHOOK_URL[^']*' >&2; exit 1; fi/);
+    expect(amCommand).toMatch(
+      /if \[ -z "\$\$ALERT_WEBHOOK_URL" \]; then echo '[^']*ALERT_WEBHOOK_URL[^']*' >&2; exit 1; fi/,
+    );
   });
 });

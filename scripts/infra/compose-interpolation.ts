@@ -13,7 +13,8 @@ interface Reference {
 function strings(value: unknown, path: string): Array<{ path: string; text: string }> {
   if (typeof value === 'string') return [{ path, text: value }];
   if (Array.isArray(value)) return value.flatMap((item, i) => strings(item, `${path}[${i}]`));
-  if (typeof value === 'object' && value !== null) return Object.entries(value).flatMap(([key, item]) => strings(item, `${path}.${key}`));
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).flatMap(([key, item]) => strings(item, `${path}.${key}`));
   return [];
 }
 
@@ -21,7 +22,8 @@ function references(text: string): Reference[] | string {
   const found: Reference[] = [];
   for (const match of text.matchAll(/\$(\$|\{([A-Za-z_][A-Za-z0-9_]*)(:?[-?])?[^}]*\}|[A-Za-z_{]?)/g)) {
     if (match[1] === '$') continue;
-    if (match[2] === undefined) return `"${match[0]}": write \${NAME} (with a default or an error), or $$ for a literal dollar`;
+    if (match[2] === undefined)
+      return `"${match[0]}": write \${NAME} (with a default or an error), or $$ for a literal dollar`;
     found.push({ text: match[0], name: match[2], operator: match[3] ?? '' });
   }
   return found;
@@ -53,7 +55,10 @@ export function interpolationProblems(compose: ComposeFile): string[] {
     }
   }
   for (const { path, reference } of bare) {
-    if (!required.has(reference.name)) problems.push(`${path}: ${reference.text} has no default (:-) nor error (:?), and no service that always runs requires it`);
+    if (!required.has(reference.name))
+      problems.push(
+        `${path}: ${reference.text} has no default (:-) nor error (:?), and no service that always runs requires it`,
+      );
   }
   return problems;
 }

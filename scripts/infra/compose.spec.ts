@@ -2,7 +2,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { interpolationProblems } from './compose-interpolation';
-import { ComposeContext, ComposeFile, dependencyProblems, serviceProblems, topLevelProblems, volumeProblems } from './compose-rules';
+import {
+  ComposeContext,
+  ComposeFile,
+  dependencyProblems,
+  serviceProblems,
+  topLevelProblems,
+  volumeProblems,
+} from './compose-rules';
 
 /**
  * docker-compose.yml validated without a Docker engine (none runs where CI does): parsed as YAML,
@@ -36,7 +43,20 @@ const command = (name: string) => (service(name).command as string[]).join(' ');
 describe('docker-compose.yml against the Compose Specification', () => {
   it('parses, with the services and the data volumes it is known to have (the reader works)', () => {
     const compose = shipped();
-    expect(Object.keys(compose.services)).toEqual(expect.arrayContaining(['postgres', 'redis', 'migrate', 'api', 'redlock-1', 'sentinel-1', 'cluster-6', 'prometheus', 'alertmanager', 'grafana']));
+    expect(Object.keys(compose.services)).toEqual(
+      expect.arrayContaining([
+        'postgres',
+        'redis',
+        'migrate',
+        'api',
+        'redlock-1',
+        'sentinel-1',
+        'cluster-6',
+        'prometheus',
+        'alertmanager',
+        'grafana',
+      ]),
+    );
     expect(Object.keys(compose.volumes ?? {})).toEqual(expect.arrayContaining(['postgres-data', 'redlock-1-data']));
     expect(context.builtImageHasHealthcheck).toBe(true);
   });
@@ -54,27 +74,42 @@ describe('docker-compose.yml against the Compose Specification', () => {
 
     it('a long-running service with no restart policy, or one that never restarts', () => {
       expect(without((c) => delete c.services.api.restart)).toContain('api: no restart policy');
-      expect(without((c) => (c.services.postgres.restart = 'no'))).toContain('postgres: restart no does not bring a long-running service back');
+      expect(without((c) => (c.services.postgres.restart = 'no'))).toContain(
+        'postgres: restart no does not bring a long-running service back',
+      );
     });
 
     it('a service with no healthcheck, or a redis-cli one that cannot authenticate', () => {
       expect(without((c) => delete c.services['redlock-2'].healthcheck)).toContain('redlock-2: no healthcheck');
-      expect(without((c) => delete (c.services.redis.environment as Record<string, string>).REDISCLI_AUTH)).toContain('redis: redis-cli healthcheck without REDISCLI_AUTH');
+      expect(without((c) => delete (c.services.redis.environment as Record<string, string>).REDISCLI_AUTH)).toContain(
+        'redis: redis-cli healthcheck without REDISCLI_AUTH',
+      );
     });
 
     it('a misspelt key, an undeclared volume, a dependency on a service its profile does not start', () => {
-      expect(without((c) => (c.services.grafana.restart_policy = 'always'))).toContain('grafana: unknown key restart_policy');
-      expect(without((c) => delete c.volumes!['postgres-data'])).toContain('postgres: uses volume postgres-data, not declared under volumes');
-      expect(without((c) => (c.services.api.depends_on = { alertmanager: { condition: 'service_started' } }))).toContain('api: depends on alertmanager, which its profiles do not start');
+      expect(without((c) => (c.services.grafana.restart_policy = 'always'))).toContain(
+        'grafana: unknown key restart_policy',
+      );
+      expect(without((c) => delete c.volumes!['postgres-data'])).toContain(
+        'postgres: uses volume postgres-data, not declared under volumes',
+      );
+      expect(
+        without((c) => (c.services.api.depends_on = { alertmanager: { condition: 'service_started' } })),
+      ).toContain('api: depends on alertmanager, which its profiles do not start');
     });
 
     it('a ${VAR} with no default that nothing requires', () => {
-      const setLogLevel = (value: string) => without((c) => ((c.services.api.environment as Record<string, string>).LOG_LEVEL = value));
+      const setLogLevel = (value: string) =>
+        without((c) => ((c.services.api.environment as Record<string, string>).LOG_LEVEL = value));
       expect(setLogLevel('${LOG_LEVEL}')).toContain(
         'services.api.environment.LOG_LEVEL: ${LOG_LEVEL} has no default (:-) nor error (:?), and no service that always runs requires it',
       );
-      expect(setLogLevel('$LOG_LEVEL').filter((problem) => problem.startsWith('services.api.environment.LOG_LEVEL:'))).toHaveLength(1);
-      expect(setLogLevel('${LOG_LEVEL:-info}')).not.toEqual(expect.arrayContaining([expect.stringContaining('LOG_LEVEL')]));
+      expect(
+        setLogLevel('$LOG_LEVEL').filter((problem) => problem.startsWith('services.api.environment.LOG_LEVEL:')),
+      ).toHaveLength(1);
+      expect(setLogLevel('${LOG_LEVEL:-info}')).not.toEqual(
+        expect.arrayContaining([expect.stringContaining('LOG_LEVEL')]),
+      );
     });
   });
 });
@@ -97,10 +132,12 @@ describe('docker-compose.yml as a deployment', () => {
   });
 
   it('persists every Redis a restart policy brings back and others copy from (Sentinel and Cluster data nodes)', () => {
-    for (const name of ['redis-primary', 'redis-replica', 'cluster-1', 'cluster-6']) expect(command(name)).toMatch(/--appendonly yes/);
+    for (const name of ['redis-primary', 'redis-replica', 'cluster-1', 'cluster-6'])
+      expect(command(name)).toMatch(/--appendonly yes/);
   });
 
   it('starts monitoring only under its profile, so a plain `up` needs no ALERT_WEBHOOK_URL', () => {
-    for (const name of ['prometheus', 'alertmanager', 'grafana']) expect(service(name).profiles).toEqual(['monitoring']);
+    for (const name of ['prometheus', 'alertmanager', 'grafana'])
+      expect(service(name).profiles).toEqual(['monitoring']);
   });
 });

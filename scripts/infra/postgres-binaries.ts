@@ -69,7 +69,11 @@ export function requirePostgresBinDir(): string {
 export const thisMachine = (): MachineView => ({
   pgConfigBindir: () => {
     try {
-      return execFileSync('pg_config', ['--bindir'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || undefined;
+      return (
+        execFileSync('pg_config', ['--bindir'], { stdio: ['ignore', 'pipe', 'ignore'] })
+          .toString()
+          .trim() || undefined
+      );
     } catch {
       return undefined;
     }
