@@ -28,6 +28,7 @@ export async function startInstances(count: number, databaseUrl: string, redisUr
         METRICS_PORT: String(await freePort()),
         RATE_LIMIT_PER_SECOND: '1000000',
         QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS: '1000000',
+        PUBLIC_READS_PER_SECOND_PER_ADDRESS: '1000000',
         DB_MIGRATE: i === 0 ? 'true' : 'false',
       },
       nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],

@@ -8,7 +8,7 @@ const BUDGET = 4;
 /**
  * The read routes and the waiting room's routes each hold their own budget, shared by every
  * instance through Redis: GET /orders, GET /purchases/:id and joining a queue per user; a queue
- * poll per ticket; a queue's public summary per client address.
+ * poll per ticket; a queue's public summary and a product read per client address.
  */
 describe('per-user and per-client budgets of the read and queue routes', () => {
   let harness: AppHarness;
@@ -16,7 +16,12 @@ describe('per-user and per-client budgets of the read and queue routes', () => {
   let unpin: () => void;
 
   beforeAll(async () => {
-    harness = await startApp({ RATE_LIMIT_PER_SECOND: String(BUDGET), QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS: String(BUDGET), AUTH_FAILURES_PER_SECOND: '1000' });
+    harness = await startApp({
+      RATE_LIMIT_PER_SECOND: String(BUDGET),
+      QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS: String(BUDGET),
+      PUBLIC_READS_PER_SECOND_PER_ADDRESS: String(BUDGET),
+      AUTH_FAILURES_PER_SECOND: '1000',
+    });
     const created = await harness.app.inject({
       method: 'POST',
       url: '/admin/products',
@@ -76,5 +81,14 @@ describe('per-user and per-client budgets of the read and queue routes', () => {
   it('GET /products/:id/queue: per client address', async () => {
     await expectLimited({ method: 'GET', url: `/products/${productId}/queue`, remoteAddress: '198.51.100.4' }, 200);
     expect((await harness.app.inject({ method: 'GET', url: `/products/${productId}/queue`, remoteAddress: '198.51.100.5' })).statusCode).toBe(200);
+  });
+
+  it('GET /products/:id: per client address, before any read, so another address is unaffected', async () => {
+    await expectLimited({ method: 'GET', url: `/products/${productId}`, remoteAddress: '198.51.100.6' }, 200);
+    // Ids that name nothing spend the same budget, and a refusal is never cached at the edge.
+    const refused = await harness.app.inject({ method: 'GET', url: '/products/987654321', remoteAddress: '198.51.100.6' });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['cache-control']).toBe('no-store');
+    expect((await harness.app.inject({ method: 'GET', url: `/products/${productId}`, remoteAddress: '198.51.100.7' })).statusCode).toBe(200);
   });
 });

@@ -8,7 +8,7 @@ import { freePort } from './free-port';
 export async function startApis(count: number, env: Record<string, string>): Promise<ApiProcess[]> {
   const apis: ApiProcess[] = [];
   for (let i = 0; i < count; i++) {
-    const base = { NODE_ENV: 'test', JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '100000', QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS: '100000', LOCK_WAIT_MS: '3000', ...env };
+    const base = { NODE_ENV: 'test', JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '100000', QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS: '100000', PUBLIC_READS_PER_SECOND_PER_ADDRESS: '100000', LOCK_WAIT_MS: '3000', ...env };
     const port = await freePort();
     const logFile = process.env.SCALE_LOG_DIR ? `${process.env.SCALE_LOG_DIR}/api-${port}.log` : undefined;
     apis.push(new ApiProcess({ port, env: i === 0 ? base : { ...base, DB_MIGRATE: 'false' }, logFile }));

@@ -18,6 +18,7 @@ export function baseEnv(databaseUrl: string, redisUrl: string): Record<string, s
     // The rate limit is not under test here (scenario 7 sets its own); keep it out of the way.
     RATE_LIMIT_PER_SECOND: '1000',
     QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS: '100000',
+    PUBLIC_READS_PER_SECOND_PER_ADDRESS: '100000',
     // Every scenario runs with the expiry job active on every instance (scenarios 9 and 10 also
     // make orders fall due during the fault).
     ORDER_EXPIRY_INTERVAL_MS: '500',

@@ -38,7 +38,8 @@ export interface AppConfig {
   };
   lock: { ttlMs: number; waitMs: number; fallback: LockFallback; waitForReplicas?: { replicas: number; timeoutMs: number } };
   orders: { paymentTtlS: number; expiryBatchSize: number; expiryIntervalMs: number; purchaseDeadlineMs: number; purchaseQueueMax: number };
-  http: { bodyLimitBytes: number; rateLimitPerSecond: number };
+  /** publicReadsPerSecondPerAddress: requests one client address may send a second to each budgeted public route (GET /products/:id). */
+  http: { bodyLimitBytes: number; rateLimitPerSecond: number; publicReadsPerSecondPerAddress: number };
   edge: EdgeConfig;
   payments: PaymentsConfig;
   /**
@@ -92,6 +93,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     http: {
       bodyLimitBytes: integer(64 * 1024, 1024, 10 * 1024 * 1024)(env.HTTP_BODY_LIMIT_BYTES, 'HTTP_BODY_LIMIT_BYTES'),
       rateLimitPerSecond: integer(20, 1, 1_000_000)(env.RATE_LIMIT_PER_SECOND, 'RATE_LIMIT_PER_SECOND'),
+      publicReadsPerSecondPerAddress: integer(50, 1, 1_000_000)(env.PUBLIC_READS_PER_SECOND_PER_ADDRESS, 'PUBLIC_READS_PER_SECOND_PER_ADDRESS'),
     },
     edge: loadEdgeConfig(env, nodeEnv),
     payments: loadPaymentsConfig(env, nodeEnv),

@@ -2,13 +2,13 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DistributedLockService } from '@app/distributed-lock';
 import { DataSource } from 'typeorm';
-import { productNotFound } from '../common/errors/app.exception';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { reportBackgroundFailure } from '../metrics/background-failures';
 import { StockLedger } from '../stock/stock-ledger';
 import { SoldOutFlags } from './sold-out-flags';
+import { ProductIdRange } from './product-id-range';
 import { PRODUCT_SELECT, ProductRow, ProductView, SaleTerms, toProductView, toSaleTerms } from './product.view';
 import { productKeys, StockUnit } from '../stock/stock-keys';
 
@@ -99,12 +99,12 @@ export class ProductCatalog {
     private readonly flags: SoldOutFlags,
     private readonly ledger: StockLedger,
     private readonly locks: DistributedLockService,
+    private readonly ids: ProductIdRange,
   ) {}
 
-  async getView(productId: string): Promise<ProductView> {
-    const view = await this.readThrough(productId);
-    if (!view) throw productNotFound(productId);
-    return view;
+  /** The product's view, or null when there is no such product. */
+  findView(productId: string): Promise<ProductView | null> {
+    return this.readThrough(productId);
   }
 
   /** The sale terms, or undefined for an unknown product; no Redis or SQL once known. */
@@ -135,6 +135,7 @@ export class ProductCatalog {
 
   /** A new product: its flag and its cached view start from what was just inserted. */
   async afterCreate(view: ProductView): Promise<void> {
+    this.ids.noteCreated(view.id);
     await Promise.all([this.flags.sync(view.id, view.stock), this.cache.write(view.id, view)]);
   }
 
@@ -169,6 +170,8 @@ export class ProductCatalog {
   private async readThrough(productId: string): Promise<ProductView | null> {
     const cached = await this.cache.read(productId);
     if (cached?.fresh) return cached.view;
+    // Nothing cached: an id above every id handed out is answered here, with no query and no entry.
+    if (!cached && !(await this.ids.mayExist(productId))) return null;
     const rebuilt = await this.rebuildOnce(productId);
     if (rebuilt !== undefined) return rebuilt;
     if (cached) return cached.view;

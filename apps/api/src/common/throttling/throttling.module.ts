@@ -1,10 +1,14 @@
 import { Module } from '@nestjs/common';
 import { RedisKeyPrefix } from '../redis/redis-keys';
+import { PublicRouteLimit } from './public-route-limit';
 import { UserRateLimiter } from './rate-limiter';
 
-/** The per-user purchase rate limit (RATE_LIMIT_PER_SECOND), shared across instances through Redis. */
+/**
+ * The per-user purchase rate limit (RATE_LIMIT_PER_SECOND) and the per-address budgets of public
+ * routes (PUBLIC_READS_PER_SECOND_PER_ADDRESS), shared across instances through Redis.
+ */
 @Module({
-  providers: [UserRateLimiter, RedisKeyPrefix],
-  exports: [UserRateLimiter],
+  providers: [UserRateLimiter, PublicRouteLimit, RedisKeyPrefix],
+  exports: [UserRateLimiter, PublicRouteLimit],
 })
 export class ThrottlingModule {}

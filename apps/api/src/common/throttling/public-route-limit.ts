@@ -1,0 +1,34 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { TypedConfigService } from '../../config/app-config.module';
+import type { RedisConnection } from '../redis/redis-client.factory';
+import { REDIS_CLIENT } from '../redis/redis.constants';
+import { RedisKeyPrefix } from '../redis/redis-keys';
+import { counterFor, RateBudget, WindowRateLimiter } from './rate-limiter';
+
+/** The public routes counted here, each with a budget of its own. */
+export type PublicRoute = 'product.read';
+
+/**
+ * Budgets of the public routes that have no caller to count but an address: per client address
+ * (the address Fastify derives: the peer, or with TRUST_PROXY the client a trusted balancer
+ * forwarded), PUBLIC_READS_PER_SECOND_PER_ADDRESS requests a second on each route, shared by
+ * every instance through Redis. Spent before the route reads anything, so a refused request costs
+ * one counter hit: the counters of one event-loop turn go to Redis in one script call
+ * (rate-limiter.ts). Skipped, with a warning, while Redis is unreachable: no invariant depends on it.
+ */
+@Injectable()
+export class PublicRouteLimit {
+  private readonly budgets: Record<PublicRoute, RateBudget>;
+
+  constructor(@Inject(REDIS_CLIENT) redis: RedisConnection, prefix: RedisKeyPrefix, @Inject(ConfigService) config: TypedConfigService) {
+    const limiter = new WindowRateLimiter(counterFor(redis), prefix.value, config.get('http', { infer: true }).publicReadsPerSecondPerAddress);
+    const log = new Logger(PublicRouteLimit.name);
+    this.budgets = { 'product.read': new RateBudget(limiter, log, 'product.read requests from this address') };
+  }
+
+  /** Counts one request of `route` from `address`; throws 429 RATE_LIMITED (with Retry-After) past the budget. */
+  spend(route: PublicRoute, address: string | undefined): Promise<void> {
+    return this.budgets[route].spend(`${route}:ip:${address ?? 'unknown'}`);
+  }
+}
