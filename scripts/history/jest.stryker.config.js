@@ -2,6 +2,8 @@
 // (they need no Postgres or Redis), and without the speed spec (it measures, it does not judge)
 // nor the corpus read back from a database (the same verdicts as the in-memory corpus).
 const root = `${__dirname}/../..`;
+// Every mutant reruns the property tests: a third of their histories keeps a run of all mutants in tens of minutes.
+process.env.HISTORY_PROPERTY_RUNS ??= '100';
 module.exports = {
   rootDir: root,
   testEnvironment: 'node',

@@ -19,7 +19,16 @@ export const FAULTS = {
   'stale-read': ['reads-level', 'reads-rise', 'reads-fall'],
   'server-error': ['no-5xx'],
   'wrong-order': ['durable', 'outcome'],
+  // Faults each of which one rule alone catches (ALONE below).
+  'hidden-oversell': ['units'],
+  'stray-order': ['explained'],
+  'early-201': ['real-time'],
+  'stranger-pay': ['order-actors'],
+  'false-409-pay': ['order-answers'],
+  'pending-after-created': ['purchase-answers'],
 } as const;
+/** Faults that break one rule and no other: with that rule removed the checker would pass them. */
+export const ALONE: Fault[] = ['over-limit', 'lying-refusal', 'lost-201', 'replay-refused', 'phantom-paid', 'late-pay', 'server-error', 'hidden-oversell', 'stray-order', 'early-201', 'stranger-pay', 'false-409-pay', 'pending-after-created'];
 export type Fault = keyof typeof FAULTS;
 
 export interface Simulation {
@@ -107,7 +116,14 @@ export function simulate(seed: number, fault?: Fault, steps = 160): Simulation {
         retryable.push({ user, key, quantity });
       } else if (kind < 0.2) {
         // No answer: the purchase may have been made or not.
-        if (rnd() < 0.5) decide(user, key, quantity, e, step);
+        if (armed('hidden-oversell', 10, step) && stock < quantity && held(user) + quantity <= limit) {
+          injected = true;
+          const id = String(orders.length + 1);
+          orders.push({ id, productId: P, userId: user, quantity, status: 'PENDING_PAYMENT', purchaseId: key, createdAtMs: at(e), expiresAtMs: at(e + TTL_MS), paidAtMs: null, closedAtMs: null });
+          decided.set(`${user}|${key}`, { orderId: id, quantity });
+          // Below zero inside the store: reads show 0 until enough units come back.
+          stock -= quantity;
+        } else if (rnd() < 0.5) decide(user, key, quantity, e, step);
         record(base, t, t + 10_000, { error: 'TIMEOUT' });
         retryable.push({ user, key, quantity });
       } else if (kind < 0.3) {
@@ -115,8 +131,24 @@ export function simulate(seed: number, fault?: Fault, steps = 160): Simulation {
         record(base, t, t + d, { status: 202, code: 'PURCHASE_PENDING' });
         const state = 'orderId' in answer && answer.orderId ? { state: 'CREATED', orderId: answer.orderId } : { state: 'REFUSED', code: (answer as { code: string }).code };
         record({ op: 'poll', userId: user, purchaseId: key }, t + d + 50, t + d + 55, { status: 200, ...state } as Answer);
+        if (state.state === 'CREATED' && armed('pending-after-created', 10, step)) {
+          injected = true;
+          record({ op: 'poll', userId: user, purchaseId: key }, t + d + 58, t + d + 59, { status: 200, state: 'PENDING' } as Answer);
+        }
         t += 60;
+      } else if (armed('early-201', 10, step) && stock >= quantity && held(user) + quantity <= limit) {
+        // Answered 201 a second before the order was made; a retry of the key, in flight then, explains the order.
+        injected = true;
+        const answer = decide(user, key, quantity, t + d + 1000, step);
+        record(base, t, t + d, answer);
+        record(base, t + d + 500, t + d + 10_500, { error: 'TIMEOUT' });
+        t += 1100;
       } else {
+        if (armed('stray-order', 10, step) && stock >= 1 && held(user) + 1 <= limit) {
+          // An order the store made that no request of the history asked for.
+          injected = true;
+          decide(user, `stray${step}`, 1, t - 300, step);
+        }
         let answer = decide(user, key, quantity, e, step);
         if ('orderId' in answer && answer.orderId && armed('lying-refusal', 10, step)) {
           injected = true;
@@ -125,6 +157,11 @@ export function simulate(seed: number, fault?: Fault, steps = 160): Simulation {
         } else if ('orderId' in answer && answer.orderId && armed('lost-201', 10, step)) {
           injected = true;
           lost.add(answer.orderId);
+          // The store lost the order and its hold: the units are for sale again, as reads show, and nothing ends it later.
+          stock += quantity;
+          const gone = orders[orders.length - 1];
+          gone.status = 'CANCELLED';
+          gone.closedAtMs = gone.createdAtMs;
         }
         record(base, t, t + d, answer);
       }
@@ -148,7 +185,7 @@ export function simulate(seed: number, fault?: Fault, steps = 160): Simulation {
         record({ op: 'read', productId: P }, t, t + d, { status: 500, code: 'INTERNAL' });
         continue;
       }
-      let shown = stock;
+      let shown = Math.max(0, stock);
       if (armed('stale-read', 10, step) && setsSoFar === 0) {
         injected = true;
         shown = initialStock + orders.filter((o) => !live(o)).reduce((s, o) => s + o.quantity, 0) + 1;
@@ -163,6 +200,13 @@ export function simulate(seed: number, fault?: Fault, steps = 160): Simulation {
         o.paidAtMs = at(e);
         continue;
       }
+      if (armed('false-409-pay', 10, step)) {
+        injected = true;
+        record({ op: 'pay', orderId: o.id, userId: o.userId }, t, t + d, { status: 409, code: 'INVALID_ORDER_STATE' });
+        continue;
+      }
+      const payer = armed('stranger-pay', 10, step) ? users.find((u) => u !== o.userId) : o.userId;
+      injected ||= payer !== o.userId;
       let payAt = e;
       let [invoke, complete] = [t, t + d];
       if (armed('late-pay', 10, step)) {
@@ -172,7 +216,7 @@ export function simulate(seed: number, fault?: Fault, steps = 160): Simulation {
       }
       o.status = 'PAID';
       o.paidAtMs = at(payAt);
-      record({ op: 'pay', orderId: o.id, userId: o.userId }, invoke, complete, { status: 200, orderStatus: 'PAID' } as Answer);
+      record({ op: 'pay', orderId: o.id, userId: payer }, invoke, complete, { status: 200, orderStatus: 'PAID' } as Answer);
     } else if (roll < 0.95) {
       const o = pick(orders);
       if (!o) continue;
