@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import Redis from 'ioredis';
 import { RedisServerProcess } from '../../test/support/redis-server';
 import { RedisKeyPrefix } from '../../apps/api/src/common/redis/redis-keys';
-import { rankPreQueue, saleSeed } from '../../apps/api/src/waiting-room/fair-order';
+import { drawSaleSeed } from '../../apps/api/src/sale-terms/sale-seed';
+import { rankPreQueue } from '../../apps/api/src/waiting-room/fair-order';
 import { QueueStore } from '../../apps/api/src/waiting-room/queue-store';
 
 /**
@@ -49,7 +50,7 @@ async function measure(redis: Redis, store: QueueStore, productId: string, queue
   }
   if (queue === 'pre-queue') {
     const { pre } = await store.freeze(productId);
-    await store.writeRanks(productId, await rankPreQueue(saleSeed(Buffer.alloc(32, 7), productId), pre));
+    await store.writeRanks(productId, await rankPreQueue(drawSaleSeed(), pre));
   }
   const keys = await redis.keys('*');
   let memoryUsageBytes = 0;

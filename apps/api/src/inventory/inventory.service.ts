@@ -15,6 +15,7 @@ import { stockSetAfterFailure } from '../stock/stock-read-back';
 import { reportBackgroundFailure } from '../metrics/background-failures';
 import { withConflictRetry } from '../database/statements';
 import { toWaitingRoomSettings } from '../sale-terms/waiting-room-settings';
+import { drawSaleSeed } from '../sale-terms/sale-seed';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -58,9 +59,10 @@ export class InventoryService {
     try {
       row = await this.db.transaction(async (tx) => {
         const rows: ProductRow[] = await tx.query(
-          `INSERT INTO products (sku, name, price_cents, stock, supplied, per_user_limit, sale_starts_at, sale_ends_at, segments, waiting_room)
-           VALUES ($1, $2, $3, $4::int, $5::bigint, $6, $7, $8, $9, $10::jsonb) RETURNING ${PRODUCT_COLUMNS}`,
-          [dto.sku, dto.name, dto.priceCents, segments > 1 ? 0 : dto.stock, dto.stock, dto.perUserLimit ?? 1, dto.saleStartsAt ?? null, dto.saleEndsAt ?? null, segments, waitingRoomColumn(dto)],
+          `INSERT INTO products (sku, name, price_cents, stock, supplied, per_user_limit, sale_starts_at, sale_ends_at, segments, waiting_room, waiting_room_seed)
+           VALUES ($1, $2, $3, $4::int, $5::bigint, $6, $7, $8, $9, $10::jsonb, $11::bytea) RETURNING ${PRODUCT_COLUMNS}`,
+          // A waiting room's seed is drawn with it, before anyone can join (sale-seed.ts).
+          [dto.sku, dto.name, dto.priceCents, segments > 1 ? 0 : dto.stock, dto.stock, dto.perUserLimit ?? 1, dto.saleStartsAt ?? null, dto.saleEndsAt ?? null, segments, waitingRoomColumn(dto), dto.waitingRoom ? drawSaleSeed() : null],
         );
         if (segments > 1) {
           await tx.query(

@@ -9,9 +9,9 @@ import { PRODUCT_SELECT, ProductRow } from '../inventory/product.view';
 import { reportBackgroundFailure } from '../metrics/background-failures';
 import { ProductQueues } from '../product-queue/product-queues';
 import { automaticRate } from './admission-rate';
-import { rankPreQueue, saleSeed } from './fair-order';
+import { rankPreQueue } from './fair-order';
 import { QueueStore } from './queue-store';
-import { WAITING_ROOM_KEY } from './waiting-room.constants';
+import { SaleSeeds } from './sale-seeds';
 import { WaitingRoomMetrics } from './waiting-room.metrics';
 import { WaitingRoomSettings } from '../sale-terms/waiting-room-settings';
 
@@ -50,7 +50,7 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
     private readonly queues: ProductQueues,
     private readonly metrics: WaitingRoomMetrics,
     private readonly scheduler: SchedulerRegistry,
-    @Inject(WAITING_ROOM_KEY) private readonly key: Buffer,
+    private readonly seeds: SaleSeeds,
     @Inject(ConfigService) config: TypedConfigService,
   ) {
     this.tickMs = config.get('waitingRoom', { infer: true }).tickMs;
@@ -112,7 +112,7 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
     const id = String(sale.id);
     const queue = await this.store.freeze(id);
     if (queue.pre > 0 && !queue.ranked) {
-      await this.store.writeRanks(id, await rankPreQueue(saleSeed(this.key, id), queue.pre));
+      await this.store.writeRanks(id, await rankPreQueue((await this.seeds.of(id)).seed, queue.pre));
       this.log.log(`product ${id}: shuffled ${queue.pre} pre-queue ticket(s)`);
     }
     return queue.bought;

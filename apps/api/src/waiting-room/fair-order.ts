@@ -3,12 +3,11 @@ import { createHash, createHmac, createSecretKey } from 'node:crypto';
 /**
  * The start-of-sale shuffle of the pre-queue, which anyone can check: each pre-queue ticket is
  * ranked by the lowercase hex of HMAC-SHA256(key = seed bytes, message = ticketId), ascending.
- * The seed is derived from the server's key and the product, so it is fixed before the first
- * ticket is taken (its SHA-256 is published from the pre-queue's opening) and cannot be chosen
- * later to favour anyone; it is published itself once the sale starts.
+ * The seed is a sale's own 32 random bytes, drawn when its waiting room is created
+ * (sale-terms/sale-seed.ts), so it is fixed before the first ticket is taken (its SHA-256 is
+ * published from the pre-queue's opening) and cannot be chosen later to favour anyone, nor
+ * foretold from another sale; it is published itself once the sale starts.
  */
-export const saleSeed = (key: Buffer, productId: string): Buffer => createHmac('sha256', key).update(`seed|${productId}`).digest();
-
 export const seedCommitment = (seed: Buffer): string => createHash('sha256').update(seed).digest('hex');
 
 /** The public id of ticket number n: its decimal number (unique per product). */

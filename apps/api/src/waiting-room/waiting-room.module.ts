@@ -7,6 +7,7 @@ import { AdmissionLeader } from './admission-leader.service';
 import { AdmissionGate } from './admission-gate';
 import { ProductQueueModule } from '../product-queue/product-queue.module';
 import { QueueStore } from './queue-store';
+import { SaleSeeds } from './sale-seeds';
 import { TicketSigner } from './ticket-signer';
 import { WAITING_ROOM_KEY } from './waiting-room.constants';
 import { WaitingRoomController } from './waiting-room.controller';
@@ -31,6 +32,7 @@ import { QueueRouteLimit } from './queue-route-limit';
     },
     { provide: TicketSigner, inject: [WAITING_ROOM_KEY], useFactory: (key: Buffer) => new TicketSigner(key) },
     QueueStore,
+    SaleSeeds,
     RedisKeyPrefix,
     WaitingRoomMetrics,
     WaitingRoomService,

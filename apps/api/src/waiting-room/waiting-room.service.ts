@@ -6,12 +6,12 @@ import { AuthUser } from '../auth/auth.types';
 import { ProductCatalog } from '../inventory/product-catalog.service';
 import { SaleTerms } from '../inventory/product.view';
 import { automaticRate } from './admission-rate';
-import { saleSeed, seedCommitment, ticketIdOf } from './fair-order';
+import { ticketIdOf } from './fair-order';
 import { QueueStore } from './queue-store';
+import { SaleSeeds } from './sale-seeds';
 import type { PollReply } from './scripts/poll';
 import { TicketClaims, TicketSigner } from './ticket-signer';
 import { describeTicket, lostPlace, TicketStatusView } from './ticket-status';
-import { WAITING_ROOM_KEY } from './waiting-room.constants';
 import { noWaitingRoom, queueNotOpen, soldOutAtJoin, ticketInvalid } from './waiting-room-errors';
 import { WaitingRoomMetrics } from './waiting-room.metrics';
 import { WaitingRoomSettings } from '../sale-terms/waiting-room-settings';
@@ -36,7 +36,7 @@ export class WaitingRoomService {
     private readonly store: QueueStore,
     private readonly signer: TicketSigner,
     private readonly metrics: WaitingRoomMetrics,
-    @Inject(WAITING_ROOM_KEY) private readonly key: Buffer,
+    private readonly seeds: SaleSeeds,
     @Inject(ConfigService) config: TypedConfigService,
   ) {
     this.pollsPerSecond = config.get('waitingRoom', { infer: true }).pollsPerSecond;
@@ -71,15 +71,14 @@ export class WaitingRoomService {
   async summary(productId: string): Promise<QueueSummary> {
     const terms = await this.termsOf(productId);
     const now = Date.now();
-    const figures = await this.redis(() => this.store.summary(productId, now));
-    const seed = saleSeed(this.key, productId);
+    const [figures, { seed, commitment }] = await Promise.all([this.redis(() => this.store.summary(productId, now)), this.seeds.of(productId)]);
     const opensAt = terms.saleStartsAtMs === null ? null : terms.saleStartsAtMs - terms.waitingRoom.preQueueS * 1000;
     const started = terms.saleStartsAtMs === null || now >= terms.saleStartsAtMs;
     return {
       waiting: Math.max(figures.seq - figures.served, 0),
       admitted: figures.admitted,
       soldOut: figures.soldOut,
-      seedCommitment: opensAt === null || now >= opensAt ? seedCommitment(seed) : null,
+      seedCommitment: opensAt === null || now >= opensAt ? commitment : null,
       seed: started ? seed.toString('hex') : null,
     };
   }

@@ -7,6 +7,7 @@ import { PurchaseAttempts1763700500000 } from './1763700500000-purchase-attempts
 import { PaymentEvents1763700600000 } from './1763700600000-payment-events';
 import { WaitingRoom1763700700000 } from './1763700700000-waiting-room';
 import { ConditionalStockUpdate1763700800000 } from './1763700800000-conditional-stock-update';
+import { SaleSeed1763700910000 } from './1763700910000-sale-seed';
 
 /** Listed explicitly (not globbed) so the bundled app and the CLI run the same migrations. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   PaymentEvents1763700600000,
   WaitingRoom1763700700000,
   ConditionalStockUpdate1763700800000,
+  SaleSeed1763700910000,
 ];
