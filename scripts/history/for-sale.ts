@@ -1,4 +1,4 @@
-import { SetStockRecord, verdictOf } from './format';
+import { verdictOf } from './format';
 import { cornerSums, WeightedPoint } from './corner-sums';
 import { Model } from './model';
 import { OrderSpan } from './order-spans';
