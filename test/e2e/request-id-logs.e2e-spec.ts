@@ -6,6 +6,7 @@ import { freePort } from '../support/free-port';
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { testOutputDir } from '../support/test-output';
+import { adminAuth, auth } from '../support/tokens';
 
 interface LogLine {
   msg?: string;
@@ -72,5 +73,25 @@ describe('X-Request-Id in the logs', () => {
     expect(requestLines.length).toBeGreaterThanOrEqual(3);
     for (const line of requestLines) expect(typeof line.req!.id).toBe('string');
     expect(readFileSync(logFile, 'utf8')).not.toContain(rejected);
+  }, 30_000);
+
+  it('keeps queue tickets, the credential of a place, out of every log line', async () => {
+    const created = await fetch(`${api.url}/admin/products`, {
+      method: 'POST',
+      headers: { ...adminAuth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ sku: 'LOGGED-QUEUE', name: 'queued', priceCents: 100, stock: 5, waitingRoom: { admitPerSecond: 1 } }),
+    });
+    const productId = ((await created.json()) as { id: string }).id;
+    const joined = await fetch(`${api.url}/products/${productId}/queue`, { method: 'POST', headers: auth('logged-buyer') });
+    const { ticket } = (await joined.json()) as { ticket: string };
+    // A poll (200, logged at debug here) and the same ticket against another product (400, logged at info).
+    const polled = await fetch(`${api.url}/products/${productId}/queue/${encodeURIComponent(ticket)}?from=page`, { headers: { 'x-request-id': 'poll-mine' } });
+    const misplaced = await fetch(`${api.url}/products/424242/queue/${encodeURIComponent(ticket)}`, { headers: { 'x-request-id': 'poll-elsewhere' } });
+    expect([polled.status, misplaced.status]).toEqual([200, 400]);
+    await expect(completionLogOf('poll-mine')).resolves.toMatchObject({ req: { url: `/products/${productId}/queue/[redacted]?from=page` }, res: { statusCode: 200 } });
+    await expect(completionLogOf('poll-elsewhere')).resolves.toMatchObject({ req: { url: '/products/424242/queue/[redacted]' }, res: { statusCode: 400 } });
+    const log = readFileSync(logFile, 'utf8');
+    expect(log).not.toContain(ticket);
+    expect(log).not.toContain(encodeURIComponent(ticket));
   }, 30_000);
 });

@@ -1,9 +1,7 @@
 import { randomInt } from 'node:crypto';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createApp } from '../../apps/api/src/bootstrap';
-import { loadConfig } from '../../apps/api/src/config/app-config';
 import { Api, injectSender, uniqueSku } from '../support/api-client';
 import { TEST_JWT_SECRET } from '../support/app-harness';
+import { startInstance } from '../support/app-instance';
 import { RedisServerProcess } from '../support/redis-server';
 import { tableReadsOnceIdle } from '../support/table-reads';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -11,25 +9,14 @@ import { adminAuth } from '../support/tokens';
 
 const RANDOM_IDS = 1000;
 
-/** An instance of the app in this process on the suite's database and Redis. */
-async function startInstance(env: Record<string, string>): Promise<NestFastifyApplication> {
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  try {
-    const app = await createApp(loadConfig(process.env));
-    await app.init();
-    await app.getHttpAdapter().getInstance().ready();
-    return app;
-  } finally {
-    process.env = saved;
-  }
-}
-
 /** `count` distinct ids none of `taken`: half below a million (where a real catalogue's ids are), half anywhere in bigint. */
 function randomIds(count: number, taken: Set<string>): string[] {
   const ids = new Set<string>();
   while (ids.size < count) {
-    const id = ids.size % 2 ? String(randomInt(1, 1_000_000)) : (BigInt(randomInt(1, 2 ** 48 - 1)) * 32_768n + BigInt(randomInt(0, 32_768))).toString();
+    const id =
+      ids.size % 2
+        ? String(randomInt(1, 1_000_000))
+        : (BigInt(randomInt(1, 2 ** 48 - 1)) * 32_768n + BigInt(randomInt(0, 32_768))).toString();
     if (!taken.has(id)) ids.add(id);
   }
   return [...ids];
@@ -64,7 +51,13 @@ describe('GET /products/:id with random ids', () => {
     };
     const setup = await startInstance(env);
     const api = new Api(injectSender(setup));
-    const create = (sku: string) => setup.inject({ method: 'POST', url: '/admin/products', headers: adminAuth(), payload: { sku, name: 'catalogue', priceCents: 100, stock: 5 } });
+    const create = (sku: string) =>
+      setup.inject({
+        method: 'POST',
+        url: '/admin/products',
+        headers: adminAuth(),
+        payload: { sku, name: 'catalogue', priceCents: 100, stock: 5 },
+      });
     const first = await create(uniqueSku('READ'));
     products.push(first.json().id);
     // A refused insert still draws its id from the sequence: the one gap inside the range.
@@ -87,11 +80,20 @@ describe('GET /products/:id with random ids', () => {
     const ids = [...randomIds(RANDOM_IDS - 10, new Set([...products, gap])), ...Array<string>(10).fill(gap)];
     const answers: Array<{ status: number; code: string; cacheControl: unknown }> = [];
     for (let start = 0; start < ids.length; start += 50) {
-      const batch = await Promise.all(ids.slice(start, start + 50).map((id) => app.inject({ method: 'GET', url: `/products/${id}` })));
-      answers.push(...batch.map((res) => ({ status: res.statusCode, code: res.json().code, cacheControl: res.headers['cache-control'] })));
+      const batch = await Promise.all(
+        ids.slice(start, start + 50).map((id) => app.inject({ method: 'GET', url: `/products/${id}` })),
+      );
+      answers.push(
+        ...batch.map((res) => ({
+          status: res.statusCode,
+          code: res.json().code,
+          cacheControl: res.headers['cache-control'],
+        })),
+      );
     }
     // The real products are still served, whatever was asked before.
-    for (const id of products) expect((await app.inject({ method: 'GET', url: `/products/${id}` })).statusCode).toBe(200);
+    for (const id of products)
+      expect((await app.inject({ method: 'GET', url: `/products/${id}` })).statusCode).toBe(200);
     const keysAfter = await redis.client().keys('*');
     await app.close();
     const after = await tableReadsOnceIdle(database.name, 'products');
@@ -100,7 +102,9 @@ describe('GET /products/:id with random ids', () => {
     expect(new Set(answers.map((a) => a.cacheControl))).toEqual(new Set(['public, max-age=2']));
     const reads = after.seqScans - before.seqScans + (after.indexScans - before.indexScans);
     const newKeys = keysAfter.filter((key) => !keysBefore.has(key));
-    console.log(`${ids.length} unknown ids (10 of them the gap ${gap}): Postgres counted ${reads} reads of products; ${newKeys.length} new Redis keys: ${newKeys.join(', ')}`);
+    console.log(
+      `${ids.length} unknown ids (10 of them the gap ${gap}): Postgres counted ${reads} reads of products; ${newKeys.length} new Redis keys: ${newKeys.join(', ')}`,
+    );
     expect(reads).toBeLessThanOrEqual(5);
     // Only what any request leaves (its address's rate counter, expiring in 2 s) and the gap's own entry.
     expect(newKeys.length).toBeLessThanOrEqual(5);

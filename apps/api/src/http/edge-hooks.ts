@@ -6,6 +6,7 @@ import type { Level, Logger } from 'pino';
 import { Histogram, register } from 'prom-client';
 import { ErrorCode, errorBody, STATUS_OF } from '../common/errors/error-code';
 import type { ShutdownState } from '../common/shutdown-gate';
+import { loggedUrl } from './logged-url';
 import { docsPageSecurityHeaders, HeaderSet, jsonApiSecurityHeaders } from './security-headers';
 
 /*
@@ -212,15 +213,16 @@ export function requestLogLevel(statusCode: number): Level {
 
 /**
  * One JSON line per answered request whose level is enabled, written from Fastify's onResponse
- * hook. Nothing is allocated for a request whose line would not be written: no per-request child
- * logger and no async context, which cost a third of a liveness request's CPU.
+ * hook, its URL without the credentials a path may carry (logged-url.ts). Nothing is allocated for
+ * a request whose line would not be written: no per-request child logger and no async context,
+ * which cost a third of a liveness request's CPU.
  */
 export function installRequestLog(fastify: FastifyInstance, logger: Logger): void {
   fastify.addHook('onResponse', (request, reply, done) => {
     const level = requestLogLevel(reply.statusCode);
     if (logger.isLevelEnabled(level)) {
       logger[level](
-        { req: { id: request.id, method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: Math.round(reply.elapsedTime) },
+        { req: { id: request.id, method: request.method, url: loggedUrl(request.routeOptions?.url, request.url) }, res: { statusCode: reply.statusCode }, responseTime: Math.round(reply.elapsedTime) },
         'request completed',
       );
     }

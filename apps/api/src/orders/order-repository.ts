@@ -14,10 +14,12 @@ export class OrderRepository {
     return rows[0];
   }
 
-  /** The order a purchase made, whoever bought it (an admin's question): the key alone, not indexed. */
-  async findByPurchaseId(purchaseId: string): Promise<OrderRow | undefined> {
-    const rows: OrderRow[] = await this.db.query(`SELECT ${ORDER_COLUMNS} FROM orders WHERE idempotency_key = $1 ORDER BY id LIMIT 1`, [purchaseId]);
-    return rows[0];
+  /**
+   * Every order a purchase id names, whoever bought it (an admin's question; the id is unique per
+   * buyer only), oldest first, at most `limit`: an index scan (the unique index leads with the key).
+   */
+  findAllByPurchaseId(purchaseId: string, limit: number): Promise<OrderRow[]> {
+    return this.db.query(`SELECT ${ORDER_COLUMNS} FROM orders WHERE idempotency_key = $1 ORDER BY id LIMIT $2`, [purchaseId, limit]);
   }
 
   async findById(id: string, tx: EntityManager | DataSource = this.db): Promise<OrderRow | undefined> {

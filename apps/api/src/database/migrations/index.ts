@@ -8,6 +8,7 @@ import { PaymentEvents1763700600000 } from './1763700600000-payment-events';
 import { WaitingRoom1763700700000 } from './1763700700000-waiting-room';
 import { ConditionalStockUpdate1763700800000 } from './1763700800000-conditional-stock-update';
 import { SaleSeed1763700910000 } from './1763700910000-sale-seed';
+import { PurchaseIdIndex1763700920000 } from './1763700920000-purchase-id-index';
 
 /** Listed explicitly (not globbed) so the bundled app and the CLI run the same migrations. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   WaitingRoom1763700700000,
   ConditionalStockUpdate1763700800000,
   SaleSeed1763700910000,
+  PurchaseIdIndex1763700920000,
 ];

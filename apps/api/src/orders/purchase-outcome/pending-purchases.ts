@@ -52,11 +52,15 @@ export class PendingPurchases implements OnModuleDestroy {
     await Promise.all(records.map((r) => this.write(r))).catch((error) => reportBackgroundFailure(this.logger, 'pending-purchase', `record ${records[0].attemptId}`, error));
   }
 
-  /** The record of a purchase answered 202, if there is one for this user (any user for `null`). */
-  async find(purchaseId: string, userId: string | null): Promise<PendingRecord | undefined> {
-    const all = await this.redis.hgetall(this.key(purchaseId));
-    const raw = userId === null ? Object.values(all)[0] : all[userId];
+  /** The record of this user's purchase answered 202, if there is one. */
+  async find(purchaseId: string, userId: string): Promise<PendingRecord | undefined> {
+    const raw = await this.redis.hget(this.key(purchaseId), userId);
     return raw ? (JSON.parse(raw) as PendingRecord) : undefined;
+  }
+
+  /** The records of every user's purchase with this id answered 202 (an admin's question). */
+  async findAll(purchaseId: string): Promise<PendingRecord[]> {
+    return Object.values(await this.redis.hgetall(this.key(purchaseId))).map((raw) => JSON.parse(raw) as PendingRecord);
   }
 
   /** Tries to settle one pending purchase now (a buyer asked); answers the record as it then is. */
