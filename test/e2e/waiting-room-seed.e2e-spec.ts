@@ -13,12 +13,15 @@ const sha256 = (hex: string): string => createHash('sha256').update(Buffer.from(
  * deployment sharing the secret; computed here only to show that no seed equals it any more.
  */
 const derivedSeed = (productId: string): string => {
-  const key = Buffer.from(hkdfSync('sha256', Buffer.from(TEST_JWT_SECRET, 'utf8'), Buffer.alloc(0), 'flash-sale waiting room v1', 32));
+  const key = Buffer.from(
+    hkdfSync('sha256', Buffer.from(TEST_JWT_SECRET, 'utf8'), Buffer.alloc(0), 'flash-sale waiting room v1', 32),
+  );
   return createHmac('sha256', key).update(`seed|${productId}`).digest('hex');
 };
 
 const storedSeed = async (db: Client, productId: string): Promise<Buffer | null> =>
-  (await db.query<{ seed: Buffer | null }>('SELECT waiting_room_seed AS seed FROM products WHERE id = $1', [productId])).rows[0].seed;
+  (await db.query<{ seed: Buffer | null }>('SELECT waiting_room_seed AS seed FROM products WHERE id = $1', [productId]))
+    .rows[0].seed;
 
 /**
  * Each sale's pre-queue shuffle seed is its own: 32 random bytes drawn when its waiting room is
@@ -31,7 +34,15 @@ describe('waiting room seeds', () => {
 
   beforeAll(async () => {
     // Two deployments sharing JWT_SECRET, each with a database of its own (as after a reset).
-    deployments = await Promise.all([0, 1].map(() => startApp({ RATE_LIMIT_PER_SECOND: '1000', QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS: '100000', WAITING_ROOM_TICK_MS: '50' })));
+    deployments = await Promise.all(
+      [0, 1].map(() =>
+        startApp({
+          RATE_LIMIT_PER_SECOND: '1000',
+          QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS: '100000',
+          WAITING_ROOM_TICK_MS: '50',
+        }),
+      ),
+    );
     rooms = deployments.map((d) => new WaitingRoomClient(injectSender(d.app)));
     db = new Client({ connectionString: deployments[0].database.url });
     await db.connect();
@@ -42,11 +53,17 @@ describe('waiting room seeds', () => {
   });
 
   it('gives the same product id a different seed in every deployment, and every sale its own, none derived from the secret', async () => {
-    const [first, other] = await Promise.all(rooms.map((room) => room.createProduct({ stock: 5, waitingRoom: { admitPerSecond: 10 } })));
+    const [first, other] = await Promise.all(
+      rooms.map((room) => room.createProduct({ stock: 5, waitingRoom: { admitPerSecond: 10 } })),
+    );
     expect(first.id).toBe(other.id);
     const next = await rooms[0].createProduct({ stock: 5, waitingRoom: { admitPerSecond: 10 } });
     // No saleStartsAt: the sale has started, so each seed is published.
-    const seeds = [(await rooms[0].summary(first.id)).seed!, (await rooms[1].summary(other.id)).seed!, (await rooms[0].summary(next.id)).seed!];
+    const seeds = [
+      (await rooms[0].summary(first.id)).seed!,
+      (await rooms[1].summary(other.id)).seed!,
+      (await rooms[0].summary(next.id)).seed!,
+    ];
     for (const seed of seeds) expect(seed).toMatch(/^[0-9a-f]{64}$/);
     expect(new Set(seeds).size).toBe(3);
     expect(seeds).not.toContain(derivedSeed(first.id));
@@ -56,7 +73,11 @@ describe('waiting room seeds', () => {
   it('stores the seed with the sale at creation, commits to it before the first join and reveals it at saleStartsAt', async () => {
     const room = rooms[0];
     const startsAt = Date.now() + 2000;
-    const product = await room.createProduct({ stock: 10, saleStartsAt: new Date(startsAt).toISOString(), waitingRoom: { admitPerSecond: 1, preQueueS: 600 } });
+    const product = await room.createProduct({
+      stock: 10,
+      saleStartsAt: new Date(startsAt).toISOString(),
+      waitingRoom: { admitPerSecond: 1, preQueueS: 600 },
+    });
     const stored = await storedSeed(db, product.id);
     expect(stored).toHaveLength(32);
     const hex = stored!.toString('hex');
@@ -74,15 +95,33 @@ describe('waiting room seeds', () => {
     expect(after).toMatchObject({ seed: hex, seedCommitment: before.seedCommitment });
     expect(await storedSeed(db, product.id)).toEqual(stored);
     // The published figures alone reproduce the queue's order (the independent script, as a buyer runs it).
-    const order = (await runOrderScript(after.seed!, after.seedCommitment!, tickets.map((t) => t.ticketId))).split('\n').filter(Boolean);
-    const seen = await eventually(async () => {
-      const statuses = await Promise.all(tickets.map(async (t) => ({ id: t.ticketId, ...(await room.status(product.id, t.ticket)) })));
-      const waiting = statuses.filter((s) => s.state === 'WAITING');
-      // Shuffled once the leader has closed the pre-queue: every waiting ticket then has a place of its own.
-      return new Set(waiting.map((s) => s.position)).size === waiting.length ? statuses : undefined;
-    }, 5000, 50, 'the pre-queue to be shuffled');
+    const order = (
+      await runOrderScript(
+        after.seed!,
+        after.seedCommitment!,
+        tickets.map((t) => t.ticketId),
+      )
+    )
+      .split('\n')
+      .filter(Boolean);
+    const seen = await eventually(
+      async () => {
+        const statuses = await Promise.all(
+          tickets.map(async (t) => ({ id: t.ticketId, ...(await room.status(product.id, t.ticket)) })),
+        );
+        const waiting = statuses.filter((s) => s.state === 'WAITING');
+        // Shuffled once the leader has closed the pre-queue: every waiting ticket then has a place of its own.
+        return new Set(waiting.map((s) => s.position)).size === waiting.length ? statuses : undefined;
+      },
+      5000,
+      50,
+      'the pre-queue to be shuffled',
+    );
     const admitted = seen.filter((s) => s.state === 'ADMITTED').map((s) => s.id);
-    const waiting = seen.filter((s) => s.state === 'WAITING').sort((a, b) => a.position - b.position).map((s) => s.id);
+    const waiting = seen
+      .filter((s) => s.state === 'WAITING')
+      .sort((a, b) => a.position - b.position)
+      .map((s) => s.id);
     expect(admitted.length + waiting.length).toBe(order.length);
     expect(new Set(admitted)).toEqual(new Set(order.slice(0, admitted.length)));
     expect(waiting).toEqual(order.slice(admitted.length));

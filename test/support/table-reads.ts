@@ -19,7 +19,10 @@ export async function tableReadsOnceIdle(database: string, table: string): Promi
   await client.connect();
   try {
     await eventually(
-      async () => Number((await client.query('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1', [database])).rows[0].n) === 0,
+      async () =>
+        Number(
+          (await client.query('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1', [database])).rows[0].n,
+        ) === 0,
       10_000,
       50,
       `every session of ${database} to end`,
@@ -30,7 +33,10 @@ export async function tableReadsOnceIdle(database: string, table: string): Promi
     const reader = new Client({ connectionString: url.toString() });
     await reader.connect();
     try {
-      const { rows } = await reader.query('SELECT seq_scan, coalesce(idx_scan, 0) AS idx_scan FROM pg_stat_user_tables WHERE relname = $1', [table]);
+      const { rows } = await reader.query(
+        'SELECT seq_scan, coalesce(idx_scan, 0) AS idx_scan FROM pg_stat_user_tables WHERE relname = $1',
+        [table],
+      );
       return { seqScans: Number(rows[0].seq_scan), indexScans: Number(rows[0].idx_scan) };
     } finally {
       await reader.end();

@@ -47,7 +47,9 @@ export class ProductIdRange {
   }
 
   private async readHighest(): Promise<void> {
-    const rows: Array<{ highest: string | null }> = await this.db.query('SELECT max(id)::text AS highest FROM products');
+    const rows: Array<{ highest: string | null }> = await this.db.query(
+      'SELECT max(id)::text AS highest FROM products',
+    );
     this.lookedAt = performance.now();
     if (rows[0]?.highest) this.noteCreated(rows[0].highest);
   }

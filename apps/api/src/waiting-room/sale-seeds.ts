@@ -37,7 +37,10 @@ export class SaleSeeds {
   }
 
   private async read(productId: string): Promise<SaleSeed> {
-    const rows: Array<{ seed: Buffer | null }> = await this.db.query('SELECT waiting_room_seed AS seed FROM products WHERE id = $1', [productId]);
+    const rows: Array<{ seed: Buffer | null }> = await this.db.query(
+      'SELECT waiting_room_seed AS seed FROM products WHERE id = $1',
+      [productId],
+    );
     const seed = rows[0]?.seed;
     if (!seed) throw new Error(`product ${productId} has no waiting-room seed`);
     return { seed, commitment: seedCommitment(seed) };

@@ -21,8 +21,16 @@ export type PublicRoute = 'product.read';
 export class PublicRouteLimit {
   private readonly budgets: Record<PublicRoute, RateBudget>;
 
-  constructor(@Inject(REDIS_CLIENT) redis: RedisConnection, prefix: RedisKeyPrefix, @Inject(ConfigService) config: TypedConfigService) {
-    const limiter = new WindowRateLimiter(counterFor(redis), prefix.value, config.get('http', { infer: true }).publicReadsPerSecondPerAddress);
+  constructor(
+    @Inject(REDIS_CLIENT) redis: RedisConnection,
+    prefix: RedisKeyPrefix,
+    @Inject(ConfigService) config: TypedConfigService,
+  ) {
+    const limiter = new WindowRateLimiter(
+      counterFor(redis),
+      prefix.value,
+      config.get('http', { infer: true }).publicReadsPerSecondPerAddress,
+    );
     const log = new Logger(PublicRouteLimit.name);
     this.budgets = { 'product.read': new RateBudget(limiter, log, 'product.read requests from this address') };
   }

@@ -15,8 +15,11 @@ export class SaleSeed1763700910000 implements MigrationInterface {
   async up(db: QueryRunner): Promise<void> {
     await db.query('ALTER TABLE products ADD COLUMN waiting_room_seed bytea');
     const sales: Array<{ id: string }> = await db.query('SELECT id FROM products WHERE waiting_room IS NOT NULL');
-    for (const { id } of sales) await db.query('UPDATE products SET waiting_room_seed = $1 WHERE id = $2', [drawSaleSeed(), id]);
-    await db.query(`ALTER TABLE products ADD CONSTRAINT products_waiting_room_seed CHECK (waiting_room IS NULL OR coalesce(octet_length(waiting_room_seed), 0) = ${SALE_SEED_BYTES})`);
+    for (const { id } of sales)
+      await db.query('UPDATE products SET waiting_room_seed = $1 WHERE id = $2', [drawSaleSeed(), id]);
+    await db.query(
+      `ALTER TABLE products ADD CONSTRAINT products_waiting_room_seed CHECK (waiting_room IS NULL OR coalesce(octet_length(waiting_room_seed), 0) = ${SALE_SEED_BYTES})`,
+    );
   }
 
   async down(db: QueryRunner): Promise<void> {
