@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createDatabase } from '../../scripts/infra/databases';
 import { ensurePostgres } from '../../scripts/infra/postgres';
 import { RedisServerProcess } from '../../test/support/redis-server';
@@ -6,6 +7,8 @@ import { joinCell, pollCell } from './waiting-room-cells';
 import { abSample, AbSample, compareCell, renderAbTable, Side, sidesInRound } from './ab-compare';
 import { buildBaseline, resolveCommit } from './baseline-build';
 import { rotate } from './rounds';
+
+const nodeVersion = (node: string): string => execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 
 /** The cells that start the app (the bare Fastify and Nest floors are the same code on both sides). */
 const AB_CELLS: Record<string, (env: CpuBenchEnv) => Promise<CpuCell>> = {
@@ -24,6 +27,10 @@ export interface AbOptions {
   ref: string;
   cells: string[];
   rounds: number;
+  /** A commit to build and run as the current side instead of this checkout's `dist` (`--current`). */
+  currentRef?: string;
+  /** The node binary that builds and runs the baseline's API (`--baseline-node`); the bench's own when omitted. */
+  baselineNode?: string;
   /** The run's load settings; the database, Redis and API bundle are filled in per side. */
   load: Omit<CpuBenchEnv, 'databaseUrl' | 'redisUrl' | 'redisPid' | 'apiEntry' | 'profile'>;
 }
@@ -39,7 +46,9 @@ export interface AbOptions {
 export async function runAb(options: AbOptions, log: (line: string) => void): Promise<void> {
   for (const cell of options.cells) if (!AB_CELLS[cell]) throw new Error(`--baseline compares the app's cells only (${Object.keys(AB_CELLS).join(', ')}), not ${cell}`);
   const sha = resolveCommit(options.ref);
-  const baselineEntry = buildBaseline(sha, log);
+  const baselineEntry = buildBaseline(sha, log, options.baselineNode);
+  const currentSha = options.currentRef === undefined ? undefined : resolveCommit(options.currentRef);
+  const currentEntry = currentSha === undefined ? undefined : buildBaseline(currentSha, log);
   const postgres = await ensurePostgres();
   const redis: Partial<Record<Side, RedisServerProcess>> = {};
   try {
@@ -52,7 +61,8 @@ export async function runAb(options: AbOptions, log: (line: string) => void): Pr
         redisUrl: server.url,
         redisPid: server.pid!,
         profile: false,
-        apiEntry: side === 'baseline' ? baselineEntry : undefined,
+        apiEntry: side === 'baseline' ? baselineEntry : currentEntry,
+        apiNode: side === 'baseline' ? options.baselineNode : undefined,
       };
     }
     const pairs = new Map<string, Array<Record<Side, AbSample>>>(options.cells.map((cell) => [cell, []]));
@@ -69,7 +79,9 @@ export async function runAb(options: AbOptions, log: (line: string) => void): Pr
       }
     }
     const rows = options.cells.map((cell) => compareCell(cell, pairs.get(cell)!));
-    console.log(`\ncurrent (this checkout) against baseline ${options.ref} (${sha.slice(0, 9)}), ${options.rounds} rounds of ${options.load.seconds} s at ${options.load.connections} connections; medians over rounds, ratio the median of each round's:\n`);
+    const nodes = `current on Node ${process.version}, baseline on Node ${options.baselineNode ? nodeVersion(options.baselineNode) : process.version}`;
+    const current = currentSha === undefined ? 'this checkout' : `${options.currentRef} (${currentSha.slice(0, 9)})`;
+    console.log(`\ncurrent (${current}) against baseline ${options.ref} (${sha.slice(0, 9)}), ${nodes}, ${options.rounds} rounds of ${options.load.seconds} s at ${options.load.connections} connections; medians over rounds, ratio the median of each round's:\n`);
     console.log(renderAbTable(rows, sha.slice(0, 9)));
     log('--baseline: printed only; nothing written to docs/BENCHMARKS.md or bench/results');
   } finally {

@@ -10,8 +10,9 @@ export const BENCH_SECRET = randomBytes(32).toString('hex');
 /**
  * N built API instances on one database and Redis, tuned for measuring, not for defaults.
  * `entry`: another build's `main.js` (an earlier commit's, for `--baseline`); this checkout's when omitted.
+ * `node`: the node binary that runs it (`--baseline-node`); the bench's own when omitted.
  */
-export async function startInstances(count: number, databaseUrl: string, redisUrl: string, profile = false, entry?: string): Promise<{ apis: ApiProcess[]; profileDir?: string }> {
+export async function startInstances(count: number, databaseUrl: string, redisUrl: string, profile = false, entry?: string, node?: string): Promise<{ apis: ApiProcess[]; profileDir?: string }> {
   const profileDir = profile ? benchScratchDir('bench-prof') : undefined;
   const appDatabaseUrl = await ownerRoleUrl(databaseUrl);
   const apis: ApiProcess[] = [];
@@ -33,6 +34,7 @@ export async function startInstances(count: number, databaseUrl: string, redisUr
       },
       nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
       entry,
+      node,
     });
     await api.start();
     apis.push(api);

@@ -23,6 +23,8 @@ export interface CpuBenchEnv {
   profile: boolean;
   /** The API bundle the app cells start; this checkout's `dist/apps/api/main.js` when omitted. */
   apiEntry?: string;
+  /** The node binary that runs the API; the bench's own when omitted. */
+  apiNode?: string;
 }
 
 export interface CpuCell {
@@ -167,7 +169,7 @@ export type CellPlan = {
 /** Runs a plan on a fresh API process (its own peak RSS and profile), checks invariants after. */
 export async function appCell(env: CpuBenchEnv, plan: CellPlan): Promise<CpuCell> {
   const spawnedAt = Date.now();
-  const { apis, profileDir } = await startInstances(1, env.databaseUrl, env.redisUrl, env.profile, env.apiEntry);
+  const { apis, profileDir } = await startInstances(1, env.databaseUrl, env.redisUrl, env.profile, env.apiEntry, env.apiNode);
   const api = apis[0];
   let window: ProfileWindow | undefined;
   let cell: Omit<CpuCell, 'violations'>;

@@ -35,7 +35,9 @@ const PROFILED_CELLS: readonly CellName[] = ['live', 'soldout', 'hot', 'poll', '
  * A last, shorter pass runs the app cells under `node --cpu-prof` for where the time goes
  * (`--skip-profile` leaves it out). `--cells live,hot` runs some cells only (printed, not written
  * to the docs). `--baseline <git-ref>` compares app cells with an earlier commit's build in the same
- * run instead (see ab-run.ts; `--cells` then defaults to hot,soldout,live,spike).
+ * run instead (see ab-run.ts; `--cells` then defaults to hot,soldout,live,spike), on the node
+ * binary `--baseline-node <path>` when given; `--current <git-ref>` puts a build of that commit in
+ * place of this checkout's.
  */
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -49,6 +51,10 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '3' },
       'skip-profile': { type: 'boolean', default: false },
       baseline: { type: 'string' },
+      // The node binary of the baseline's side (built and run on it), e.g. /usr/bin/node for Node 20.
+      'baseline-node': { type: 'string' },
+      // A commit built and run as the current side instead of this checkout (two variants side by side).
+      current: { type: 'string' },
     },
   });
   values.cells ??= values.baseline === undefined ? ALL_CELLS.join(',') : AB_DEFAULT_CELLS;
@@ -73,7 +79,7 @@ async function main(): Promise<void> {
       spikeSeconds: Number(values['spike-seconds']),
     };
     // The A/B run has no profiling pass: `--skip-profile` is accepted and changes nothing.
-    return runAb({ ref: values.baseline, cells: [...cells], rounds, load }, log);
+    return runAb({ ref: values.baseline, cells: [...cells], rounds, load, baselineNode: values['baseline-node'], currentRef: values.current }, log);
   }
   const startedAt = new Date();
   const loadStart = loadavg()[0];

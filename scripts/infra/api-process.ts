@@ -11,6 +11,8 @@ export interface ApiProcessOptions {
   nodeArgs?: string[];
   /** The bundle to run; `dist/apps/api/main.js` when omitted (the bench may run an earlier commit's build). */
   entry?: string;
+  /** The node binary to run it with; this process's own when omitted (the bench runs a baseline on another Node). */
+  node?: string;
 }
 
 /**
@@ -61,7 +63,7 @@ export class ApiProcess {
     if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
     // Unset NODE_ENV means production to the API; a spawned instance is told which it is (jest sets test; the demo and bench development).
     const env = { ...process.env, NODE_ENV: process.env.NODE_ENV || 'development', ...this.options.env, PORT: String(this.options.port) };
-    this.child = spawn(process.execPath, [...API_NODE_FLAGS, ...(this.options.nodeArgs ?? []), entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(this.options.node ?? process.execPath, [...API_NODE_FLAGS, ...(this.options.nodeArgs ?? []), entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     if (this.options.logFile) {
       mkdirSync(resolve(this.options.logFile, '..'), { recursive: true });
       const log = createWriteStream(this.options.logFile, { flags: 'a' });
