@@ -29,12 +29,7 @@ export async function startApp(extraEnv: Record<string, string> = {}, databaseUr
     JWT_SECRET: TEST_JWT_SECRET,
     ...extraEnv,
   };
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  const app = await createApp(loadConfig(process.env), options);
-  await app.init();
-  await app.getHttpAdapter().getInstance().ready();
-  process.env = saved;
+  const app = await startInstance(env, options);
   return {
     app,
     redis,
@@ -46,4 +41,21 @@ export async function startApp(extraEnv: Record<string, string> = {}, databaseUr
       await database.drop();
     },
   };
+}
+
+/**
+ * One more instance of the app in this process, on the database and Redis that `env` names (a
+ * harness's `env`, say): for a suite that runs instances one after another on the same data.
+ */
+export async function startInstance(env: Record<string, string>, options?: AppOptions): Promise<NestFastifyApplication> {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    const app = await createApp(loadConfig(process.env), options);
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+    return app;
+  } finally {
+    process.env = saved;
+  }
 }

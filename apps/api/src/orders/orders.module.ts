@@ -22,6 +22,7 @@ import { AttemptSettlement } from './purchase-outcome/attempt-settlement';
 import { PendingPurchases } from './purchase-outcome/pending-purchases';
 import { PurchasesController } from './purchase-outcome/purchases.controller';
 import { PurchaseStatusService } from './purchase-outcome/purchase-status.service';
+import { UsedPurchaseKeys } from './used-purchase-keys';
 
 @Module({
   imports: [InventoryModule, ThrottlingModule, ProductQueueModule, WaitingRoomModule],
@@ -43,6 +44,7 @@ import { PurchaseStatusService } from './purchase-outcome/purchase-status.servic
     AttemptPruner,
     PendingPurchases,
     PurchaseStatusService,
+    UsedPurchaseKeys,
   ],
 })
 export class OrdersModule {}

@@ -54,12 +54,14 @@ interface Stage {
 
 /**
  * Every decision a purchase meets before it is queued, each made here and only here, in this
- * order: the token, the request's shape, the sale terms (product, window, per-user maximum), the
- * sold-out flag, overload (an estimate that the purchase cannot be answered by its deadline,
- * checked before anything that costs a Redis round trip, since under a spike most purchases
- * are refused there), the waiting-room admission, then the per-user rate. Runs once per purchase,
- * as the route's preHandler hook: a refusal is answered there (through PurchaseAnswer); a
- * purchase that passes reaches the controller as `request.purchase`.
+ * order: the token (the per-address budget of failed tokens), the request's shape, the per-user
+ * rate (before anything that can reach Postgres: an unknown product's terms are read there, and a
+ * refused retry's key may be looked up among the orders), the sale terms (product, window,
+ * per-user maximum), the sold-out flag, overload (an estimate that the purchase cannot be
+ * answered by its deadline, checked before the waiting room's Redis round trip, since under a
+ * spike most purchases are refused there), then the waiting-room admission. Runs once per
+ * purchase, as the route's preHandler hook: a refusal is answered there (through PurchaseAnswer);
+ * a purchase that passes reaches the controller as `request.purchase`.
  */
 @Injectable()
 export class PurchasePipeline {
@@ -67,11 +69,11 @@ export class PurchasePipeline {
   private readonly stages: Stage[] = [
     { name: 'token', run: (draft, request) => this.authenticate(draft, request) },
     { name: 'request', run: (draft, request) => this.readRequest(draft, request) },
+    { name: 'rate', run: (draft) => this.rate.spend(`user:${draft.user!.id}`) },
     { name: 'sale terms', replayable: true, run: (draft) => this.checkTerms(draft) },
     { name: 'sold out', replayable: true, run: (draft) => this.checkSoldOut(draft) },
     { name: 'overload', run: (draft) => this.checkOverload(draft) },
     { name: 'waiting room', run: (draft, request) => this.takeAdmission(draft, request) },
-    { name: 'rate', run: (draft) => this.rate.spend(`user:${draft.user!.id}`) },
   ];
 
   constructor(

@@ -10,8 +10,8 @@ import { PurchasePendingView } from './purchase-outcome/purchase-pending.view';
 import { PurchaseRoute } from './purchase-route.decorator';
 
 /**
- * The purchase route. Every decision before the queue (token, request, sale terms, sold out,
- * overload, waiting room, rate) was made by PurchasePipeline in the preHandler hook that
+ * The purchase route. Every decision before the queue (token, request, rate, sale terms, sold
+ * out, overload, waiting room) was made by PurchasePipeline in the preHandler hook that
  * @PurchaseRoute() gives this route, which answered any refusal itself; what reaches this handler
  * is a purchase to serve.
  */

@@ -11,6 +11,7 @@ import type { Purchase } from './purchase-pipeline';
 import { keyReused, perUserLimit, soldOut } from './purchase-errors';
 import { SegmentRouter } from './segment-router';
 import { BatchItem, BatchOutcome, StockService } from './stock.service';
+import { UsedPurchaseKeys } from './used-purchase-keys';
 
 /** What makes two requests "the same request" for one key. */
 export const purchaseFingerprint = (productId: string, quantity: number): string =>
@@ -31,12 +32,15 @@ export class PurchaseService {
     private readonly stock: StockService,
     private readonly segments: SegmentRouter,
     private readonly queues: ProductQueues,
+    private readonly usedKeys: UsedPurchaseKeys,
   ) {}
 
   async purchase(request: Purchase): Promise<PurchaseResult> {
     const { user, productId, quantity, idempotencyKey, purchaseId, arrivedAt, terms } = request;
     const fingerprint = idempotencyKey ? purchaseFingerprint(productId, quantity) : null;
     const item: BatchItem = { userId: user.id, quantity, idempotencyKey: idempotencyKey ?? null, requestHash: fingerprint, purchaseId };
+    // Marked before it is queued, so before it can commit: a refused retry of the key then finds its order.
+    if (idempotencyKey) await this.usedKeys.record(user.id, idempotencyKey);
     const result =
       terms.segments > 1
         ? await this.segments.route(productId, terms.segments, (segment) => this.enqueue({ productId, segment }, item, arrivedAt))
@@ -44,9 +48,13 @@ export class PurchaseService {
     return this.answer(request, terms, fingerprint, result);
   }
 
-  /** A retry of a purchase that already made an order gets that order (its first answer), not today's refusal. */
+  /**
+   * A retry of a purchase that already made an order gets that order (its first answer), not
+   * today's refusal. The orders are searched only for a key this user has sent to be bought (one
+   * Redis read says), so refused retries with fresh keys cost Postgres nothing.
+   */
   async replayOf(request: Purchase): Promise<PurchaseResult | undefined> {
-    if (!request.idempotencyKey) return undefined;
+    if (!request.idempotencyKey || !(await this.usedKeys.mayHaveUsed(request.user.id, request.idempotencyKey))) return undefined;
     const prior = await this.orders.findByIdempotencyKey(request.user.id, request.idempotencyKey);
     return prior && this.replay(prior, purchaseFingerprint(request.productId, request.quantity));
   }
