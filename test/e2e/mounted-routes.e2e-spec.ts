@@ -14,14 +14,20 @@ import { WaitingRoomClient } from '../support/waiting-room-client';
  */
 const MOUNTS = [
   { name: 'a global prefix', base: '/api', mount: (app: NestFastifyApplication) => void app.setGlobalPrefix('api') },
-  { name: 'URI versioning', base: '/v1', mount: (app: NestFastifyApplication) => void app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' }) },
+  {
+    name: 'URI versioning',
+    base: '/v1',
+    mount: (app: NestFastifyApplication) =>
+      void app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' }),
+  },
 ];
 
 /** A spy on a controller's handler that keeps what Nest reads from the method (its status code). */
 function spyOnHandler(controller: WaitingRoomController, method: 'join' | 'poll'): jest.SpyInstance {
   const original = controller[method];
   const spy = jest.spyOn(controller, method);
-  for (const key of Reflect.getMetadataKeys(original)) Reflect.defineMetadata(key, Reflect.getMetadata(key, original), controller[method]);
+  for (const key of Reflect.getMetadataKeys(original))
+    Reflect.defineMetadata(key, Reflect.getMetadata(key, original), controller[method]);
   return spy;
 }
 
@@ -40,7 +46,9 @@ describe.each(MOUNTS)('the API mounted under $name', ({ base, mount }) => {
       controllerJoins = spyOnHandler(app.get(WaitingRoomController), 'join');
       controllerPolls = spyOnHandler(app.get(WaitingRoomController), 'poll');
     };
-    harness = await startApp({ RATE_LIMIT_PER_SECOND: '1000', WAITING_ROOM_TICK_MS: '50' }, undefined, { mount: mountAndSpy });
+    harness = await startApp({ RATE_LIMIT_PER_SECOND: '1000', WAITING_ROOM_TICK_MS: '50' }, undefined, {
+      mount: mountAndSpy,
+    });
     send = injectSender(harness.app);
     const mounted: Send = (request) => send({ ...request, url: `${base}${request.url}` });
     api = new Api(mounted);
@@ -57,17 +65,36 @@ describe.each(MOUNTS)('the API mounted under $name', ({ base, mount }) => {
     const bought = await api.purchase(product.id, 'mounted-buyer', { quantity: 2, idempotencyKey: 'mounted-key-1' });
     expect(bought.status).toBe(201);
     expect(bought.headers['purchase-id']).toBe('mounted-key-1');
-    expect(bought.body).toMatchObject({ productId: product.id, userId: 'mounted-buyer', quantity: 2, status: 'PENDING_PAYMENT', purchaseId: 'mounted-key-1' });
+    expect(bought.body).toMatchObject({
+      productId: product.id,
+      userId: 'mounted-buyer',
+      quantity: 2,
+      status: 'PENDING_PAYMENT',
+      purchaseId: 'mounted-key-1',
+    });
 
     const replay = await api.purchase(product.id, 'mounted-buyer', { quantity: 2, idempotencyKey: 'mounted-key-1' });
     expect(replay.status).toBe(201);
     expect(replay.body.id).toBe(bought.body.id);
     // Refusals only the pipeline makes, before the handler.
     expectContractError(await api.purchase(product.id, 'other-buyer', { quantity: 3 }), 409, 'PER_USER_LIMIT');
-    expectContractError(await api.send({ method: 'POST', url: `/products/${product.id}/purchase`, payload: { quantity: 1 } }), 401, 'UNAUTHENTICATED');
+    expectContractError(
+      await api.send({ method: 'POST', url: `/products/${product.id}/purchase`, payload: { quantity: 1 } }),
+      401,
+      'UNAUTHENTICATED',
+    );
     expect((await api.getProduct(product.id)).body.stock).toBe(3);
     // The unmounted path is not a route any more.
-    expect((await send({ method: 'POST', url: `/products/${product.id}/purchase`, headers: auth('mounted-buyer'), payload: { quantity: 1 } })).status).toBe(404);
+    expect(
+      (
+        await send({
+          method: 'POST',
+          url: `/products/${product.id}/purchase`,
+          headers: auth('mounted-buyer'),
+          payload: { quantity: 1 },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('joins and polls through the shortcuts, then buys with the admission', async () => {
@@ -87,6 +114,8 @@ describe.each(MOUNTS)('the API mounted under $name', ({ base, mount }) => {
   it('documents the mounted paths (the Swagger document is built after the mount)', async () => {
     const document = await send({ method: 'GET', url: '/docs-json' });
     expect(document.status).toBe(200);
-    expect(Object.keys(document.body.paths)).toEqual(expect.arrayContaining([`${base}/products/{id}/purchase`, `${base}/products/{id}/queue/{ticket}`]));
+    expect(Object.keys(document.body.paths)).toEqual(
+      expect.arrayContaining([`${base}/products/{id}/purchase`, `${base}/products/{id}/queue/{ticket}`]),
+    );
   });
 });

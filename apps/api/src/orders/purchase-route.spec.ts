@@ -2,7 +2,8 @@ import Fastify, { FastifyInstance } from 'fastify';
 import { PurchasePipeline } from './purchase-pipeline';
 
 /** The pipeline with nothing behind it: binding a route needs none of its collaborators. */
-const unwiredPipeline = (): PurchasePipeline => new (PurchasePipeline as unknown as new (...deps: unknown[]) => PurchasePipeline)({}, {}, {}, {}, {}, {}, {}, {});
+const unwiredPipeline = (): PurchasePipeline =>
+  new (PurchasePipeline as unknown as new (...deps: unknown[]) => PurchasePipeline)({}, {}, {}, {}, {}, {}, {}, {});
 
 describe('binding the purchase pipeline to its route', () => {
   let fastify: FastifyInstance;
