@@ -28,6 +28,7 @@ const storedSeed = async (db: Client, productId: string): Promise<Buffer | null>
  * created, stored with it, committed to (SHA-256) before anyone can join and revealed at the start.
  */
 describe('waiting room seeds', () => {
+  jest.setTimeout(60_000); // two deployments start, each with its own database and Redis
   let deployments: AppHarness[];
   let rooms: WaitingRoomClient[];
   let db: Client;
