@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, register } from 'prom-client';
-import type { FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
 import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter';
 import { ProductQueues } from '../product-queue/product-queues';
 import { OrderView } from './order.view';
@@ -31,8 +31,17 @@ export class PurchaseAnswer {
   private readonly outcomes: Counter<'outcome'> =
     (register.getSingleMetric('purchases_total') as Counter<'outcome'> | undefined) ??
     new Counter({ name: 'purchases_total', help: 'Purchase attempts by outcome', labelNames: ['outcome'] });
+  /** Where a pending purchase is asked about: the status route's path as registered. */
+  private statusRoute = '/purchases/:purchaseId';
 
   constructor(private readonly queues: ProductQueues) {}
+
+  /** Learns the path of the route marked @PurchaseStatusRoute() as Nest registers it (call before init()). */
+  followStatusRoute(fastify: FastifyInstance): void {
+    fastify.addHook('onRoute', (route: RouteOptions) => {
+      if (route.config?.purchaseStatus === true && route.method === 'GET') this.statusRoute = route.url;
+    });
+  }
 
   async write(reply: FastifyReply, purchase: Answered, outcome: PurchaseOutcome): Promise<void> {
     const { status, body, headers } = 'result' in outcome ? this.ofResult(outcome.result) : this.ofError(outcome.error);
@@ -47,7 +56,7 @@ export class PurchaseAnswer {
     return {
       status: 202,
       body: purchasePending(result.purchaseId),
-      headers: { Location: `/purchases/${encodeURIComponent(result.purchaseId)}`, 'Retry-After': String(PENDING_RETRY_AFTER_S) },
+      headers: { Location: this.statusRoute.replace(':purchaseId', encodeURIComponent(result.purchaseId)), 'Retry-After': String(PENDING_RETRY_AFTER_S) },
     };
   }
 

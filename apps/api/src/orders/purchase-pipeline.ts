@@ -109,6 +109,8 @@ export class PurchasePipeline {
       route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), hook as preHandlerAsyncHookHandler];
       bound++;
     });
+    // A 202's Location follows the status route wherever it is mounted.
+    this.answer.followStatusRoute(fastify);
     fastify.addHook('onReady', async () => {
       // Without the pipeline the handler would find no purchase: every purchase a 500.
       if (bound === 0) throw new Error('no route is marked @PurchaseRoute(), or PurchasePipeline.install ran after the routes were registered');

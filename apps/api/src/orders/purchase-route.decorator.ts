@@ -4,6 +4,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route PurchasePipeline runs in front of (set by @PurchaseRoute()). */
     purchasePipeline?: boolean;
+    /** The route a 202's Location names (set by @PurchaseStatusRoute()). */
+    purchaseStatus?: boolean;
   }
 }
 
@@ -14,3 +16,9 @@ declare module 'fastify' {
  * would replace it.
  */
 export const PurchaseRoute = (): MethodDecorator => RouteConfig({ purchasePipeline: true });
+
+/**
+ * Marks `GET /purchases/:purchaseId`: a 202 PURCHASE_PENDING's Location names this route where it
+ * is mounted (learnt as Nest registers it, with its prefix or version).
+ */
+export const PurchaseStatusRoute = (): MethodDecorator => RouteConfig({ purchaseStatus: true });

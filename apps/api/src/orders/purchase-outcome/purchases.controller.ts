@@ -7,6 +7,7 @@ import { OrderRouteLimit, RouteBudget } from '../order-route-limit';
 import { PurchaseStatusQuery } from './purchase-status.query';
 import { PurchaseStatusService } from './purchase-status.service';
 import { PurchaseStatusView } from './purchase-status.view';
+import { PurchaseStatusRoute } from '../purchase-route.decorator';
 
 @ApiTags('storefront')
 @ApiBearerAuth()
@@ -15,6 +16,7 @@ export class PurchasesController {
   constructor(private readonly purchases: PurchaseStatusService) {}
 
   @Get(':purchaseId')
+  @PurchaseStatusRoute()
   @RouteBudget('purchase.status')
   @UseGuards(OrderRouteLimit)
   @ApiOperation({ summary: "What became of a purchase (its buyer, or an admin naming the buyer or shown every buyer's): PENDING, CREATED with the order, or REFUSED with the code" })
