@@ -19,6 +19,8 @@ describe('start-up with bad configuration', () => {
     ['CORS_ORIGINS', 'shop.example.com'],
     ['TRUST_PROXY', 'maybe'],
     ['PRODUCT_CACHE_SWR_S', '-5'],
+    ['REDIS_URL', 'redis://:50%off@127.0.0.1:6379'],
+    ['REDIS_TLS', 'maybe'],
   ])('stops with exit code 1 and one line naming %s', (name, value) => {
     const result = spawnSync(process.execPath, [entry], { env: { ...process.env, [name]: value }, encoding: 'utf8', timeout: 20_000 });
     expect(result.status).toBe(1);
@@ -26,6 +28,24 @@ describe('start-up with bad configuration', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(name);
     expect(result.stdout).toBe('');
+  });
+});
+
+describe('start-up with a bad value that carries a password', () => {
+  const PASSWORD = 'S3cr3t-of-the-operator';
+
+  it.each([
+    ['REDIS_URL', `redis//:${PASSWORD}@127.0.0.1:6379`],
+    ['REDIS_URL', `redis://:${PASSWORD}%@127.0.0.1:6379`],
+    ['DATABASE_URL', `postgres//flashsale:${PASSWORD}@127.0.0.1:5432/flashsale`],
+    ['REDLOCK_URLS', `redis://:${PASSWORD}@a:1,redis://:${PASSWORD}@b:2`],
+  ])('names %s in its one line and never prints the password (%s)', (name, value) => {
+    const result = spawnSync(process.execPath, [entry], { env: { ...process.env, [name]: value }, encoding: 'utf8', timeout: 20_000 });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^Invalid configuration: ${name} `));
+    expect(result.stderr + result.stdout).not.toContain(PASSWORD.slice(0, 6));
   });
 });
 

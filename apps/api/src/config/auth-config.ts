@@ -2,6 +2,7 @@ import { createPublicKey, KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { bool, ConfigError, Env, integer } from './env.schema';
 import { isPublishedSecret } from './published-secrets';
+import { echo } from './redact';
 
 type NodeEnv = 'development' | 'production' | 'test';
 export type PublicKeyAlgorithm = 'RS256' | 'ES256';
@@ -91,8 +92,10 @@ function jwksEndpoint(raw: string, production: boolean): string {
   try {
     url = new URL(raw);
   } catch {
-    return refuse(`JWT_JWKS_URL must be a URL (got ${JSON.stringify(raw)})`);
+    return refuse(`JWT_JWKS_URL must be a URL (got ${echo(raw)})`);
   }
+  // The key set's address is logged when a read fails: it must not carry a password.
+  if (url.username || url.password) refuse(`JWT_JWKS_URL must not carry a user or password (got ${echo(raw)})`);
   const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') refuse('JWT_JWKS_URL must use https:');
   if (production && url.protocol === 'http:' && !loopback) refuse('JWT_JWKS_URL must use https: when NODE_ENV=production');

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { ConfigError, Env, integer } from './env.schema';
+import { Env, fail, integer } from './env.schema';
 
 /** `'*'`: any origin may call the API from a browser; a list: only those; empty: none. */
 export type CorsOrigins = '*' | string[];
@@ -14,10 +14,6 @@ export interface EdgeConfig {
   /** Cache-Control of GET /products/:id: fresh for maxAgeS, then served stale for up to staleWhileRevalidateS while revalidating. */
   productCache: { maxAgeS: number; staleWhileRevalidateS: number };
 }
-
-const fail = (name: string, expectation: string, raw: string): never => {
-  throw new ConfigError(`Invalid configuration: ${name} ${expectation} (got ${JSON.stringify(raw)})`);
-};
 
 export function loadEdgeConfig(env: Env, nodeEnv: 'development' | 'production' | 'test'): EdgeConfig {
   return {

@@ -2,14 +2,17 @@
  * The environment the API reads, validated at start-up. Each rule returns a message naming what
  * is wrong so a bad deployment stops with one clear line instead of failing later.
  */
+import { echo } from './redact';
+
 export type Env = Record<string, string | undefined>;
 
 type Rule<T> = (raw: string | undefined, name: string) => T;
 
 export class ConfigError extends Error {}
 
-const fail = (name: string, expectation: string, raw: string | undefined): never => {
-  throw new ConfigError(`Invalid configuration: ${name} ${expectation} (got ${raw === undefined ? 'nothing' : JSON.stringify(raw)})`);
+/** One line naming the variable; the value it got is echoed with any credentials in it redacted. */
+export const fail = (name: string, expectation: string, raw: string | undefined): never => {
+  throw new ConfigError(`Invalid configuration: ${name} ${expectation} (got ${echo(raw)})`);
 };
 
 export const integer =
@@ -49,8 +52,19 @@ export const url =
       return fail(name, `must be a URL (${protocols.join(' or ')})`, raw);
     }
     if (!protocols.includes(parsed.protocol)) fail(name, `must use ${protocols.join(' or ')}`, raw);
+    // The clients decode these with decodeURIComponent, which throws on a stray %: say so here, once.
+    if (userInfo(parsed) === undefined) fail(name, 'has a user or password that is not valid percent-encoding (write a literal % as %25)', raw);
     return value;
   };
+
+/** A parsed URL's user and password, percent-decoded; undefined when either is not valid percent-encoding. */
+export function userInfo(parsed: URL): { username: string | undefined; password: string | undefined } | undefined {
+  try {
+    return { username: decodeURIComponent(parsed.username) || undefined, password: decodeURIComponent(parsed.password) || undefined };
+  } catch {
+    return undefined;
+  }
+}
 
 export const urlList =
   (protocols: string[], minimum: number): Rule<string[]> =>

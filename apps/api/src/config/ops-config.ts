@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { bool, ConfigError, Env, integer } from './env.schema';
+import { echo } from './redact';
 
 type NodeEnv = 'development' | 'production' | 'test';
 
@@ -27,6 +28,6 @@ export function loadOpsConfig(env: Env, nodeEnv: NodeEnv, publicPort: number): O
 
 function metricsHost(raw: string | undefined): string {
   const value = raw?.trim() || '127.0.0.1';
-  if (isIP(value) === 0) throw new ConfigError(`Invalid configuration: METRICS_HOST must be an IP address, e.g. 127.0.0.1 or 0.0.0.0 (got ${JSON.stringify(raw)})`);
+  if (isIP(value) === 0) throw new ConfigError(`Invalid configuration: METRICS_HOST must be an IP address, e.g. 127.0.0.1 or 0.0.0.0 (got ${echo(raw)})`);
   return value;
 }

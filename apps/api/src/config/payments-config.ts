@@ -1,4 +1,5 @@
 import { bool, ConfigError, Env } from './env.schema';
+import { echo } from './redact';
 
 export interface PaymentsConfig {
   /** HMAC secret of the provider's webhook; without it POST /payments/webhook answers 404. */
@@ -17,6 +18,6 @@ export function loadPaymentsConfig(env: Env, nodeEnv: 'development' | 'productio
     throw new ConfigError('Invalid configuration: PAYMENT_WEBHOOK_SECRET must be at least 32 bytes when NODE_ENV=production');
   }
   const currency = (env.PAYMENT_CURRENCY || 'usd').trim().toLowerCase();
-  if (!/^[a-z]{3}$/.test(currency)) throw new ConfigError(`Invalid configuration: PAYMENT_CURRENCY must be a three-letter ISO 4217 code (got ${JSON.stringify(env.PAYMENT_CURRENCY)})`);
+  if (!/^[a-z]{3}$/.test(currency)) throw new ConfigError(`Invalid configuration: PAYMENT_CURRENCY must be a three-letter ISO 4217 code (got ${echo(env.PAYMENT_CURRENCY)})`);
   return { webhookSecret, direct: bool(nodeEnv !== 'production')(env.PAYMENTS_DIRECT, 'PAYMENTS_DIRECT'), currency };
 }
