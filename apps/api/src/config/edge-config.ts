@@ -1,11 +1,10 @@
-import { isIP } from 'node:net';
 import { Env, fail, integer } from './env.schema';
+import { TrustProxy, trustProxy } from './trust-proxy';
+
+export type { TrustProxy } from './trust-proxy';
 
 /** `'*'`: any origin may call the API from a browser; a list: only those; empty: none. */
 export type CorsOrigins = '*' | string[];
-
-/** Fastify's `trustProxy`: off, every hop, the last N hops, or these proxy addresses / CIDRs. */
-export type TrustProxy = boolean | number | string[];
 
 /** What the HTTP edge (browsers, CDNs, proxies in front of the API) is told and trusts. */
 export interface EdgeConfig {
@@ -18,7 +17,7 @@ export interface EdgeConfig {
 export function loadEdgeConfig(env: Env, nodeEnv: 'development' | 'production' | 'test'): EdgeConfig {
   return {
     corsOrigins: corsOrigins(env.CORS_ORIGINS, nodeEnv),
-    trustProxy: trustProxy(env.TRUST_PROXY),
+    trustProxy: trustProxy(env.TRUST_PROXY, nodeEnv === 'production'),
     productCache: {
       maxAgeS: integer(2, 0, 3600)(env.PRODUCT_CACHE_MAX_AGE_S, 'PRODUCT_CACHE_MAX_AGE_S'),
       staleWhileRevalidateS: integer(10, 0, 86_400)(env.PRODUCT_CACHE_SWR_S, 'PRODUCT_CACHE_SWR_S'),
@@ -42,28 +41,4 @@ function corsOrigins(raw: string | undefined, nodeEnv: string): CorsOrigins {
     if (!['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== candidate) fail('CORS_ORIGINS', expectation, raw);
     return parsed.origin;
   });
-}
-
-const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
-
-/** Off unless told: a client that reaches the API directly must not choose the address it is logged and limited by. */
-function trustProxy(raw: string | undefined): TrustProxy {
-  const value = raw?.trim() ?? '';
-  if (value === '' || value === 'false') return false;
-  if (value === 'true') return true;
-  if (/^\d+$/.test(value)) return integer(0, 0, 100)(value, 'TRUST_PROXY') || false;
-  const expectation = 'must be false, true, a hop count, or comma-separated proxy addresses/CIDRs (or loopback, linklocal, uniquelocal)';
-  return value.split(',').map((part) => {
-    const entry = part.trim();
-    if (NAMED_RANGES.includes(entry) || isAddressOrCidr(entry)) return entry;
-    return fail('TRUST_PROXY', expectation, raw!);
-  });
-}
-
-function isAddressOrCidr(entry: string): boolean {
-  const [address, prefix, extra] = entry.split('/');
-  const family = isIP(address);
-  if (family === 0 || extra !== undefined) return false;
-  if (prefix === undefined) return true;
-  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }

@@ -16,7 +16,9 @@ export function refusePlaceholders(env: Env): void {
 
 /**
  * Switches that are fine on a laptop and dangerous on a server: production refuses them rather
- * than start quietly with them (each names what to do instead).
+ * than start quietly with them (each names what to do instead). The others live beside the
+ * setting they judge: TRUST_PROXY (trust-proxy.ts), Redis without a password (redis-config.ts),
+ * token keys and JWT_AUDIENCE (auth-config.ts).
  */
 export function refuseUnsafeProduction(env: Env): void {
   const database = new URL(url(DEFAULT_DATABASE_URL, ['postgres:', 'postgresql:'])(env.DATABASE_URL, 'DATABASE_URL'));
@@ -25,8 +27,5 @@ export function refuseUnsafeProduction(env: Env): void {
   }
   if (bool(false)(env.PAYMENTS_DIRECT, 'PAYMENTS_DIRECT')) {
     throw new ConfigError('Invalid configuration: PAYMENTS_DIRECT=true lets buyers mark orders PAID without paying; refused when NODE_ENV=production (payments arrive by webhook)');
-  }
-  if (env.TRUST_PROXY?.trim() === 'true') {
-    throw new ConfigError('Invalid configuration: TRUST_PROXY=true believes any client\'s X-Forwarded-For; name the balancer (addresses/CIDRs) or its hop count when NODE_ENV=production');
   }
 }
