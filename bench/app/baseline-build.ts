@@ -8,11 +8,15 @@ const BASELINE_ROOT = join(PROJECT_ROOT, '.infra', 'baseline');
 const ENTRY = join('dist', 'apps', 'api', 'main.js');
 const LOCK_FILE = 'package-lock.json';
 
-const sameFile = (a: string, b: string): boolean => existsSync(a) && existsSync(b) && readFileSync(a).equals(readFileSync(b));
+const sameFile = (a: string, b: string): boolean =>
+  existsSync(a) && existsSync(b) && readFileSync(a).equals(readFileSync(b));
 
 /** The full commit id of `ref` in this repository. */
 export function resolveCommit(ref: string): string {
-  return execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: PROJECT_ROOT, encoding: 'utf8' }).trim();
+  return execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+  }).trim();
 }
 
 /** The major version of a node binary, e.g. `v20`. */
@@ -44,18 +48,28 @@ export function buildBaseline(sha: string, log: (line: string) => void, node = p
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });
   log(`baseline ${sha.slice(0, 9)}: extracting and building with ${node} in ${scratch}…`);
-  execFileSync('bash', ['-c', 'set -o pipefail; git -C "$1" archive "$2" | tar -x -C "$3"', 'extract', PROJECT_ROOT, sha, scratch], { stdio: 'inherit' });
+  execFileSync(
+    'bash',
+    ['-c', 'set -o pipefail; git -C "$1" archive "$2" | tar -x -C "$3"', 'extract', PROJECT_ROOT, sha, scratch],
+    { stdio: 'inherit' },
+  );
   // That node's own bin folder first, so `npm` and every `#!/usr/bin/env node` script run on it.
   const env = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH ?? ''}` };
   if (sameFile(join(scratch, LOCK_FILE), join(PROJECT_ROOT, LOCK_FILE))) {
     symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(scratch, 'node_modules'), 'dir');
   } else {
-    log(`baseline ${sha.slice(0, 9)}: its lock file differs from this checkout's; installing its own dependencies (npm ci)…`);
+    log(
+      `baseline ${sha.slice(0, 9)}: its lock file differs from this checkout's; installing its own dependencies (npm ci)…`,
+    );
     const npm = existsSync(join(dirname(node), 'npm')) ? join(dirname(node), 'npm') : 'npm';
     execFileSync(npm, ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: scratch, env, stdio: 'inherit' });
   }
   // The commit's own nest-cli.json and tsconfig decide how it is bundled, as `npm run build` did then.
-  execFileSync(node, [join('node_modules', '@nestjs', 'cli', 'bin', 'nest.js'), 'build', 'api'], { cwd: scratch, env, stdio: 'inherit' });
+  execFileSync(node, [join('node_modules', '@nestjs', 'cli', 'bin', 'nest.js'), 'build', 'api'], {
+    cwd: scratch,
+    env,
+    stdio: 'inherit',
+  });
   if (!existsSync(join(scratch, ENTRY))) throw new Error(`building ${sha} produced no ${ENTRY}`);
   rmSync(dir, { recursive: true, force: true });
   renameSync(scratch, dir);
