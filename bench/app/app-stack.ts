@@ -23,6 +23,8 @@ export async function startInstances(count: number, databaseUrl: string, redisUr
         DATABASE_URL: appDatabaseUrl,
         REDIS_URL: redisUrl,
         JWT_SECRET: BENCH_SECRET,
+        // The bench's own redis-server on loopback has no password: said on purpose, as production requires.
+        REDIS_ALLOW_NO_AUTH: 'true',
         LOG_LEVEL: 'warn',
         // Measured as deployed: production's CORS (none), docs off, /metrics on its own port.
         NODE_ENV: 'production',

@@ -19,7 +19,9 @@ describe('the operations surface in production (METRICS_PORT)', () => {
       dropRole = owner.dropRole;
       return owner.url;
     };
-    harness = await startApp({ NODE_ENV: 'production', JWT_SECRET: randomBytes(32).toString('hex'), METRICS_PORT: String(metricsPort) }, ownRole);
+    // The test's redis-server has no password: said on purpose, as production requires.
+    const production = { NODE_ENV: 'production', JWT_SECRET: randomBytes(32).toString('hex'), REDIS_ALLOW_NO_AUTH: 'true' };
+    harness = await startApp({ ...production, METRICS_PORT: String(metricsPort) }, ownRole);
     await harness.app.listen({ port: 0, host: '127.0.0.1' });
     publicUrl = await harness.app.getUrl();
     const bound = await opsListenerOf(harness.app.getHttpAdapter().getInstance()).listen('127.0.0.1');

@@ -107,7 +107,7 @@ describe('an instance started from a folder holding a copy of .env.example (no N
     let metricsPort: number;
 
     beforeAll(async () => {
-      [db, redis] = await Promise.all([createTestDatabase(), RedisServerProcess.start()]);
+      [db, redis] = await Promise.all([createTestDatabase(), RedisServerProcess.start(['--requirepass', randomBytes(16).toString('hex')])]);
       owner = await createOwnerRole(db.url);
       [port, metricsPort] = [await freePort(), await freePort()];
       const dir = deployFolder(

@@ -1,7 +1,8 @@
 /**
- * Redis over TLS with a password: a built instance given `rediss://:<password>@host` sells through
- * a redis-server that has no plaintext port, trusting the server's private CA through Node's own
- * NODE_EXTRA_CA_CERTS; the same instance without that CA, or with `redis://`, cannot use it.
+ * Redis over TLS with a password: a built instance given `rediss://:<password>@host`, or
+ * `redis://host` with REDIS_TLS=true and REDIS_PASSWORD, sells through a redis-server that has no
+ * plaintext port, trusting the server's private CA through Node's own NODE_EXTRA_CA_CERTS; the
+ * same instance without that CA, or with `redis://` alone, cannot use it.
  */
 import { execFileSync, spawn, ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -92,6 +93,19 @@ describe('Redis over TLS, with a password', () => {
     const soldOut = await client.purchase(product.id, 'tls-buyer-2');
     expectContractError(soldOut, 409, 'SOLD_OUT');
     // The lock's fence counter and the sold-out flag exist only in the TLS server.
+    const reader = tlsClient(redisPort, certs.ca);
+    await reader.connect();
+    const keys = await reader.keys(`*${product.id}*`);
+    reader.disconnect();
+    expect(keys.some((key) => key.endsWith(':sold-out'))).toBe(true);
+  });
+
+  it('applies REDIS_TLS=true and REDIS_PASSWORD to a single Redis too (they were ignored there: plaintext, no password)', async () => {
+    const { api, client } = await startApi({ REDIS_URL: `redis://localhost:${redisPort}`, REDIS_TLS: 'true', REDIS_PASSWORD: PASSWORD, NODE_EXTRA_CA_CERTS: certs.ca });
+    await healthBecomes(api, 200);
+    const product = await client.createProduct({ stock: 1 });
+    expect((await client.purchase(product.id, 'tls-env-buyer-1')).status).toBe(201);
+    expectContractError(await client.purchase(product.id, 'tls-env-buyer-2'), 409, 'SOLD_OUT');
     const reader = tlsClient(redisPort, certs.ca);
     await reader.connect();
     const keys = await reader.keys(`*${product.id}*`);

@@ -10,7 +10,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       port: 3000,
       database: { url: 'postgres://postgres:postgres@127.0.0.1:5432/flashsale', migrate: true },
-      redis: { url: 'redis://127.0.0.1:6379', redlockUrls: [] },
+      redis: { node: { host: '127.0.0.1', port: 6379, db: 0, username: undefined, password: undefined, tls: false }, redlockNodes: [] },
       lock: { ttlMs: 5000, waitMs: 3000, fallback: 'db' },
       orders: { paymentTtlS: 900, purchaseDeadlineMs: 2000, purchaseQueueMax: 4096 },
     });
@@ -43,7 +43,7 @@ describe('loadConfig', () => {
 
   it('parses three Redlock nodes', () => {
     const urls = 'redis://a:1, redis://b:2,redis://c:3';
-    expect(loadConfig(dev({ REDLOCK_URLS: urls })).redis.redlockUrls).toEqual(['redis://a:1', 'redis://b:2', 'redis://c:3']);
+    expect(loadConfig(dev({ REDLOCK_URLS: urls })).redis.redlockNodes.map((node) => `${node.host}:${node.port}`)).toEqual(['a:1', 'b:2', 'c:3']);
   });
 
   it('reads the Sentinel and Cluster topologies and refuses a mode without its nodes', () => {

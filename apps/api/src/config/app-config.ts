@@ -3,17 +3,11 @@ import { EdgeConfig, loadEdgeConfig } from './edge-config';
 import { loadOpsConfig, OpsConfig } from './ops-config';
 import { loadPaymentsConfig, PaymentsConfig } from './payments-config';
 import { DEFAULT_DATABASE_URL, refusePlaceholders, refuseUnsafeProduction } from './production-rules';
-import { bool, ConfigError, Env, HostPort, hostPortList, integer, oneOf, replicasAndTimeout, url, urlList } from './env.schema';
+import { bool, ConfigError, Env, integer, oneOf, replicasAndTimeout, url } from './env.schema';
+import { loadRedisConfig, RedisConfig } from './redis-config';
 
 export type LockFallback = 'db' | 'reject';
-export type RedisMode = 'standalone' | 'sentinel' | 'cluster';
-export interface RedisAuth {
-  username: string | undefined;
-  password: string | undefined;
-  /** The Sentinels' own requirepass (Sentinel mode). */
-  sentinelPassword: string | undefined;
-  tls: boolean;
-}
+export type { RedisAuth, RedisMode, RedisNode } from './redis-config';
 
 export interface AppConfig {
   nodeEnv: 'development' | 'production' | 'test';
@@ -24,18 +18,7 @@ export interface AppConfig {
   auth: AuthConfig;
   ops: OpsConfig;
   database: { url: string; migrate: boolean; poolSize: number; statementTimeoutMs: number; preparedStatements: boolean };
-  redis: {
-    mode: RedisMode;
-    url: string;
-    sentinels: HostPort[];
-    sentinelName: string;
-    clusterNodes: HostPort[];
-    /** Credentials and TLS of the Sentinel-managed or Cluster nodes (standalone and Redlock URLs carry their own). */
-    auth: RedisAuth;
-    redlockUrls: string[];
-    keyPrefix: string;
-    commandTimeoutMs: number;
-  };
+  redis: RedisConfig;
   lock: { ttlMs: number; waitMs: number; fallback: LockFallback; waitForReplicas?: { replicas: number; timeoutMs: number } };
   orders: { paymentTtlS: number; expiryBatchSize: number; expiryIntervalMs: number; purchaseDeadlineMs: number; purchaseQueueMax: number };
   /** publicReadsPerSecondPerAddress: requests one client address may send a second to each budgeted public route (GET /products/:id). */
@@ -69,14 +52,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     auth,
     ops: loadOpsConfig(env, nodeEnv, port),
     database: loadDatabaseConfig(env),
-    redis: {
-      ...redisTopology(env),
-      url: url('redis://127.0.0.1:6379', ['redis:', 'rediss:'])(env.REDIS_URL, 'REDIS_URL'),
-      auth: redisAuth(env),
-      redlockUrls: urlList(['redis:', 'rediss:'], 3)(env.REDLOCK_URLS, 'REDLOCK_URLS'),
-      keyPrefix: env.REDIS_KEY_PREFIX ?? 'fs:',
-      commandTimeoutMs: integer(1000, 50, 60_000)(env.REDIS_COMMAND_TIMEOUT_MS, 'REDIS_COMMAND_TIMEOUT_MS'),
-    },
+    redis: loadRedisConfig(env, nodeEnv),
     lock: {
       ttlMs: lockTtlMs,
       waitMs: integer(3000, 0, 600_000)(env.LOCK_WAIT_MS, 'LOCK_WAIT_MS'),
@@ -114,31 +90,6 @@ export function loadDatabaseConfig(env: Env = process.env): AppConfig['database'
     poolSize: integer(10, 1, 200)(env.DB_POOL_SIZE, 'DB_POOL_SIZE'),
     statementTimeoutMs: integer(5000, 100, 600_000)(env.DB_STATEMENT_TIMEOUT_MS, 'DB_STATEMENT_TIMEOUT_MS'),
     preparedStatements: bool(true)(env.DB_PREPARED_STATEMENTS, 'DB_PREPARED_STATEMENTS'),
-  };
-}
-
-/** REDIS_MODE and what it needs: Sentinels and a master name, or Cluster seed nodes. */
-function redisTopology(env: Env): Pick<AppConfig['redis'], 'mode' | 'sentinels' | 'sentinelName' | 'clusterNodes'> {
-  const mode = oneOf<RedisMode>('standalone', ['standalone', 'sentinel', 'cluster'])(env.REDIS_MODE, 'REDIS_MODE');
-  const sentinels = hostPortList(1)(env.REDIS_SENTINELS, 'REDIS_SENTINELS');
-  const clusterNodes = hostPortList(1)(env.REDIS_CLUSTER_NODES, 'REDIS_CLUSTER_NODES');
-  if (mode === 'sentinel' && sentinels.length === 0) throw new ConfigError('Invalid configuration: REDIS_SENTINELS is required when REDIS_MODE=sentinel');
-  if (mode === 'cluster' && clusterNodes.length === 0) throw new ConfigError('Invalid configuration: REDIS_CLUSTER_NODES is required when REDIS_MODE=cluster');
-  return { mode, sentinels, sentinelName: env.REDIS_SENTINEL_NAME || 'mymaster', clusterNodes };
-}
-
-/**
- * REDIS_PASSWORD / REDIS_USERNAME for Sentinel-managed and Cluster nodes (REDIS_URL's own when
- * unset), REDIS_SENTINEL_PASSWORD for the Sentinels, and TLS with REDIS_TLS or a rediss:// REDIS_URL.
- */
-function redisAuth(env: Env): RedisAuth {
-  const fromUrl = env.REDIS_URL ? new URL(env.REDIS_URL) : undefined;
-  const decoded = (value: string | undefined) => (value ? decodeURIComponent(value) : undefined);
-  return {
-    username: env.REDIS_USERNAME || decoded(fromUrl?.username),
-    password: env.REDIS_PASSWORD || decoded(fromUrl?.password),
-    sentinelPassword: env.REDIS_SENTINEL_PASSWORD || undefined,
-    tls: bool(fromUrl?.protocol === 'rediss:')(env.REDIS_TLS, 'REDIS_TLS'),
   };
 }
 

@@ -8,7 +8,8 @@ import { PUBLISHED_SECRETS } from './published-secrets';
 const KEYS_DIR = join(__dirname, '../../../../.infra/test-keys');
 const ownSecret = () => randomBytes(32).toString('hex');
 const OWN_DATABASE = 'postgres://flashsale:own-password@db.internal:5432/flashsale';
-const production = (env: Env): Env => ({ NODE_ENV: 'production', DATABASE_URL: OWN_DATABASE, ...env });
+const OWN_REDIS = 'redis://:own-redis-password@redis.internal:6379';
+const production = (env: Env): Env => ({ NODE_ENV: 'production', DATABASE_URL: OWN_DATABASE, REDIS_URL: OWN_REDIS, ...env });
 
 /** The one line start-up prints (main.ts writes the ConfigError's message and exits). */
 function refusal(env: Env): string {
@@ -34,7 +35,7 @@ function pemFile(name: string, type: 'rsa' | 'ec' | 'ed25519'): string {
 describe('start-up in production (fail closed)', () => {
   it('treats an unset NODE_ENV as production', () => {
     expect(refusal({})).toMatch(/JWT_SECRET is required when NODE_ENV=production/);
-    expect(loadConfig({ JWT_SECRET: ownSecret(), DATABASE_URL: OWN_DATABASE }).nodeEnv).toBe('production');
+    expect(loadConfig({ JWT_SECRET: ownSecret(), DATABASE_URL: OWN_DATABASE, REDIS_URL: OWN_REDIS }).nodeEnv).toBe('production');
   });
 
   it('refuses a JWT_SECRET shorter than 32 bytes, naming it', () => {

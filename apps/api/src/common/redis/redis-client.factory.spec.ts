@@ -21,7 +21,8 @@ describe('createRedisClient', () => {
   });
 
   it('does not replay, after a reconnect, a command whose caller was told it timed out', async () => {
-    const client = createRedisClient(`redis://127.0.0.1:${proxy.port}`, 300, 'replay-spec');
+    const node = { host: '127.0.0.1', port: proxy.port, db: 0, username: undefined, password: undefined, tls: false };
+    const client = createRedisClient(node, 300, 'replay-spec');
     const direct = redis.client();
     try {
       await client.connect();

@@ -1,5 +1,5 @@
 import Redis, { Cluster, RedisOptions } from 'ioredis';
-import type { AppConfig } from '../../config/app-config';
+import type { AppConfig, RedisNode } from '../../config/app-config';
 
 /** The main Redis: one server, a Sentinel-managed primary, or a Cluster (ioredis's own clients). */
 export type RedisConnection = Redis | Cluster;
@@ -27,8 +27,14 @@ function failFastOptions(commandTimeoutMs: number, name: string): RedisOptions {
   };
 }
 
-export function createRedisClient(url: string, commandTimeoutMs: number, name: string): Redis {
-  const client = new Redis(url, failFastOptions(commandTimeoutMs, name));
+/**
+ * A client of one server, built from the node's fields alone: ioredis given a URL takes the URL's
+ * credentials and TLS over any option (and throws an URIError on a stray % in its password), so
+ * REDIS_PASSWORD and REDIS_TLS would be silently ignored there.
+ */
+export function createRedisClient(node: RedisNode, commandTimeoutMs: number, name: string): Redis {
+  const { host, port, db, username, password, tls } = node;
+  const client = new Redis({ ...failFastOptions(commandTimeoutMs, name), host, port, db, username, password, ...(tls ? { tls: {} } : {}) });
   // Errors surface on commands; the connection-level event only needs to not crash the process.
   client.on('error', () => undefined);
   return client;
@@ -36,7 +42,7 @@ export function createRedisClient(url: string, commandTimeoutMs: number, name: s
 
 /** The client REDIS_MODE asks for. */
 export function createRedisConnection(redis: AppConfig['redis'], name: string): RedisConnection {
-  if (redis.mode === 'standalone') return createRedisClient(redis.url, redis.commandTimeoutMs, name);
+  if (redis.mode === 'standalone') return createRedisClient(redis.node, redis.commandTimeoutMs, name);
   const { username, password, sentinelPassword, tls } = redis.auth;
   const options: RedisOptions = { ...failFastOptions(redis.commandTimeoutMs, name), username, password, ...(tls ? { tls: {} } : {}) };
   if (redis.mode === 'sentinel') {

@@ -2,22 +2,20 @@ import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/c
 import Redis from 'ioredis';
 import { TypedConfigService } from '../../config/app-config.module';
 import type { AppConfig } from '../../config/app-config';
+import { openNodes } from '../../config/redis-config';
 import { ConfigService } from '@nestjs/config';
 import { REDIS_CLIENT, REDLOCK_CLIENTS } from './redis.constants';
 import { connectQuietly, createRedisClient, createRedisConnection, RedisConnection } from './redis-client.factory';
 
 /**
  * Anyone who reaches a Redis without a password can admit themselves from the waiting room, reset
- * rate counters or flip sold-out flags. Production says so loudly at start-up (a network that only
- * the API reaches may be reason enough to run without one, so it does not refuse).
+ * rate counters or flip sold-out flags. Production refuses to start so (config/redis-config.ts)
+ * unless REDIS_ALLOW_NO_AUTH=true says a network only the API reaches is reason enough; then it
+ * still says so at every start-up.
  */
 function warnAboutOpenNodes(redis: AppConfig['redis']): void {
-  const open: string[] = [];
-  if (redis.mode === 'standalone' && !new URL(redis.url).password) open.push('REDIS_URL');
-  if (redis.mode !== 'standalone' && !redis.auth.password) open.push('REDIS_PASSWORD');
-  if (redis.mode === 'sentinel' && !redis.auth.sentinelPassword) open.push('REDIS_SENTINEL_PASSWORD');
-  if (redis.redlockUrls.some((url) => !new URL(url).password)) open.push('REDLOCK_URLS');
-  if (open.length) new Logger('RedisModule').warn(`Redis without a password (${open.join(', ')}): anyone on its network can change queues, limits and sold-out flags`);
+  const open = openNodes(redis);
+  if (open.length) new Logger('RedisModule').warn(`Redis without a password (${open.join(', ')}), allowed by REDIS_ALLOW_NO_AUTH=true: anyone on its network can change queues, limits and sold-out flags`);
 }
 
 @Global()
@@ -38,8 +36,8 @@ function warnAboutOpenNodes(redis: AppConfig['redis']): void {
       provide: REDLOCK_CLIENTS,
       inject: [ConfigService],
       useFactory: async (config: TypedConfigService) => {
-        const { redlockUrls, commandTimeoutMs } = config.get('redis', { infer: true });
-        const clients = redlockUrls.map((url, i) => createRedisClient(url, commandTimeoutMs, `flashsale-redlock-${i}`));
+        const { redlockNodes, commandTimeoutMs } = config.get('redis', { infer: true });
+        const clients = redlockNodes.map((node, i) => createRedisClient(node, commandTimeoutMs, `flashsale-redlock-${i}`));
         await Promise.all(clients.map((client) => connectQuietly(client)));
         return clients;
       },
