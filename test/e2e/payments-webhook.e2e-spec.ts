@@ -6,8 +6,11 @@
 import { createHmac } from 'node:crypto';
 import { Client } from 'pg';
 import { OrderExpiryService } from '../../apps/api/src/orders/order-expiry.service';
-import { AppHarness, startApp } from '../support/app-harness';
-import { Api, ApiResponse, expectContractError, expectInvariants, injectSender, Order, withPg } from '../support/api-client';
+import { ApiProcess } from '../../scripts/infra/api-process';
+import { AppHarness, startApp, TEST_JWT_SECRET } from '../support/app-harness';
+import { Api, ApiResponse, expectContractError, expectInvariants, httpSender, injectSender, Order, withPg } from '../support/api-client';
+import { skewedClockEnv } from '../chaos/support/faketime';
+import { freePort } from '../support/free-port';
 import { withLostReply } from '../support/lost-reply';
 import { auth } from '../support/tokens';
 
@@ -29,6 +32,7 @@ const newEventId = () => `evt_${process.pid}_${Date.now().toString(36)}_${++even
 /** Signed the way the provider signs: hex HMAC-SHA256 of "<t>.<raw body>", computed here independently of the app. */
 const sign = (secret: string, t: number, raw: string) => createHmac('sha256', secret).update(`${t}.${raw}`).digest('hex');
 const nowS = () => Math.floor(Date.now() / 1000);
+const succeeded = (order: Order, amountCents = PRICE * order.quantity): PaymentEvent => ({ eventId: newEventId(), type: 'payment.succeeded', orderId: order.id, amountCents });
 
 describe('POST /payments/webhook', () => {
   let harness: AppHarness;
@@ -57,7 +61,6 @@ describe('POST /payments/webhook', () => {
     expect(res.status).toBe(201);
     return res.body;
   }
-  const succeeded = (order: Order, amountCents = PRICE * order.quantity): PaymentEvent => ({ eventId: newEventId(), type: 'payment.succeeded', orderId: order.id, amountCents });
 
   beforeAll(async () => {
     harness = await startApp({ PAYMENT_WEBHOOK_SECRET: SECRET, RATE_LIMIT_PER_SECOND: '100000' });
@@ -255,6 +258,61 @@ describe('POST /payments/webhook', () => {
     const report = await expectInvariants(db, product.id);
     expect(report.ordersByStatus).toEqual({ ...(paid ? { PAID: paid } : {}), ...(paid < 40 ? { EXPIRED: 40 - paid } : {}) });
     expect(report.stock).toBe(40 - paid);
+  });
+});
+
+describe('an instance whose own clock runs 10 minutes fast (libfaketime), beside a database on time', () => {
+  const SKEW_S = 600;
+  let harness: AppHarness;
+  let skewed: ApiProcess;
+  let api: Api;
+
+  beforeAll(async () => {
+    // The database and Redis of an in-process instance on the right time; the skewed one shares them.
+    harness = await startApp({ PAYMENT_WEBHOOK_SECRET: SECRET });
+    skewed = new ApiProcess({
+      port: await freePort(),
+      env: { NODE_ENV: 'test', LOG_LEVEL: 'warn', DATABASE_URL: harness.env.DATABASE_URL, REDIS_URL: harness.env.REDIS_URL, JWT_SECRET: TEST_JWT_SECRET, PAYMENT_WEBHOOK_SECRET: SECRET, ...skewedClockEnv(`+${SKEW_S / 60}m`) },
+    });
+    await skewed.start(60_000);
+    api = new Api(httpSender(skewed.url));
+  });
+  afterAll(async () => {
+    await skewed?.stop();
+    await harness?.close();
+  });
+
+  const deliverTo = (event: PaymentEvent, t: number) => {
+    const raw = JSON.stringify(event);
+    return api.send({ method: 'POST', url: '/payments/webhook', headers: { 'content-type': 'application/json', 'payment-signature': `t=${t},v1=${sign(SECRET, t, raw)}` }, payload: raw });
+  };
+
+  it('really runs ahead: its Date header is 10 minutes past ours', async () => {
+    const res = await fetch(`${skewed.url}/health/live`);
+    const aheadS = (Date.parse(res.headers.get('date')!) - Date.now()) / 1000;
+    expect(Math.abs(aheadS - SKEW_S)).toBeLessThan(5);
+  });
+
+  it("pays a fresh event for an order it sold, judging the signature's age by the database's clock", async () => {
+    const product = await api.createProduct({ stock: 5, priceCents: PRICE });
+    const bought = await api.purchase(product.id, 'wh-skewed-buyer');
+    expect(bought.status).toBe(201);
+    const order: Order = bought.body;
+    // Its orders keep their whole window: the database stamps them, not the instance.
+    expect((Date.parse(order.expiresAt) - Date.parse(order.createdAt)) / 1000).toBe(900);
+    expect(Math.abs(Date.parse(order.createdAt) - Date.now())).toBeLessThan(30_000);
+    const event = succeeded(order);
+    const res = await deliverTo(event, nowS());
+    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { eventId: event.eventId, orderId: order.id, result: 'PAID' } });
+    expect((await withPg(harness.env.DATABASE_URL, async (pg) => (await pg.query('SELECT status FROM orders WHERE id = $1', [order.id])).rows[0])).status).toBe('PAID');
+  });
+
+  it('still refuses a stale event, and one stamped by a clock as fast as its own', async () => {
+    const product = await api.createProduct({ stock: 5, priceCents: PRICE });
+    const order: Order = (await api.purchase(product.id, 'wh-skewed-stale')).body;
+    expectContractError(await deliverTo(succeeded(order), nowS() - 310), 401, 'SIGNATURE_INVALID');
+    expectContractError(await deliverTo(succeeded(order), nowS() + SKEW_S), 401, 'SIGNATURE_INVALID');
+    expect((await deliverTo(succeeded(order), nowS())).body.result).toBe('PAID');
   });
 });
 

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** How far a signature's timestamp may be from our clock, either way: a replay window, not a clock check. */
+/** How far a signature's timestamp may be from the database's clock, either way: a replay window, not a clock check. */
 export const SIGNATURE_TOLERANCE_S = 300;
 /** A header carrying more candidate signatures than this is not from a provider rotating a secret. */
 const MAX_SIGNATURES = 8;
