@@ -6,6 +6,8 @@ import { benchScratchDir } from './scratch-dir';
 
 /** A fresh secret per bench run: the instances run as in production, which refuses published secrets. */
 export const BENCH_SECRET = randomBytes(32).toString('hex');
+/** The `aud` production requires of every token (JWT_AUDIENCE); the bench's tokens carry it. */
+export const BENCH_AUDIENCE = 'flash-sale-bench';
 
 /**
  * N built API instances on one database and Redis, tuned for measuring, not for defaults.
@@ -23,6 +25,7 @@ export async function startInstances(count: number, databaseUrl: string, redisUr
         DATABASE_URL: appDatabaseUrl,
         REDIS_URL: redisUrl,
         JWT_SECRET: BENCH_SECRET,
+        JWT_AUDIENCE: BENCH_AUDIENCE,
         // The bench's own redis-server on loopback has no password: said on purpose, as production requires.
         REDIS_ALLOW_NO_AUTH: 'true',
         LOG_LEVEL: 'warn',

@@ -1,8 +1,8 @@
 import { JwtService } from '@nestjs/jwt';
-import { BENCH_SECRET } from './app-stack';
+import { BENCH_AUDIENCE, BENCH_SECRET } from './app-stack';
 
 const jwt = new JwtService({ secret: BENCH_SECRET });
-const sign = (sub: string, role: 'user' | 'admin') => jwt.sign({ sub, role }, { algorithm: 'HS256', expiresIn: '1h' });
+const sign = (sub: string, role: 'user' | 'admin') => jwt.sign({ sub, role }, { algorithm: 'HS256', expiresIn: '1h', audience: BENCH_AUDIENCE });
 
 export const adminToken = (): string => sign('bench-admin', 'admin');
 

@@ -10,7 +10,7 @@ import { LoadTestOptions } from './types';
 const DEV_JWT_SECRET = 'dev-only-secret-change-me';
 
 const USAGE = `usage: npm run loadtest -- --url http://host:port [--url ...] (--product ID | --stock N)
-  --users U --connections C (--duration S | --requests R) [--quantity Q] [--token-secret S]
+  --users U --connections C (--duration S | --requests R) [--quantity Q] [--token-secret S] [--token-issuer I] [--token-audience A]
   [--per-user-limit L] [--report-dir reports | --no-report] [--max-retries 3] [--max-retry-delay-ms 2000]
   [--timeout-ms 10000] [--history FILE] [--check [--database-url URL] [--require all|RULE,...]]
   [--pay-every N] [--cancel-every N] [--read-every-ms MS] [--payment-ttl-s S]
@@ -38,6 +38,8 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
       requests: { type: 'string' },
       quantity: { type: 'string' },
       'token-secret': { type: 'string' },
+      'token-issuer': { type: 'string' },
+      'token-audience': { type: 'string' },
       'per-user-limit': { type: 'string' },
       'report-dir': { type: 'string' },
       'no-report': { type: 'boolean' },
@@ -72,6 +74,9 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     maxRetryDelayMs: number('max-retry-delay-ms', values['max-retry-delay-ms']),
     requestTimeoutMs: number('timeout-ms', values['timeout-ms']),
     tokenSecret: values['token-secret'] ?? (env.JWT_SECRET || DEV_JWT_SECRET),
+    // What the deployment requires of a token (production always requires an audience).
+    tokenIssuer: values['token-issuer'] ?? (env.JWT_ISSUER || undefined),
+    tokenAudience: values['token-audience'] ?? (env.JWT_AUDIENCE || undefined),
     reportDir: values['no-report'] ? null : (values['report-dir'] ?? 'reports'),
     historyFile: values.history,
     check: values.check,

@@ -61,7 +61,8 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   const o = { ...DEFAULTS, ...stripUndefined(options) };
   const urls = o.urls.map((url) => url.replace(/\/+$/, ''));
   const runId = o.runId ?? `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
-  const api = new ApiClient(urls[0], mintToken(o.tokenSecret, `lt-admin-${runId}`, 'admin'));
+  const claims = { issuer: o.tokenIssuer, audience: o.tokenAudience };
+  const api = new ApiClient(urls[0], mintToken(o.tokenSecret, `lt-admin-${runId}`, 'admin', undefined, claims));
 
   let start: InvariantInput['start'];
   let product;
@@ -77,7 +78,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   if (o.waitingRoom && !product.waitingRoom) throw new Error(`product ${product.id} has no waiting room: --waiting-room needs one (create it with --stock)`);
 
   const userPrefix = `lt-${runId}-`;
-  const users = Array.from({ length: o.users }, (_, n) => ({ id: `${userPrefix}${n}`, token: mintToken(o.tokenSecret, `${userPrefix}${n}`, 'user') }));
+  const users = Array.from({ length: o.users }, (_, n) => ({ id: `${userPrefix}${n}`, token: mintToken(o.tokenSecret, `${userPrefix}${n}`, 'user', undefined, claims) }));
   const admissionBefore = await readAdmission(urls);
   const startedAt = Date.now();
   const recorder = new Recorder(startedAt);

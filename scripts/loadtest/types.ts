@@ -24,6 +24,10 @@ export interface LoadTestOptions {
   quantity?: number;
   /** HS256 secret the deployment verifies tokens with. */
   tokenSecret: string;
+  /** `iss` of the minted tokens: the deployment's JWT_ISSUER, when it sets one. */
+  tokenIssuer?: string;
+  /** `aud` of the minted tokens: the deployment's JWT_AUDIENCE (production requires one). */
+  tokenAudience?: string;
   /** Retries of one attempt after 503/429 (and transport errors). Default 3. */
   maxRetries?: number;
   /** Longest sleep honoured for one Retry-After. Default 2000 ms. */

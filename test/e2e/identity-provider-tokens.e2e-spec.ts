@@ -63,7 +63,7 @@ describe('tokens from an identity provider (JWT_JWKS_URL)', () => {
     });
     expect(res.statusCode).toBe(401);
     expect(res.json()).toMatchObject({ code: 'UNAUTHENTICATED' });
-    expect(await statusWith(harness, signJwt(first, { sub: 'both', iss: ISSUER, aud: [AUDIENCE, 'another-api'], exp: now + 600 }))).toBe(200);
+    expect(await statusWith(harness, signJwt(first, { sub: 'both', iss: ISSUER, aud: [AUDIENCE, 'another-api'], iat: now, exp: now + 600 }))).toBe(200);
   });
 
   it('takes no HS256 token beside the provider unless JWT_ALLOW_HS256=true', async () => {
@@ -122,6 +122,21 @@ describe('tokens from an identity provider (JWT_JWKS_URL)', () => {
     // One read may open the flood; another only each full 10 s later (a slow run may span one).
     expect(idp.requests - before).toBeLessThanOrEqual(1 + Math.floor(elapsedMs / 10_000));
   }, 30_000);
+
+  it('stops trusting a token it verified once its key leaves the key set (read again)', async () => {
+    const retiring = signingKey('key-retiring', 'RS256');
+    idp.keys = [...idp.keys, retiring];
+    await sleep(Math.max(0, idp.lastRequestAt + 10_200 - Date.now()));
+    const remembered = ok(retiring);
+    expect(await statusWith(harness, remembered)).toBe(200); // read the set, verified, remembered
+    // The provider drops the key (say it leaked); the next unknown kid makes the API read the set again.
+    idp.keys = idp.keys.filter((key) => key !== retiring);
+    await sleep(Math.max(0, idp.lastRequestAt + 10_200 - Date.now()));
+    const reads = idp.requests;
+    expect(await statusWith(harness, ok(signingKey('key-unknown', 'ES256')))).toBe(401);
+    expect(idp.requests).toBe(reads + 1);
+    expect(await statusWith(harness, remembered)).toBe(401);
+  }, 40_000);
 });
 
 describe('tokens checked with a PEM public key (JWT_PUBLIC_KEY_FILE)', () => {

@@ -108,6 +108,16 @@ describe('tokens', () => {
     expect(claims.exp - claims.iat).toBe(60);
     expect(signature).toBe(createHmac('sha256', 's3cret-s3cret-s3cret').update(`${header}.${payload}`).digest('base64url'));
   });
+
+  it('writes the iss and aud the deployment requires: --token-issuer / --token-audience, else JWT_ISSUER / JWT_AUDIENCE', () => {
+    const claims = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+    expect(claims(mintToken('s3cret-s3cret-s3cret', 'u', 'user', 60, { issuer: 'https://shop', audience: 'flash-sale-api' }))).toMatchObject({ iss: 'https://shop', aud: 'flash-sale-api' });
+    expect(claims(mintToken('s3cret-s3cret-s3cret', 'u', 'user', 60))).not.toHaveProperty('aud');
+    const env = { JWT_ISSUER: 'https://shop', JWT_AUDIENCE: 'flash-sale-api' };
+    expect(parseCliArgs(['--users', '1'], env)).toMatchObject({ tokenIssuer: 'https://shop', tokenAudience: 'flash-sale-api' });
+    expect(parseCliArgs(['--users', '1', '--token-audience', 'staging-api'], env).tokenAudience).toBe('staging-api');
+    expect(parseCliArgs(['--users', '1'], {})).toMatchObject({ tokenIssuer: undefined, tokenAudience: undefined });
+  });
 });
 
 describe('CLI arguments', () => {

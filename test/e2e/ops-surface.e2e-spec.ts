@@ -20,7 +20,7 @@ describe('the operations surface in production (METRICS_PORT)', () => {
       return owner.url;
     };
     // The test's redis-server has no password: said on purpose, as production requires.
-    const production = { NODE_ENV: 'production', JWT_SECRET: randomBytes(32).toString('hex'), REDIS_ALLOW_NO_AUTH: 'true' };
+    const production = { NODE_ENV: 'production', JWT_SECRET: randomBytes(32).toString('hex'), JWT_AUDIENCE: 'flash-sale-api', REDIS_ALLOW_NO_AUTH: 'true' };
     harness = await startApp({ ...production, METRICS_PORT: String(metricsPort) }, ownRole);
     await harness.app.listen({ port: 0, host: '127.0.0.1' });
     publicUrl = await harness.app.getUrl();

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -15,6 +15,18 @@ jest.setTimeout(60_000);
 
 const entry = resolve('dist/apps/api/main.js');
 const EXAMPLE = resolve('.env.example');
+const AUDIENCE = 'flash-sale-api';
+/** 40 bytes, yet one pair repeated: guessable. */
+const PATTERNED = 'ab'.repeat(20);
+const b64url = (value: string | Buffer): string => Buffer.from(value).toString('base64url');
+
+/** An HS256 token for an hour, with `claims` (an `aud` among them, or not). */
+function hs256(secret: string, claims: Record<string, unknown>): string {
+  const now = Math.floor(Date.now() / 1000);
+  const head = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+  const body = b64url(JSON.stringify({ iat: now, exp: now + 3600, ...claims }));
+  return `${head}.${body}.${b64url(createHmac('sha256', secret).update(`${head}.${body}`).digest())}`;
+}
 
 /** The environment of a plain `node main.js` on a server: no NODE_ENV and none of the app's variables, only the machine's. */
 function serverEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -99,21 +111,22 @@ describe('an instance started from a folder holding a copy of .env.example (no N
   );
 
   describe('filled in by an operator who also wrote NODE_ENV=development in it', () => {
+    const secret = randomBytes(32).toString('hex');
     let db: TestDatabase;
     let redis: RedisServerProcess;
     let owner: Awaited<ReturnType<typeof createOwnerRole>>;
     let app: Awaited<ReturnType<typeof startIn>>;
     let port: number;
     let metricsPort: number;
+    let filled: Record<string, string>;
 
     beforeAll(async () => {
       [db, redis] = await Promise.all([createTestDatabase(), RedisServerProcess.start(['--requirepass', randomBytes(16).toString('hex')])]);
       owner = await createOwnerRole(db.url);
       [port, metricsPort] = [await freePort(), await freePort()];
-      const dir = deployFolder(
-        'filled',
-        `NODE_ENV=development\n${exampleWith({ JWT_SECRET: randomBytes(32).toString('hex'), DATABASE_URL: owner.url, REDIS_URL: redis.url, METRICS_PORT: String(metricsPort), LOG_LEVEL: 'warn' })}`,
-      );
+      // The balancer is named by its address (TRUST_PROXY); this test is not it, so its X-Forwarded-For is not believed.
+      filled = { JWT_SECRET: secret, JWT_AUDIENCE: AUDIENCE, DATABASE_URL: owner.url, REDIS_URL: redis.url, TRUST_PROXY: '10.1.2.3' };
+      const dir = deployFolder('filled', `NODE_ENV=development\n${exampleWith({ ...filled, METRICS_PORT: String(metricsPort), LOG_LEVEL: 'warn' })}`);
       app = await startIn(dir, serverEnvironment(), port);
       if (app.exited !== undefined) throw new Error(`exited ${app.exited}: ${app.stderr()}`);
     });
@@ -128,6 +141,56 @@ describe('an instance started from a folder holding a copy of .env.example (no N
       for (const secret of PUBLISHED_SECRETS) {
         const res = await fetch(`http://127.0.0.1:${port}/orders`, { headers: { authorization: `Bearer ${token('forger', 'admin', secret)}` } });
         expect(`${secret}: ${res.status}`).toBe(`${secret}: 401`);
+      }
+    });
+
+    it('takes a token with its own secret only when it names this API (JWT_AUDIENCE): not one minted for another environment', async () => {
+      const orders = (claims: Record<string, unknown>) => fetch(`http://127.0.0.1:${port}/orders`, { headers: { authorization: `Bearer ${hs256(secret, claims)}` } }).then((res) => res.status);
+      expect(await orders({ sub: 'staging-admin', role: 'admin' })).toBe(401);
+      expect(await orders({ sub: 'staging-admin', role: 'admin', aud: 'flash-sale-staging' })).toBe(401);
+      expect(await orders({ sub: 'shop-admin', role: 'admin', aud: AUDIENCE })).toBe(200);
+    });
+
+    it('counts a client that rotates X-Forwarded-For as the one address it is (TRUST_PROXY names the balancer only)', async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          fetch(`http://127.0.0.1:${port}/orders`, { headers: { authorization: `Bearer ${token(`rotating-${i}`, 'user', secret)}`, 'x-forwarded-for': `203.0.113.${i}` } }).then((res) => res.status),
+        ),
+      );
+      // AUTH_FAILURES_PER_SECOND is 20, and the burst spans two windows at most.
+      expect(answers.filter((status) => status === 429).length).toBeGreaterThanOrEqual(20);
+      expect(answers.every((status) => status === 401 || status === 429)).toBe(true);
+    });
+
+    it.each([
+      ['TRUST_PROXY', { TRUST_PROXY: '0.0.0.0/1,128.0.0.0/1' }, /^Invalid configuration: TRUST_PROXY entry 0\.0\.0\.0\/1 lets any client choose the address/],
+      ['TRUST_PROXY', { TRUST_PROXY: '1' }, /^Invalid configuration: TRUST_PROXY as a hop count lets any client choose/],
+      ['TRUST_PROXY', { TRUST_PROXY: 'uniquelocal' }, /^Invalid configuration: TRUST_PROXY entry uniquelocal/],
+      ['REDIS_URL', { REDIS_URL: 'redis://127.0.0.1:6379' }, /^Invalid configuration: REDIS_URL reaches a Redis without a password, refused when NODE_ENV=production/],
+      ['JWT_AUDIENCE', { JWT_AUDIENCE: '' }, /^Invalid configuration: JWT_AUDIENCE is required when NODE_ENV=production/],
+      ['JWT_SECRET', { JWT_SECRET: PATTERNED }, /^Invalid configuration: JWT_SECRET is guessable/],
+    ])('the same file with a %s anyone could exploit does not start: one line naming it', (_name, change, message) => {
+      const dir = deployFolder('refused', exampleWith({ ...filled, ...change }));
+      const result = spawnSync(process.execPath, [entry], { cwd: dir, env: serverEnvironment(), encoding: 'utf8', timeout: 20_000 });
+      expect(result.status).toBe(1);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(message);
+    });
+
+    it('starts with a Redis without a password when REDIS_ALLOW_NO_AUTH=true says so, and says so at start-up', async () => {
+      const open = await RedisServerProcess.start();
+      try {
+        const dir = deployFolder('open-redis', exampleWith({ ...filled, REDIS_URL: open.url, REDIS_ALLOW_NO_AUTH: 'true', LOG_LEVEL: 'warn', METRICS_PORT: String(await freePort()) }));
+        const started = await startIn(dir, serverEnvironment(), await freePort());
+        try {
+          expect(started.exited).toBeUndefined();
+          expect(started.stdout() + started.stderr()).toMatch(/Redis without a password \(REDIS_URL\), allowed by REDIS_ALLOW_NO_AUTH=true/);
+        } finally {
+          await stop(started.child);
+        }
+      } finally {
+        await open.stop();
       }
     });
 

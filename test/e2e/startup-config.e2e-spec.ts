@@ -52,9 +52,12 @@ describe('start-up with a bad value that carries a password', () => {
 /** The environment of a plain `node main.js` on a server: this test process's, minus what would make it safe. */
 function bareEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  for (const name of ['NODE_ENV', 'JWT_SECRET', 'JWT_PUBLIC_KEY_FILE', 'JWT_JWKS_URL', 'WAITING_ROOM_SECRET', 'PAYMENT_WEBHOOK_SECRET']) if (!(name in extra)) delete env[name];
+  for (const name of ['NODE_ENV', 'JWT_SECRET', 'JWT_AUDIENCE', 'JWT_PUBLIC_KEY_FILE', 'JWT_JWKS_URL', 'WAITING_ROOM_SECRET', 'PAYMENT_WEBHOOK_SECRET']) if (!(name in extra)) delete env[name];
   return env;
 }
+
+/** 32 bytes, all the same: long enough, and guessed at the first try. */
+const REPEATED = 'z'.repeat(32);
 
 describe('start-up in production (NODE_ENV unset) refuses to run without a real key', () => {
   const longPublished = PUBLISHED_SECRETS.find((secret) => Buffer.byteLength(secret) >= 32)!;
@@ -64,7 +67,9 @@ describe('start-up in production (NODE_ENV unset) refuses to run without a real 
     ['a secret under 32 bytes', { JWT_SECRET: randomBytes(15).toString('hex') }, 'JWT_SECRET must be at least 32 bytes'],
     ['the old compose default', { JWT_SECRET: 'change-me-in-production-please' }, 'JWT_SECRET'],
     ['a secret written in the repository', { JWT_SECRET: longPublished }, 'JWT_SECRET is a value published in this repository'],
-    ['a published webhook secret', { JWT_SECRET: randomBytes(32).toString('hex'), PAYMENT_WEBHOOK_SECRET: longPublished }, 'PAYMENT_WEBHOOK_SECRET'],
+    ['a published webhook secret', { JWT_SECRET: randomBytes(32).toString('hex'), JWT_AUDIENCE: 'shop', PAYMENT_WEBHOOK_SECRET: longPublished }, 'PAYMENT_WEBHOOK_SECRET'],
+    ['HS256 without JWT_AUDIENCE', { JWT_SECRET: randomBytes(32).toString('hex') }, 'JWT_AUDIENCE is required when NODE_ENV=production'],
+    ['a long secret of one repeated character', { JWT_SECRET: REPEATED }, 'JWT_SECRET is guessable'],
   ])('%s: exit code 1 and one line naming the variable', (_case, extra, message) => {
     const result = spawnSync(process.execPath, [entry], { env: bareEnvironment(extra), encoding: 'utf8', timeout: 20_000 });
     expect(result.status).toBe(1);

@@ -1,25 +1,26 @@
-import { createVerifier, TokenError } from 'fast-jwt';
 import { CanActivate, ExecutionContext, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ConfigService } from '@nestjs/config';
+import { Counter, register } from 'prom-client';
 import { TypedConfigService } from '../config/app-config.module';
 import type { AuthConfig } from '../config/auth-config';
 import { AppException } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
 import { IS_PUBLIC, REQUIRED_ROLE } from './auth.decorators';
-import { AuthUser, ROLES, Role } from './auth.types';
+import { AuthUser, Role } from './auth.types';
 import { ClientAddressLimit } from './client-address-limit';
 import { JwksKeyStore } from './jwks-key-store';
+import { checkRefusal, Claims, CLOCK_LEEWAY_MS, lifetimeRefusal, SignatureCheck, signatureCheck, TokenRefusal, tokenHeader, toUser } from './token-checks';
+import { KeyUsed, TokenMemory } from './token-memory';
 
 /*
- * Who sent a request: the bearer token, verified once per request (TokenVerifier), and the global
- * guard that requires one on every route not marked @Public() (JwtAuthGuard).
+ * Who sent a request: the bearer token, verified at most once per instance (TokenVerifier), and
+ * the global guard that requires one on every route not marked @Public() (JwtAuthGuard).
  */
 
 const unauthenticated = (message: string) => new AppException(ErrorCode.Unauthenticated, message);
-const MAX_CACHED_TOKENS = 50_000;
-const MAX_CACHE_MS = 300_000;
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
+const FAILURES = 'auth-failure';
 
 /** A token naming a JWKS key the cache does not hold: worth one refetch of the key set. */
 class UnknownKeyError extends AppException {
@@ -28,21 +29,43 @@ class UnknownKeyError extends AppException {
   }
 }
 
+const CHECKS = 'auth_token_checks_total';
+const checks: Counter<'result'> =
+  (register.getSingleMetric(CHECKS) as Counter<'result'> | undefined) ??
+  new Counter({ name: CHECKS, help: 'Signature checks of bearer tokens (each token is checked at most once per instance; tokens remembered or refused before checking are not counted), by result', labelNames: ['result'] });
+
+/** The token's signature and registered claims, counted: the one expensive step. */
+function checkSignature(check: SignatureCheck, token: string): Claims {
+  try {
+    const claims = check(token);
+    checks.inc({ result: 'passed' });
+    return claims;
+  } catch (error) {
+    checks.inc({ result: 'failed' });
+    throw checkRefusal(error);
+  }
+}
+
 /**
  * Verifies bearer tokens: HS256 with JWT_SECRET, RS256/ES256 with JWT_PUBLIC_KEY_FILE or the keys
  * of JWT_JWKS_URL (fast-jwt: a first-seen HS256 token costs about a third of what jsonwebtoken
- * took, which mattered when every request of a sale came from another buyer). A verified token is
- * remembered until it expires (its `exp` plus the leeway, at most 5 minutes), so a buyer who
- * retries costs one map lookup instead of a signature check and a JSON parse.
+ * took, which mattered when every request of a sale came from another buyer).
+ *
+ * A signature check is the expensive part (an RSA verification for an identity provider's token),
+ * so none is spent twice on one token: a verified token is remembered until it expires (at most 5
+ * minutes, and only while its key is still in the provider's key set), a refused one for a minute
+ * (TokenMemory); and a client address over its budget of failures is answered 429 before its
+ * token is checked at all (ClientAddressLimit.refusedNow).
  */
 @Injectable()
 export class TokenVerifier implements OnApplicationBootstrap {
-  private readonly verified = new Map<string, { user: AuthUser; expiresAtMs: number }>();
+  private readonly memory = new TokenMemory();
   private readonly hs256: SignatureCheck | undefined;
   private readonly publicKey: { algorithm: string; check: SignatureCheck } | undefined;
   private readonly jwks: JwksKeyStore | undefined;
   private readonly jwksChecks = new Map<string, SignatureCheck>();
   private readonly auth: AuthConfig;
+  private readonly keyStillHeld = (key: KeyUsed): boolean => this.jwks?.keyFor(key.kid)?.pem === key.pem;
 
   constructor(
     @Inject(ConfigService) config: TypedConfigService,
@@ -60,72 +83,80 @@ export class TokenVerifier implements OnApplicationBootstrap {
     await this.jwks?.load();
   }
 
-  /** Synchronous check: the cache, or one signature check with a key already held. */
-  verify(authorization: string | undefined): AuthUser {
+  /**
+   * Synchronous check: what is remembered of the token, or one signature check with a key already
+   * held. With `address`, an address this instance saw spend its failure budget is refused (429)
+   * before any check.
+   */
+  verify(authorization: string | undefined, address?: string): AuthUser {
     if (!authorization) throw unauthenticated('missing bearer token');
     const match = BEARER.exec(authorization);
     if (!match) throw unauthenticated('malformed Authorization header (expected "Bearer <jwt>")');
     const token = match[1];
-    const cached = this.verified.get(token);
-    if (cached && cached.expiresAtMs > Date.now()) return cached.user;
-    return this.verifyFresh(token);
+    const nowMs = Date.now();
+    const user = this.memory.verifiedUser(token, nowMs, this.keyStillHeld);
+    if (user) return user;
+    const refused = this.memory.refusalOf(token, nowMs);
+    if (refused) throw refused;
+    if (address !== undefined) {
+      const overBudget = this.failures.refusedNow(FAILURES, address);
+      if (overBudget) throw overBudget;
+    }
+    return this.verifyFresh(token, nowMs);
   }
 
   /**
-   * The user a request's token names: synchronous for a token already verified or checked with a
-   * key already held; otherwise authenticate(), and a failure is counted against the client's
-   * address (429 once its budget is spent, so guessing tokens or flooding without one is bounded too).
+   * The user a request's token names: synchronous for a token remembered or checked with a key
+   * already held; a token naming a key not held yet waits for one refetch of the key set. A
+   * failure is counted against the client's address (429 once its budget is spent, so guessing
+   * tokens or flooding without one is bounded too), and is always a rejected promise.
    */
   authenticateRequest(request: { headers: { authorization?: string }; ip?: string }): AuthUser | Promise<AuthUser> {
+    const address = request.ip ?? 'unknown';
     try {
-      return this.verify(request.headers.authorization);
-    } catch {
-      return this.authenticate(request.headers.authorization).catch(async (error: unknown) => {
-        await this.failures.spend('auth-failure', request.ip);
-        throw error;
-      });
+      return this.verify(request.headers.authorization, address);
+    } catch (error) {
+      if (error instanceof UnknownKeyError && this.jwks) {
+        return this.jwks.refresh().then(() => this.verify(request.headers.authorization, address)).catch((late: unknown) => this.refuse(late, request.ip));
+      }
+      return this.refuse(error, request.ip);
     }
   }
 
-  /** verify(), and when the token names a JWKS key not held yet, one refetch of the set (rate-bounded) and a second try. */
-  async authenticate(authorization: string | undefined): Promise<AuthUser> {
-    try {
-      return this.verify(authorization);
-    } catch (error) {
-      if (!(error instanceof UnknownKeyError) || !this.jwks) throw error;
-      await this.jwks.refresh();
-      return this.verify(authorization);
-    }
+  /** Counts the failure against the address (unless it was refused for being over budget already), then rejects. */
+  private async refuse(error: unknown, address: string | undefined): Promise<never> {
+    if (!(error instanceof AppException && error.code === ErrorCode.RateLimited)) await this.failures.spend(FAILURES, address);
+    throw error;
   }
 
-  private verifyFresh(token: string): AuthUser {
-    const check = this.checkFor(token);
-    let claims: Claims;
+  private verifyFresh(token: string, nowMs: number): AuthUser {
+    const { check, key } = this.checkFor(token);
     try {
-      claims = check(token);
+      const claims = checkSignature(check, token);
+      const lifetime = lifetimeRefusal(claims, this.auth.maxAgeS, nowMs);
+      if (lifetime) throw lifetime;
+      const user = toUser(claims);
+      // exp is required, so it is a number here; the memory honours the same leeway the check did.
+      this.memory.rememberVerified(token, user, Number(claims.exp) * 1000 + CLOCK_LEEWAY_MS, nowMs, key);
+      return user;
     } catch (error) {
-      throw unauthenticated(failureMessage(error));
+      if (error instanceof TokenRefusal) this.memory.rememberRefused(token, error, nowMs);
+      throw error;
     }
-    const user = toUser(claims);
-    // exp is required, so it is a number here; the cache honours the same leeway the check did.
-    const expiresAtMs = Math.min(Number(claims.exp) * 1000 + CLOCK_LEEWAY_MS, Date.now() + MAX_CACHE_MS);
-    if (this.verified.size >= MAX_CACHED_TOKENS) this.verified.clear();
-    this.verified.set(token, { user, expiresAtMs });
-    return user;
   }
 
   /** The one check a token's `alg` (and `kid`) may be verified with; anything else is refused here. */
-  private checkFor(token: string): SignatureCheck {
+  private checkFor(token: string): { check: SignatureCheck; key?: KeyUsed } {
     const header = tokenHeader(token);
     const alg = header?.alg;
-    if (alg === 'HS256' && this.hs256) return this.hs256;
-    if (alg !== 'RS256' && alg !== 'ES256') throw unauthenticated('invalid token');
-    if (this.publicKey?.algorithm === alg) return this.publicKey.check;
-    if (!this.jwks) throw unauthenticated('invalid token');
+    if (alg === 'HS256' && this.hs256) return { check: this.hs256 };
+    if (alg !== 'RS256' && alg !== 'ES256') throw new TokenRefusal('invalid token');
+    if (this.publicKey?.algorithm === alg) return { check: this.publicKey.check };
+    if (!this.jwks) throw new TokenRefusal('invalid token');
     const kid = typeof header?.kid === 'string' ? header.kid : undefined;
     const key = this.jwks.keyFor(kid);
     if (!key) throw new UnknownKeyError();
-    if (key.algorithm !== alg) throw unauthenticated('invalid token');
+    if (key.algorithm !== alg) throw new TokenRefusal('invalid token');
     const cacheKey = `${kid ?? ''}\u0000${key.pem}`;
     let check = this.jwksChecks.get(cacheKey);
     if (!check) {
@@ -133,7 +164,7 @@ export class TokenVerifier implements OnApplicationBootstrap {
       check = signatureCheck(key.pem, key.algorithm, this.auth);
       this.jwksChecks.set(cacheKey, check);
     }
-    return check;
+    return { check, key: { kid, pem: key.pem } };
   }
 }
 
@@ -183,75 +214,5 @@ export class JwtAuthGuard implements CanActivate {
       this.access.set(handler, access);
     }
     return access;
-  }
-}
-
-// ---- the token's checks
-
-// eslint-disable-next-line no-control-regex -- control characters are exactly what it looks for
-const CONTROL_CHARACTER = /[\u0000-\u001f]/;
-const hasControlCharacter = (text: string): boolean => CONTROL_CHARACTER.test(text);
-// A lone UTF-16 surrogate has no UTF-8 form: Postgres and Redis would store U+FFFD for every one of
-// them, and distinct subjects ("\ud800", "\udbff") would become one user there.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-function toUser(claims: Claims): AuthUser {
-  const { sub, role = 'user' } = claims;
-  if (typeof sub !== 'string' || sub.length === 0 || sub.length > 128 || hasControlCharacter(sub)) {
-    throw unauthenticated('token subject must be a string of 1 to 128 characters');
-  }
-  if (LONE_SURROGATE.test(sub)) throw unauthenticated('token subject must be well-formed Unicode (no lone UTF-16 surrogate)');
-  if (typeof role !== 'string' || !ROLES.includes(role as Role)) throw unauthenticated('token role must be "user" or "admin"');
-  return { id: sub, role: role as Role };
-}
-
-// The checks a token passes, whichever key verifies it.
-
-interface Claims {
-  sub?: unknown;
-  role?: unknown;
-  exp?: unknown;
-}
-
-/** Leeway on exp/nbf for clocks that disagree a little (CONTRACT.md: 30 s). */
-const CLOCK_LEEWAY_MS = 30_000;
-
-type SignatureCheck = (token: string) => Claims;
-
-/**
- * One verifier per key, each pinned to the one algorithm its key is for: the HS256 secret never
- * checks an RS256/ES256 token and a public key never checks an HS256 one (so a token "signed"
- * with the public key as an HMAC secret fails), and `none` is accepted by no verifier.
- */
-function signatureCheck(key: string, algorithm: 'HS256' | 'RS256' | 'ES256', auth: Pick<AuthConfig, 'issuer' | 'audience'>): SignatureCheck {
-  return createVerifier({
-    key,
-    algorithms: [algorithm],
-    // fast-jwt checks a configured issuer or audience only when the claim is present: require it.
-    requiredClaims: ['exp', ...(auth.issuer ? ['iss'] : []), ...(auth.audience ? ['aud'] : [])],
-    clockTolerance: CLOCK_LEEWAY_MS,
-    ...(auth.issuer ? { allowedIss: auth.issuer } : {}),
-    ...(auth.audience ? { allowedAud: auth.audience } : {}),
-    cache: false,
-  }) as SignatureCheck;
-}
-
-/** What a client is told about a token that failed (never which key or what we expected). */
-function failureMessage(error: unknown): string {
-  const code = (error as TokenError).code;
-  if (code === TokenError.codes.expired) return 'token expired';
-  if (code === TokenError.codes.missingRequiredClaim) return 'token lacks a required claim (exp, and iss / aud where configured)';
-  if (code === TokenError.codes.invalidClaimValue) return 'token issuer, audience or claims not accepted';
-  if (code === TokenError.codes.inactive) return 'token not yet valid';
-  return 'invalid token';
-}
-
-/** The header's `alg` and `kid`, or undefined when the header is not JSON. */
-function tokenHeader(token: string): { alg?: unknown; kid?: unknown } | undefined {
-  try {
-    const header: unknown = JSON.parse(Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8'));
-    return typeof header === 'object' && header !== null ? (header as { alg?: unknown; kid?: unknown }) : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -9,7 +9,7 @@ const KEYS_DIR = join(__dirname, '../../../../.infra/test-keys');
 const ownSecret = () => randomBytes(32).toString('hex');
 const OWN_DATABASE = 'postgres://flashsale:own-password@db.internal:5432/flashsale';
 const OWN_REDIS = 'redis://:own-redis-password@redis.internal:6379';
-const production = (env: Env): Env => ({ NODE_ENV: 'production', DATABASE_URL: OWN_DATABASE, REDIS_URL: OWN_REDIS, ...env });
+const production = (env: Env): Env => ({ NODE_ENV: 'production', DATABASE_URL: OWN_DATABASE, REDIS_URL: OWN_REDIS, JWT_AUDIENCE: 'flash-sale-api', ...env });
 
 /** The one line start-up prints (main.ts writes the ConfigError's message and exits). */
 function refusal(env: Env): string {
@@ -35,7 +35,7 @@ function pemFile(name: string, type: 'rsa' | 'ec' | 'ed25519'): string {
 describe('start-up in production (fail closed)', () => {
   it('treats an unset NODE_ENV as production', () => {
     expect(refusal({})).toMatch(/JWT_SECRET is required when NODE_ENV=production/);
-    expect(loadConfig({ JWT_SECRET: ownSecret(), DATABASE_URL: OWN_DATABASE, REDIS_URL: OWN_REDIS }).nodeEnv).toBe('production');
+    expect(loadConfig({ JWT_SECRET: ownSecret(), JWT_AUDIENCE: 'shop', DATABASE_URL: OWN_DATABASE, REDIS_URL: OWN_REDIS }).nodeEnv).toBe('production');
   });
 
   it('refuses a JWT_SECRET shorter than 32 bytes, naming it', () => {
@@ -68,9 +68,41 @@ describe('start-up in production (fail closed)', () => {
   });
 
   it('wants JWT_AUDIENCE in production when tokens come from an identity provider', () => {
-    expect(refusal(production({ JWT_PUBLIC_KEY_FILE: pemFile('rsa-aud', 'rsa'), WAITING_ROOM_SECRET: ownSecret() }))).toMatch(/^Invalid configuration: JWT_AUDIENCE is required/);
-    expect(refusal(production({ JWT_JWKS_URL: 'https://idp.example.com/jwks', JWT_ISSUER: 'https://idp.example.com/', WAITING_ROOM_SECRET: ownSecret() }))).toMatch(/JWT_AUDIENCE is required/);
+    expect(refusal(production({ JWT_AUDIENCE: undefined, JWT_PUBLIC_KEY_FILE: pemFile('rsa-aud', 'rsa'), WAITING_ROOM_SECRET: ownSecret() }))).toMatch(/^Invalid configuration: JWT_AUDIENCE is required/);
+    expect(refusal(production({ JWT_AUDIENCE: undefined, JWT_JWKS_URL: 'https://idp.example.com/jwks', JWT_ISSUER: 'https://idp.example.com/', WAITING_ROOM_SECRET: ownSecret() }))).toMatch(/JWT_AUDIENCE is required/);
     expect(loadConfig({ NODE_ENV: 'test', JWT_JWKS_URL: 'https://idp.example.com/jwks' }).auth.audience).toBeUndefined();
+  });
+
+  it('wants JWT_AUDIENCE in production with HS256 alone too: a token of another environment sharing the secret has no aud of ours', () => {
+    expect(refusal(production({ JWT_AUDIENCE: undefined, JWT_SECRET: ownSecret() }))).toMatch(/^Invalid configuration: JWT_AUDIENCE is required when NODE_ENV=production/);
+    expect(refusal(production({ JWT_AUDIENCE: '', JWT_SECRET: ownSecret(), JWT_ISSUER: 'https://shop.example.com' }))).toMatch(/JWT_AUDIENCE is required/);
+    expect(loadConfig(production({ JWT_SECRET: ownSecret() })).auth.audience).toBe('flash-sale-api');
+    expect(loadConfig({ NODE_ENV: 'development' }).auth.audience).toBeUndefined();
+  });
+
+  it.each([
+    ['one repeated character', 'a'.repeat(32)],
+    ['a repeated pair', 'ab'.repeat(24)],
+    ['the alphabet in order', 'abcdefghijklmnopqrstuvwxyzABCDEF'],
+    ['a counting run, twice', '0123456789abcdef0123456789abcdef'],
+    ['a word typed four times', 'password'.repeat(4)],
+  ])('refuses a JWT_SECRET of 32+ bytes that is %s (entropy, not only length)', (_shape, secret) => {
+    expect(refusal(production({ JWT_SECRET: secret }))).toMatch(/^Invalid configuration: JWT_SECRET is guessable/);
+    expect(refusal(production({ JWT_SECRET: ownSecret(), PAYMENT_WEBHOOK_SECRET: secret }))).toMatch(/^Invalid configuration: PAYMENT_WEBHOOK_SECRET is guessable/);
+  });
+
+  it('takes random secrets of 32 hex characters or more, and a long passphrase', () => {
+    for (let i = 0; i < 200; i++) expect(loadConfig(production({ JWT_SECRET: randomBytes(16).toString('hex') })).auth.secret).toHaveLength(32);
+    expect(loadConfig(production({ JWT_SECRET: randomBytes(32).toString('base64') })).auth.secret).toBeTruthy();
+    const passphrase = ['plum', 'tuesday', 'orbit', 'cactus', 'violin', 'harbour'].join(' ');
+    expect(loadConfig(production({ JWT_SECRET: passphrase })).auth.secret).toBe(passphrase);
+  });
+
+  it('caps the lifetime a token may claim at JWT_MAX_AGE_S, 24 h by default', () => {
+    expect(loadConfig({ NODE_ENV: 'test' }).auth.maxAgeS).toBe(86_400);
+    expect(loadConfig({ NODE_ENV: 'test', JWT_MAX_AGE_S: '3600' }).auth.maxAgeS).toBe(3600);
+    expect(refusal({ NODE_ENV: 'test', JWT_MAX_AGE_S: 'a day' })).toMatch(/^Invalid configuration: JWT_MAX_AGE_S must be an integer from 60/);
+    expect(refusal({ NODE_ENV: 'test', JWT_MAX_AGE_S: String(10 * 365 * 86_400) })).toMatch(/JWT_MAX_AGE_S must be an integer/);
   });
 
   it('checks HS256 tokens beside an identity provider only when JWT_ALLOW_HS256=true', () => {

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { bool, ConfigError, Env, integer } from './env.schema';
 import { isPublishedSecret } from './published-secrets';
 import { echo } from './redact';
+import { estimatedEntropyBits } from './secret-strength';
 
 type NodeEnv = 'development' | 'production' | 'test';
 export type PublicKeyAlgorithm = 'RS256' | 'ES256';
@@ -19,12 +20,16 @@ export interface AuthConfig {
   jwksUrl: string | undefined;
   issuer: string | undefined;
   audience: string | undefined;
+  /** JWT_MAX_AGE_S: the longest lifetime (`exp - iat`) a token may claim; `iat` is then required. */
+  maxAgeS: number;
   /** Requests with a missing or bad token one client address may send per second before 429. */
   failuresPerSecondPerAddress: number;
 }
 
 const DEV_JWT_SECRET = 'dev-only-secret-change-me';
 const MIN_PRODUCTION_SECRET_BYTES = 32;
+/** Below the lowest estimate of 32 random hex characters (secret-strength.ts), above every weak shape. */
+const MIN_PRODUCTION_SECRET_BITS = 80;
 const refuse = (message: string): never => {
   throw new ConfigError(`Invalid configuration: ${message}`);
 };
@@ -39,9 +44,10 @@ export function loadAuthConfig(env: Env, nodeEnv: NodeEnv): AuthConfig {
     refuse('JWT_SECRET is required when NODE_ENV=production (or a public key: JWT_PUBLIC_KEY_FILE or JWT_JWKS_URL)');
   }
   if (configured !== undefined) checkSecret('JWT_SECRET', configured, production);
-  // Tokens an identity provider signed for its other clients carry the same issuer: only the audience tells them apart.
-  if (production && identityProvider && !env.JWT_AUDIENCE) {
-    refuse('JWT_AUDIENCE is required when NODE_ENV=production and tokens come from an identity provider (JWT_PUBLIC_KEY_FILE or JWT_JWKS_URL)');
+  // Tokens an identity provider signed for its other clients carry the same issuer, and a secret
+  // shared with another environment or service signs its tokens too: only the audience tells them apart.
+  if (production && !env.JWT_AUDIENCE) {
+    refuse('JWT_AUDIENCE is required when NODE_ENV=production (the aud claim this API accepts; tokens signed with the same key for another service or environment are refused by it)');
   }
   // A second way in beside the provider's keys is opened only on purpose.
   const allowHs256 = bool(false)(env.JWT_ALLOW_HS256, 'JWT_ALLOW_HS256');
@@ -54,13 +60,14 @@ export function loadAuthConfig(env: Env, nodeEnv: NodeEnv): AuthConfig {
     jwksUrl,
     issuer: env.JWT_ISSUER || undefined,
     audience: env.JWT_AUDIENCE || undefined,
+    maxAgeS: integer(86_400, 60, 366 * 86_400)(env.JWT_MAX_AGE_S, 'JWT_MAX_AGE_S'),
     failuresPerSecondPerAddress: integer(20, 1, 1_000_000)(env.AUTH_FAILURES_PER_SECOND, 'AUTH_FAILURES_PER_SECOND'),
   };
 }
 
 /**
- * A secret production may use: long enough that guessing it offline is hopeless, and not one
- * anybody can read in this repository. Outside production only a floor, for the dev defaults.
+ * A secret production may use: long and varied enough that guessing it offline is hopeless, and
+ * not one anybody can read in this repository. Outside production only a floor, for the dev defaults.
  */
 export function checkSecret(name: string, value: string, production: boolean): string {
   if (!production) {
@@ -69,6 +76,10 @@ export function checkSecret(name: string, value: string, production: boolean): s
   }
   if (Buffer.byteLength(value, 'utf8') < MIN_PRODUCTION_SECRET_BYTES) refuse(`${name} must be at least ${MIN_PRODUCTION_SECRET_BYTES} bytes when NODE_ENV=production`);
   if (isPublishedSecret(value)) refuse(`${name} is a value published in this repository; generate your own (openssl rand -hex 32)`);
+  const bits = estimatedEntropyBits(value);
+  if (bits < MIN_PRODUCTION_SECRET_BITS) {
+    refuse(`${name} is guessable: a repeated or patterned value (about ${Math.floor(bits)} bits, ${MIN_PRODUCTION_SECRET_BITS} needed) when NODE_ENV=production; generate one (openssl rand -hex 32)`);
+  }
   return value;
 }
 
