@@ -6,7 +6,7 @@ describe('edge configuration', () => {
   it('allows any origin in development and test, none in production, unless CORS_ORIGINS says otherwise', () => {
     expect(loadConfig({ NODE_ENV: 'development' }).edge.corsOrigins).toBe('*');
     expect(loadConfig({ NODE_ENV: 'test' }).edge.corsOrigins).toBe('*');
-    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://shop:own@db/shop', REDIS_URL: 'redis://:own@redis', JWT_SECRET: randomBytes(32).toString('hex') };
+    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://shop:own@db/shop', REDIS_URL: 'redis://:own@redis', JWT_SECRET: randomBytes(32).toString('hex'), JWT_AUDIENCE: 'shop' };
     expect(loadConfig(production).edge.corsOrigins).toEqual([]);
     expect(loadConfig({ ...production, CORS_ORIGINS: '*' }).edge.corsOrigins).toBe('*');
   });
