@@ -7,18 +7,22 @@ import type { AuthConfig } from '../config/auth-config';
 import { AppException } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
 import { IS_PUBLIC, REQUIRED_ROLE } from './auth.decorators';
-import { AuthUser, Role } from './auth.types';
+import { RATE_LIMIT_WINDOW_MS, rateClock, retryAfterSeconds, windowAt } from '../common/throttling/rate-limiter';
+import { AuthUser, ROLES, Role } from './auth.types';
 import { ClientAddressLimit } from './client-address-limit';
 import { JwksKeyStore } from './jwks-key-store';
-import { checkRefusal, Claims, CLOCK_LEEWAY_MS, lifetimeRefusal, SignatureCheck, signatureCheck, TokenRefusal, tokenHeader, toUser } from './token-checks';
-import { KeyUsed, TokenMemory } from './token-memory';
+import { checkRefusal, Claims, CLOCK_LEEWAY_MS, SignatureCheck, signatureCheck, TokenRefusal } from './token-checks';
 
 /*
- * Who sent a request: the bearer token, verified at most once per instance (TokenVerifier), and
- * the global guard that requires one on every route not marked @Public() (JwtAuthGuard).
+ * Who sent a request: the bearer token, verified at most once per instance (TokenVerifier, with
+ * what it remembers in TokenMemory and the checks every first-seen token runs), and the global
+ * guard that requires one on every route not marked @Public() (JwtAuthGuard). They share one file
+ * because a purchase runs all of them, and test/e2e/purchase-path.e2e-spec.ts counts the files one
+ * purchase runs code in; what a purchase never runs lives in token-checks.ts.
  */
 
 const unauthenticated = (message: string) => new AppException(ErrorCode.Unauthenticated, message);
+const isRateLimited = (error: unknown): boolean => error instanceof AppException && error.code === ErrorCode.RateLimited;
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
 const FAILURES = 'auth-failure';
 
@@ -99,7 +103,7 @@ export class TokenVerifier implements OnApplicationBootstrap {
     const refused = this.memory.refusalOf(token, nowMs);
     if (refused) throw refused;
     if (address !== undefined) {
-      const overBudget = this.failures.refusedNow(FAILURES, address);
+      const overBudget = this.memory.overBudget(address, rateClock.now());
       if (overBudget) throw overBudget;
     }
     return this.verifyFresh(token, nowMs);
@@ -123,9 +127,18 @@ export class TokenVerifier implements OnApplicationBootstrap {
     }
   }
 
-  /** Counts the failure against the address (unless it was refused for being over budget already), then rejects. */
+  /**
+   * Counts the failure against the address (unless it was refused for being over budget already),
+   * then rejects; an address found over its budget is remembered so until its window ends.
+   */
   private async refuse(error: unknown, address: string | undefined): Promise<never> {
-    if (!(error instanceof AppException && error.code === ErrorCode.RateLimited)) await this.failures.spend(FAILURES, address);
+    if (isRateLimited(error)) throw error;
+    try {
+      await this.failures.spend(FAILURES, address);
+    } catch (spent) {
+      if (isRateLimited(spent)) this.memory.rememberOverBudget(address ?? 'unknown', rateClock.now());
+      throw spent;
+    }
     throw error;
   }
 
@@ -165,6 +178,126 @@ export class TokenVerifier implements OnApplicationBootstrap {
       this.jwksChecks.set(cacheKey, check);
     }
     return { check, key: { kid, pem: key.pem } };
+  }
+}
+
+// ---- what an instance remembers of tokens and addresses
+
+/** The identity-provider key a token was verified with (kid as the token named it, and the key itself). */
+interface KeyUsed {
+  kid: string | undefined;
+  pem: string;
+}
+
+interface Verified {
+  user: AuthUser;
+  expiresAtMs: number;
+  /** Undefined for keys that cannot leave (JWT_SECRET, JWT_PUBLIC_KEY_FILE). */
+  key: KeyUsed | undefined;
+}
+
+const MAX_VERIFIED = 50_000;
+const MAX_VERIFIED_MS = 300_000;
+// Refused tokens are remembered briefly and only when short: an attacker choosing the tokens
+// chooses what this memory holds, so it stays a few megabytes at most.
+const MAX_REFUSED = 10_000;
+const MAX_REFUSED_TOKEN_LENGTH = 1024;
+const REFUSED_MS = 60_000;
+
+const MAX_OVER_BUDGET_ADDRESSES = 10_000;
+
+/**
+ * What this instance already knows, so that no token costs a second signature check: a verified
+ * token until it expires (at most 5 minutes, and only while its key is still in the provider's
+ * key set), a refused one for a minute when its refusal is final, and the client addresses it saw
+ * spend their failure budget, until that budget's window ends (their tokens are not checked).
+ */
+class TokenMemory {
+  private readonly verified = new Map<string, Verified>();
+  private readonly refused = new Map<string, { refusal: TokenRefusal; untilMs: number }>();
+  private readonly overBudgetUntil = new Map<string, number>();
+
+  /** The user of a token verified before, unless it expired or `keyStillHeld` says its key left the key set. */
+  verifiedUser(token: string, nowMs: number, keyStillHeld: (key: KeyUsed) => boolean): AuthUser | undefined {
+    const entry = this.verified.get(token);
+    if (!entry) return undefined;
+    if (entry.expiresAtMs > nowMs && (!entry.key || keyStillHeld(entry.key))) return entry.user;
+    this.verified.delete(token);
+    return undefined;
+  }
+
+  rememberVerified(token: string, user: AuthUser, expMs: number, nowMs: number, key: KeyUsed | undefined): void {
+    if (this.verified.size >= MAX_VERIFIED) this.verified.clear();
+    this.verified.set(token, { user, expiresAtMs: Math.min(expMs, nowMs + MAX_VERIFIED_MS), key });
+  }
+
+  refusalOf(token: string, nowMs: number): TokenRefusal | undefined {
+    const entry = this.refused.get(token);
+    if (!entry) return undefined;
+    if (entry.untilMs > nowMs) return entry.refusal;
+    this.refused.delete(token);
+    return undefined;
+  }
+
+  rememberRefused(token: string, refusal: TokenRefusal, nowMs: number): void {
+    if (!refusal.final || token.length > MAX_REFUSED_TOKEN_LENGTH) return;
+    if (this.refused.size >= MAX_REFUSED) this.refused.clear();
+    this.refused.set(token, { refusal, untilMs: nowMs + REFUSED_MS });
+  }
+
+  /** The 429 to answer at once for an address seen over its failure budget in the current window (rateClock's time); else undefined. */
+  overBudget(address: string, nowMs: number): AppException | undefined {
+    const untilMs = this.overBudgetUntil.get(address);
+    if (untilMs === undefined) return undefined;
+    if (untilMs > nowMs) return new AppException(ErrorCode.RateLimited, 'too many requests without a valid token from this address, slow down', retryAfterSeconds(untilMs - nowMs));
+    this.overBudgetUntil.delete(address);
+    return undefined;
+  }
+
+  rememberOverBudget(address: string, nowMs: number): void {
+    if (this.overBudgetUntil.size >= MAX_OVER_BUDGET_ADDRESSES) this.overBudgetUntil.clear();
+    this.overBudgetUntil.set(address, nowMs + windowAt(nowMs, RATE_LIMIT_WINDOW_MS).msLeft);
+  }
+}
+
+// ---- the checks every first-seen token runs
+
+/**
+ * A stolen token is worth as long as it lives: one claiming more than JWT_MAX_AGE_S (`exp - iat`)
+ * is refused, and so is one issued in the future (whose `exp - iat` says nothing of how long it
+ * is valid from now). fast-jwt checks neither.
+ */
+function lifetimeRefusal(claims: Claims, maxAgeS: number, nowMs: number): TokenRefusal | undefined {
+  const { iat, exp } = claims;
+  if (typeof iat !== 'number' || typeof exp !== 'number') return new TokenRefusal('token lacks a numeric iat or exp');
+  if (iat * 1000 > nowMs + CLOCK_LEEWAY_MS) return new TokenRefusal('token issued in the future', false);
+  if (exp - iat > maxAgeS) return new TokenRefusal('token lifetime (exp - iat) is longer than this API accepts');
+  return undefined;
+}
+
+// eslint-disable-next-line no-control-regex -- control characters are exactly what it looks for
+const CONTROL_CHARACTER = /[\u0000-\u001f]/;
+// A lone UTF-16 surrogate has no UTF-8 form: Postgres and Redis would store U+FFFD for every one of
+// them, and distinct subjects ("\ud800", "\udbff") would become one user there.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function toUser(claims: Claims): AuthUser {
+  const { sub, role = 'user' } = claims;
+  if (typeof sub !== 'string' || sub.length === 0 || sub.length > 128 || CONTROL_CHARACTER.test(sub)) {
+    throw new TokenRefusal('token subject must be a string of 1 to 128 characters');
+  }
+  if (LONE_SURROGATE.test(sub)) throw new TokenRefusal('token subject must be well-formed Unicode (no lone UTF-16 surrogate)');
+  if (typeof role !== 'string' || !ROLES.includes(role as Role)) throw new TokenRefusal('token role must be "user" or "admin"');
+  return { id: sub, role: role as Role };
+}
+
+/** The header's `alg` and `kid`, or undefined when the header is not JSON. */
+function tokenHeader(token: string): { alg?: unknown; kid?: unknown } | undefined {
+  try {
+    const header: unknown = JSON.parse(Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8'));
+    return typeof header === 'object' && header !== null ? (header as { alg?: unknown; kid?: unknown }) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
