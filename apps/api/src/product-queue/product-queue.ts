@@ -60,7 +60,13 @@ export function inFlightLeftMs(load: UnitLoad, model: ServiceTimeModel, now: num
  * From now until a purchase at `position` in the queue is answered: the batch in flight, the full
  * batches ahead of it, then its own batch (FIFO, `maxBatch` per lock hold).
  */
-export function completionMs(load: UnitLoad, position: number, model: ServiceTimeModel, maxBatch: number, now: number): number {
+export function completionMs(
+  load: UnitLoad,
+  position: number,
+  model: ServiceTimeModel,
+  maxBatch: number,
+  now: number,
+): number {
   const fullBatchesAhead = Math.floor(position / maxBatch);
   const ownBatch = (position % maxBatch) + 1;
   return inFlightLeftMs(load, model, now) + fullBatchesAhead * model.batchMs(maxBatch) + model.batchMs(ownBatch);
@@ -81,7 +87,14 @@ export function unitCap(model: ServiceTimeModel, deadlineMs: number, limits: Adm
  * Admits a purchase that can be answered by its deadline and refuses one that cannot, at once and
  * with nothing done. `remainingMs` is what is left of its deadline now.
  */
-export function decide(load: UnitLoad, remainingMs: number, model: ServiceTimeModel, deadlineMs: number, limits: AdmissionLimits, now: number): Verdict {
+export function decide(
+  load: UnitLoad,
+  remainingMs: number,
+  model: ServiceTimeModel,
+  deadlineMs: number,
+  limits: AdmissionLimits,
+  now: number,
+): Verdict {
   const done = completionMs(load, load.queued, model, limits.maxBatch, now);
   const refuse = (reason: RefusalReason): Verdict => ({ admit: false, reason, retryAfterS: retryAfterS(done) });
   if (load.queued >= unitCap(model, deadlineMs, limits)) return refuse('queue_full');
@@ -168,9 +181,10 @@ export interface BatchWindow {
 
 /**
  * Serves one batch of a queue: the outcome of each of its purchases (in order), and whether the
- * batch's time measured the unit's service (a batch that met a fault did not). Throws
- * BatchRefusedError to have the whole batch answered OVERLOADED (nothing done); any other error
- * is every purchase's answer.
+ * batch's time measured the unit's service (a batch that met a fault did not; the queue still
+ * learns from one that ran longer than it expected, see serveBatch). Throws BatchRefusedError to
+ * have the whole batch answered OVERLOADED (nothing done); any other error is every purchase's
+ * answer.
  */
 export type ServeBatch<I, O> = (items: I[], window: BatchWindow) => Promise<{ outcomes: O[]; measured: boolean }>;
 
@@ -229,7 +243,12 @@ export class ProductQueue<I, O> {
   }
 
   snapshot(): QueueSnapshot {
-    return { queued: this.items.length, inFlight: this.inFlight, batchMs: (size) => this.model.batchMs(size), measuredBatches: this.model.samples };
+    return {
+      queued: this.items.length,
+      inFlight: this.inFlight,
+      batchMs: (size) => this.model.batchMs(size),
+      measuredBatches: this.model.samples,
+    };
   }
 
   /** Whether a purchase with `remainingMs` of its deadline left can be answered in time if queued now. */
@@ -302,7 +321,10 @@ export class ProductQueue<I, O> {
         { startedAt, endsBy },
       );
       batch.forEach((queued, i) => queued.resolve(outcomes[i]));
-      if (measured) this.model.observe(batch.length, monotonicNow() - startedAt);
+      const elapsed = monotonicNow() - startedAt;
+      // A batch that lost its answer measured a fault, unless it overran the estimate: then it
+      // shows the service at least that slow, and leaving it out would keep only the fast ones.
+      if (measured || elapsed > this.model.batchMs(batch.length)) this.model.observe(batch.length, elapsed);
     } catch (error) {
       if (error instanceof BatchRefusedError) this.refuse(batch, error.reason);
       else for (const queued of batch) queued.reject(error);
@@ -338,12 +360,15 @@ export class ProductQueue<I, O> {
     if (this.timer && this.timerAt <= at) return; // fires early at worst, then re-arms
     clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = Infinity;
-      this.expireDue();
-      this.arm();
-    }, Math.max(0, at - monotonicNow()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        this.expireDue();
+        this.arm();
+      },
+      Math.max(0, at - monotonicNow()),
+    );
     this.timer.unref();
   }
 }
