@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
   { ignores: ['dist/', 'libs/*/dist/', 'node_modules/', '.infra/', 'reports/', 'coverage/', '**/*.js', '**/*.mjs'] },
@@ -12,4 +13,6 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // Layout is Prettier's (.prettierrc.json, checked by `npm run lint`): no rule of eslint's may disagree.
+  prettier,
 );

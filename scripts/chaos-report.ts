@@ -49,7 +49,9 @@ function section(r: ScenarioResult): string {
     '',
     '| phase | requests | outcomes | max latency (ms) |',
     '|---|---|---|---|',
-    ...Object.entries(r.phases).map(([name, p]) => `| ${cell(name)} | ${p.requests} | ${cell(outcomes(p.outcomes))} | ${p.maxLatencyMs} |`),
+    ...Object.entries(r.phases).map(
+      ([name, p]) => `| ${cell(name)} | ${p.requests} | ${cell(outcomes(p.outcomes))} | ${p.maxLatencyMs} |`,
+    ),
     '',
     '| recovery | value |',
     '|---|---|',
@@ -73,7 +75,9 @@ function historyTable(results: ScenarioResult[]): string {
     const figures = r.verdicts.find((v) => v.check === 'history: judged')?.detail ?? '';
     return `| ${r.id} | ${broken.length ? `**${broken.length} of ${rules.length} broken**: ${cell(broken.join(', '))}` : `${rules.length}/${rules.length} hold`} | ${cell(figures)} |`;
   });
-  return ['## History checks', '', '| scenario | checker rules | judged |', '|---|---|---|', ...rows, '', ''].join('\n');
+  return ['## History checks', '', '| scenario | checker rules | judged |', '|---|---|---|', ...rows, '', ''].join(
+    '\n',
+  );
 }
 
 /** Each scenario's latest figures in reports/chaos/, by id. */
@@ -87,7 +91,8 @@ export function readResults(dir = RESULTS_DIR): ScenarioResult[] {
 
 /** Why these results cannot be published, if they cannot: none, or some not from a full run. */
 export function unpublishable(results: ScenarioResult[]): string | undefined {
-  if (!results.length) return `no results in ${relative(process.cwd(), RESULTS_DIR) || RESULTS_DIR}: run \`${FULL_RUN_COMMAND}\` first`;
+  if (!results.length)
+    return `no results in ${relative(process.cwd(), RESULTS_DIR) || RESULTS_DIR}: run \`${FULL_RUN_COMMAND}\` first`;
   const partial = results.filter((r) => r.command !== FULL_RUN_COMMAND);
   if (!partial.length) return undefined;
   const list = partial.map((r) => `${r.id} (${r.command})`).join(', ');
@@ -101,9 +106,17 @@ export function renderReliability(results: ScenarioResult[] = readResults()): st
     '| scenario | result | requests | outcomes | faults | recovery | invariants | ran |',
     '|---|---|---|---|---|---|---|---|',
     ...results.map((r) => {
-      const recovery = Object.entries(r.recovery).map(([k, v]) => `${k}: ${v}`).join('; ');
+      const recovery = Object.entries(r.recovery)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('; ');
       const verdicts = `${r.verdicts.filter((v) => v.ok).length}/${r.verdicts.length} hold`;
-      return `| [${r.id}](#${r.id.toLowerCase()}-${r.title.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-')}) ${cell(r.title)} | ${r.passed ? 'PASS' : '**FAIL**'} | ${r.requests} | ${cell(outcomes(r.outcomes))} | ${cell(r.faults.length + ' injected')} | ${cell(recovery)} | ${verdicts} | ${r.ranAt.slice(0, 16)}Z, ${r.durationS} s |`;
+      return `| [${r.id}](#${r.id.toLowerCase()}-${r.title
+        .toLowerCase()
+        .replace(/[^a-z0-9 -]/g, '')
+        .replace(
+          / /g,
+          '-',
+        )}) ${cell(r.title)} | ${r.passed ? 'PASS' : '**FAIL**'} | ${r.requests} | ${cell(outcomes(r.outcomes))} | ${cell(r.faults.length + ' injected')} | ${cell(recovery)} | ${verdicts} | ${r.ranAt.slice(0, 16)}Z, ${r.durationS} s |`;
     }),
   ];
   const doc = `${head.trimEnd()}\n\n${historyTable(results)}## Last run\n\n${table.join('\n')}\n\n## Scenarios in detail\n\n${results.map(section).join('\n\n')}\n`;

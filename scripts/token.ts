@@ -27,7 +27,12 @@ function main(): void {
   const audience = values['token-audience'] ?? (process.env.JWT_AUDIENCE || undefined);
   const token = new JwtService({ secret }).sign(
     { sub: values.sub, role: values.role },
-    { algorithm: 'HS256', expiresIn: values.expires as never, ...(issuer ? { issuer } : {}), ...(audience ? { audience } : {}) },
+    {
+      algorithm: 'HS256',
+      expiresIn: values.expires as never,
+      ...(issuer ? { issuer } : {}),
+      ...(audience ? { audience } : {}),
+    },
   );
   process.stdout.write(`${token}\n`);
 }

@@ -33,8 +33,14 @@ async function main(): Promise<number> {
       'token-audience': { type: 'string' },
     },
   });
-  const claims = { issuer: values['token-issuer'] ?? (process.env.JWT_ISSUER || undefined), audience: values['token-audience'] ?? (process.env.JWT_AUDIENCE || undefined) };
-  const required = { ...(claims.issuer ? { JWT_ISSUER: claims.issuer } : {}), ...(claims.audience ? { JWT_AUDIENCE: claims.audience } : {}) };
+  const claims = {
+    issuer: values['token-issuer'] ?? (process.env.JWT_ISSUER || undefined),
+    audience: values['token-audience'] ?? (process.env.JWT_AUDIENCE || undefined),
+  };
+  const required = {
+    ...(claims.issuer ? { JWT_ISSUER: claims.issuer } : {}),
+    ...(claims.audience ? { JWT_AUDIENCE: claims.audience } : {}),
+  };
   const instances = count(values.instances, '--instances');
   const topology = values.topology as RedisTopology;
   if (!REDIS_TOPOLOGIES.includes(topology)) throw new Error(`--topology must be one of ${REDIS_TOPOLOGIES.join(', ')}`);
@@ -46,7 +52,15 @@ async function main(): Promise<number> {
     instances,
     topology,
     logDir: '.infra/logs',
-    env: { NODE_ENV: 'development', JWT_SECRET: DEMO_SECRET, ...required, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '50', ORDER_PAYMENT_TTL_S: String(PAYMENT_TTL_S), ...(storefront ? { CORS_ORIGINS: storefront.origin } : {}) },
+    env: {
+      NODE_ENV: 'development',
+      JWT_SECRET: DEMO_SECRET,
+      ...required,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_SECOND: '50',
+      ORDER_PAYMENT_TTL_S: String(PAYMENT_TTL_S),
+      ...(storefront ? { CORS_ORIGINS: storefront.origin } : {}),
+    },
   }).catch(async (error: unknown) => {
     await storefront?.close();
     throw error;
@@ -81,9 +95,20 @@ async function main(): Promise<number> {
     progress.done();
     console.log(formatSummary(result));
     if (result.historyCheck) console.log(formatCheck(result.historyCheck));
-    if (result.historyPath) console.log(`[demo] history: ${result.historyPath} (npm run check-history -- ${result.historyPath} --require all --url <api> --token-secret <secret>)`);
+    if (result.historyPath)
+      console.log(
+        `[demo] history: ${result.historyPath} (npm run check-history -- ${result.historyPath} --require all --url <api> --token-secret <secret>)`,
+      );
     if (result.reportPaths) console.log(`[demo] report: ${result.reportPaths.html}`);
-    if (storefront) await waitForCtrlC(urls[0], storefront.pageUrl({ api: urls[0], product: result.product.id, token: mintToken(DEMO_SECRET, 'storefront-shopper', 'user', undefined, claims) }));
+    if (storefront)
+      await waitForCtrlC(
+        urls[0],
+        storefront.pageUrl({
+          api: urls[0],
+          product: result.product.id,
+          token: mintToken(DEMO_SECRET, 'storefront-shopper', 'user', undefined, claims),
+        }),
+      );
     return result.ok ? 0 : 1;
   } finally {
     console.log('[demo] stopping what the demo started…');

@@ -54,10 +54,15 @@ export function requiredPeers(names: Iterable<string>, read: (name: string) => M
 }
 
 /** What the built app needs installed, and what package.json's `dependencies` says. */
-export function runtimeDependencies(bundlePath = join(ROOT, 'dist', 'apps', 'api', 'main.js')): { needed: string[]; declared: string[] } {
+export function runtimeDependencies(bundlePath = join(ROOT, 'dist', 'apps', 'api', 'main.js')): {
+  needed: string[];
+  declared: string[];
+} {
   const required = bundleRequires(readFileSync(bundlePath, 'utf8'));
   const needed = new Set([...required, ...requiredPeers(required), ...Object.keys(LOADED_BY_DEPENDENCIES)]);
-  const declared = Object.keys((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Manifest).dependencies ?? {});
+  const declared = Object.keys(
+    (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Manifest).dependencies ?? {},
+  );
   return { needed: [...needed].sort(), declared: declared.sort() };
 }
 

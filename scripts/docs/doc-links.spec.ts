@@ -7,8 +7,15 @@ const ROOT = resolve(__dirname, '../..');
 /** The documentation a clone is read by: README, docs/, the library's and the examples' READMEs. */
 function documentationFiles(): string[] {
   const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0');
-  const untracked = execFileSync('git', ['ls-files', '-z', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\0');
-  return [...new Set([...tracked, ...untracked])].filter((file) => /^(README\.md|docs\/[^/]+\.md|libs\/[^/]+\/README\.md|examples\/[^/]+\/README\.md)$/.test(file) && existsSync(join(ROOT, file)));
+  const untracked = execFileSync('git', ['ls-files', '-z', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  }).split('\0');
+  return [...new Set([...tracked, ...untracked])].filter(
+    (file) =>
+      /^(README\.md|docs\/[^/]+\.md|libs\/[^/]+\/README\.md|examples\/[^/]+\/README\.md)$/.test(file) &&
+      existsSync(join(ROOT, file)),
+  );
 }
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
@@ -27,7 +34,9 @@ function anchorsIn(file: string): Set<string> {
 
 /** Every link target written as Markdown (`[text](target)`, images too), outside code blocks. */
 function linksIn(file: string): string[] {
-  const text = readFileSync(join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+  const text = readFileSync(join(ROOT, file), 'utf8')
+    .replace(/```[\s\S]*?```/g, '')
+    .replace(/`[^`\n]*`/g, '');
   return [...text.matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]);
 }
 
@@ -49,7 +58,8 @@ describe('links in the documentation', () => {
         const inside = !relative(ROOT, target).startsWith('..');
         if (!inside) broken.push(`${file}: ${link} leaves the repository`);
         else if (!existsSync(target)) broken.push(`${file}: ${link} does not exist`);
-        else if (anchor && target.endsWith('.md') && !anchorsIn(target).has(anchor)) broken.push(`${file}: ${link} names no heading`);
+        else if (anchor && target.endsWith('.md') && !anchorsIn(target).has(anchor))
+          broken.push(`${file}: ${link} names no heading`);
       }
     }
     expect(broken).toEqual([]);

@@ -62,8 +62,17 @@ export class ApiProcess {
     const entry = resolve(this.options.entry ?? 'dist/apps/api/main.js');
     if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
     // Unset NODE_ENV means production to the API; a spawned instance is told which it is (jest sets test; the demo and bench development).
-    const env = { ...process.env, NODE_ENV: process.env.NODE_ENV || 'development', ...this.options.env, PORT: String(this.options.port) };
-    this.child = spawn(this.options.node ?? process.execPath, [...API_NODE_FLAGS, ...(this.options.nodeArgs ?? []), entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = {
+      ...process.env,
+      NODE_ENV: process.env.NODE_ENV || 'development',
+      ...this.options.env,
+      PORT: String(this.options.port),
+    };
+    this.child = spawn(
+      this.options.node ?? process.execPath,
+      [...API_NODE_FLAGS, ...(this.options.nodeArgs ?? []), entry],
+      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     if (this.options.logFile) {
       mkdirSync(resolve(this.options.logFile, '..'), { recursive: true });
       const log = createWriteStream(this.options.logFile, { flags: 'a' });
@@ -95,7 +104,8 @@ export class ApiProcess {
   private async waitUntilListening(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if (!this.running) throw new Error(`api on port ${this.options.port} exited during start-up (code ${this.child?.exitCode})`);
+      if (!this.running)
+        throw new Error(`api on port ${this.options.port} exited during start-up (code ${this.child?.exitCode})`);
       try {
         const res = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(1000) });
         if (res.status === 200 || res.status === 503) return;

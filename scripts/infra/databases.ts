@@ -41,7 +41,9 @@ export async function ownDatabaseAs(databaseUrl: string, role: string): Promise<
   await admin.connect();
   try {
     const exists = (await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount === 1;
-    await admin.query(`${exists ? 'ALTER' : 'CREATE'} ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${password}'`);
+    await admin.query(
+      `${exists ? 'ALTER' : 'CREATE'} ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${password}'`,
+    );
     await admin.query(`ALTER DATABASE ${database} OWNER TO ${role}`);
     await admin.query(`ALTER SCHEMA public OWNER TO ${role}`);
   } finally {

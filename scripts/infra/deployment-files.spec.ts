@@ -32,7 +32,8 @@ function publishedPorts(lines: string[]): string[] {
     const inline = /^\s+ports:\s*\[(.*)\]/.exec(line);
     if (inline) ports.push(...inline[1].split(',').map((p) => p.trim().replace(/^["']|["']$/g, '')));
     else if (/^\s+ports:\s*$/.test(line)) {
-      for (let j = i + 1; j < lines.length && /^\s+-\s/.test(lines[j]); j++) ports.push(lines[j].replace(/^\s+-\s*/, '').replace(/^["']|["']$/g, ''));
+      for (let j = i + 1; j < lines.length && /^\s+-\s/.test(lines[j]); j++)
+        ports.push(lines[j].replace(/^\s+-\s*/, '').replace(/^["']|["']$/g, ''));
     }
   });
   return ports.filter(Boolean);
@@ -43,7 +44,9 @@ describe('docker-compose.yml as shipped', () => {
   const text = (name: string) => (services.get(name) ?? []).join('\n');
 
   it('finds the services (the reader works)', () => {
-    expect([...services.keys()]).toEqual(expect.arrayContaining(['postgres', 'redis', 'api', 'migrate', 'prometheus', 'grafana']));
+    expect([...services.keys()]).toEqual(
+      expect.arrayContaining(['postgres', 'redis', 'api', 'migrate', 'prometheus', 'grafana']),
+    );
     expect(publishedPorts(services.get('api')!)).toEqual(['3000']);
   });
 
@@ -73,23 +76,30 @@ describe('docker-compose.yml as shipped', () => {
   });
 
   it('connects the API and its migrations as the flashsale role, never as the superuser', () => {
-    for (const name of ['api', 'migrate']) expect(text(name)).toMatch(/DATABASE_URL: postgres:\/\/flashsale:\$\{APP_DB_PASSWORD\}@postgres:5432\/flashsale/);
+    for (const name of ['api', 'migrate'])
+      expect(text(name)).toMatch(/DATABASE_URL: postgres:\/\/flashsale:\$\{APP_DB_PASSWORD\}@postgres:5432\/flashsale/);
     expect(read('docker-compose.yml')).not.toMatch(/postgres:\/\/postgres:/);
     expect(text('postgres')).toMatch(/init-app-role\.sh:\/docker-entrypoint-initdb\.d\//);
   });
 
   it('asks for a password on every Redis node and Sentinel it starts', () => {
-    const redisServices = [...services.entries()].filter(([, lines]) => lines.join('\n').includes('image: redis') || /^ {2}(redis|redlock|sentinel|cluster-\d)/.test(lines[0]));
+    const redisServices = [...services.entries()].filter(
+      ([, lines]) =>
+        lines.join('\n').includes('image: redis') || /^ {2}(redis|redlock|sentinel|cluster-\d)/.test(lines[0]),
+    );
     expect(redisServices.length).toBeGreaterThan(10);
     const file = read('docker-compose.yml');
     // The anchors' commands (Sentinels, Cluster nodes) are shared by the services that use them.
-    expect(file).toMatch(/x-cluster-node:[\s\S]*?"--requirepass", "\$\{REDIS_PASSWORD\}", "--masterauth", "\$\{REDIS_PASSWORD\}"/);
+    expect(file).toMatch(
+      /x-cluster-node:[\s\S]*?"--requirepass", "\$\{REDIS_PASSWORD\}", "--masterauth", "\$\{REDIS_PASSWORD\}"/,
+    );
     expect(file).toMatch(/x-sentinel:[\s\S]*?requirepass %s[\s\S]*?sentinel auth-pass mymaster %s/);
     for (const [name, lines] of redisServices) {
       const service = lines.join('\n');
       if (/<<: \*|: \*(sentinel|cluster-node)$/.test(lines[0]) || name === 'cluster-init') continue;
       expect(`${name}: ${/--requirepass", "\$\{REDIS_PASSWORD[:}]/.test(service)}`).toBe(`${name}: true`);
-      if (service.includes('--replicaof') || name === 'redis-primary') expect(service).toContain('"--masterauth", "${REDIS_PASSWORD}"');
+      if (service.includes('--replicaof') || name === 'redis-primary')
+        expect(service).toContain('"--masterauth", "${REDIS_PASSWORD}"');
     }
     expect(text('api')).toMatch(/REDIS_PASSWORD: \$\{REDIS_PASSWORD\}/);
     expect(text('api')).toMatch(/REDIS_SENTINEL_PASSWORD: \$\{REDIS_PASSWORD\}/);
@@ -113,7 +123,9 @@ describe('docker-compose.yml as shipped', () => {
 
 describe('the image', () => {
   it('keeps the host installs, git, local data, secrets and reports out of the build context', () => {
-    const ignored = read('.dockerignore').split('\n').map((line) => line.trim());
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((line) => line.trim());
     for (const entry of ['node_modules', '.git', '.infra', '.env', 'reports', 'dist']) expect(ignored).toContain(entry);
   });
 

@@ -33,7 +33,9 @@ export function postgresRunner(dataDir: string): PostgresRunner {
     return chosen;
   }
   if (uid === undefined || gid === undefined) {
-    throw new Error('running as root with neither user namespaces (unshare --user) nor a postgres user: start PostgreSQL yourself and set DATABASE_URL');
+    throw new Error(
+      'running as root with neither user namespaces (unshare --user) nor a postgres user: start PostgreSQL yourself and set DATABASE_URL',
+    );
   }
   const parent = dataDir.replace(/\/[^/]+\/?$/, '') || '/';
   if (spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-x', parent], { stdio: 'ignore' }).status !== 0) {
@@ -42,13 +44,20 @@ export function postgresRunner(dataDir: string): PostgresRunner {
         'clone the project where that user can read it, or start PostgreSQL yourself and set DATABASE_URL',
     );
   }
-  chosen = { command: (binary, args) => ['runuser', ['-u', 'postgres', '--', binary, ...args]], dataOwner: { uid, gid } };
+  chosen = {
+    command: (binary, args) => ['runuser', ['-u', 'postgres', '--', binary, ...args]],
+    dataOwner: { uid, gid },
+  };
   return chosen;
 }
 
 function idOf(flag: '-u' | '-g'): number | undefined {
   try {
-    return Number(execFileSync('id', [flag, 'postgres'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim());
+    return Number(
+      execFileSync('id', [flag, 'postgres'], { stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim(),
+    );
   } catch {
     return undefined;
   }

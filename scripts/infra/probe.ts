@@ -3,7 +3,12 @@ import { Client } from 'pg';
 
 /** True when a Redis server answers PING at the URL within a second. */
 export async function redisAnswers(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 1000,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();

@@ -20,14 +20,23 @@ export function ensurePromtool(): string {
 
 export function unpackPromtool(): string {
   if (!hasCommand('apt-get') || !hasCommand('dpkg-deb')) {
-    throw new Error('promtool is missing: install the Debian/Ubuntu package prometheus (it ships promtool) or put promtool on PATH');
+    throw new Error(
+      'promtool is missing: install the Debian/Ubuntu package prometheus (it ships promtool) or put promtool on PATH',
+    );
   }
   mkdirSync(DIR, { recursive: true });
-  const download = () => spawnSync('apt-get', ['download', '-qq', 'prometheus'], { cwd: DIR, stdio: 'inherit' }).status === 0;
+  const download = () =>
+    spawnSync('apt-get', ['download', '-qq', 'prometheus'], { cwd: DIR, stdio: 'inherit' }).status === 0;
   if (!download()) {
-    if (!isRoot()) throw new Error('promtool is missing and apt-get download prometheus failed: run apt-get update (as root) and try again');
+    if (!isRoot())
+      throw new Error(
+        'promtool is missing and apt-get download prometheus failed: run apt-get update (as root) and try again',
+      );
     console.log('[infra] promtool: apt-get update, then apt-get download prometheus');
-    spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    spawnSync('apt-get', ['update', '-qq'], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
     if (!download()) throw new Error('apt-get download prometheus failed');
   }
   const deb = readdirSync(DIR).find((name) => name.startsWith('prometheus_') && name.endsWith('.deb'));

@@ -34,5 +34,9 @@ export async function startRedisTopology(topology: RedisTopology): Promise<Runni
     };
   }
   const redis = await ensureRedis();
-  return { env: { REDIS_MODE: 'standalone', REDIS_URL: redis.url }, description: `Redis at ${redis.url}`, stop: () => redis.stop() };
+  return {
+    env: { REDIS_MODE: 'standalone', REDIS_URL: redis.url },
+    description: `Redis at ${redis.url}`,
+    stop: () => redis.stop(),
+  };
 }

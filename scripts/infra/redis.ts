@@ -11,7 +11,8 @@ export interface RunningService {
 }
 
 export function ensureRedisBinary(): void {
-  if (!hasCommand(process.env.REDIS_SERVER_BIN ?? 'redis-server')) installPackages(['redis-server'], 'redis-server is missing');
+  if (!hasCommand(process.env.REDIS_SERVER_BIN ?? 'redis-server'))
+    installPackages(['redis-server'], 'redis-server is missing');
 }
 
 /** Uses the Redis at `url` when it answers; otherwise starts a private redis-server on a free port. */
@@ -19,9 +20,13 @@ export async function ensureRedis(url = process.env.REDIS_URL ?? 'redis://127.0.
   if (await redisAnswers(url)) return { url, private: false, stop: async () => undefined };
   ensureRedisBinary();
   const port = await freePort();
-  const child = spawn(process.env.REDIS_SERVER_BIN ?? 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    process.env.REDIS_SERVER_BIN ?? 'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
   const privateUrl = `redis://127.0.0.1:${port}`;
   await waitFor(() => redisAnswers(privateUrl), 10_000, `private redis-server on port ${port}`);
   console.log(`[infra] started a private redis-server at ${privateUrl}`);

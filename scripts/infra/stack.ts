@@ -44,7 +44,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const port = await freePort();
       const api = new ApiProcess({
         port,
-        env: { DATABASE_URL: databaseUrl, ...redis.env, REDIS_KEY_PREFIX: `${options.database}:`, LOG_LEVEL: 'warn', ...options.env },
+        env: {
+          DATABASE_URL: databaseUrl,
+          ...redis.env,
+          REDIS_KEY_PREFIX: `${options.database}:`,
+          LOG_LEVEL: 'warn',
+          ...options.env,
+        },
         logFile: options.logDir ? `${options.logDir}/api-${i + 1}.log` : undefined,
       });
       apis.push(api);

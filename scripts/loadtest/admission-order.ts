@@ -39,7 +39,11 @@ export interface AdmissionOrder {
   points: [number, number, number | null][];
 }
 
-export function queueOrder(traces: BuyerTrace[], saleStartsAtMs: number | null, seedHex: string | null): OrderedTicket[] {
+export function queueOrder(
+  traces: BuyerTrace[],
+  saleStartsAtMs: number | null,
+  seedHex: string | null,
+): OrderedTicket[] {
   const seed = seedHex ? Buffer.from(seedHex, 'hex') : null;
   const tickets: OrderedTicket[] = [];
   for (const t of traces) {
@@ -48,8 +52,19 @@ export function queueOrder(traces: BuyerTrace[], saleStartsAtMs: number | null, 
     const preQueue = saleStartsAtMs !== null && t.joinCompleteMs < saleStartsAtMs;
     if (saleStartsAtMs !== null && !preQueue && join && join.invokeMs < saleStartsAtMs) continue;
     if (preQueue && !seed) continue;
-    const rankKey = preQueue ? `0${createHmac('sha256', seed as Buffer).update(t.ticketId, 'utf8').digest('hex')}` : `1${t.ticketId.padStart(20, '0')}`;
-    tickets.push({ ticketId: t.ticketId, userId: t.userId, preQueue, rankKey, waitingUntilMs: t.lastWaitingInvokeMs ?? -Infinity, admittedByMs: t.admittedAtMs ?? Infinity });
+    const rankKey = preQueue
+      ? `0${createHmac('sha256', seed as Buffer)
+          .update(t.ticketId, 'utf8')
+          .digest('hex')}`
+      : `1${t.ticketId.padStart(20, '0')}`;
+    tickets.push({
+      ticketId: t.ticketId,
+      userId: t.userId,
+      preQueue,
+      rankKey,
+      waitingUntilMs: t.lastWaitingInvokeMs ?? -Infinity,
+      admittedByMs: t.admittedAtMs ?? Infinity,
+    });
   }
   return tickets.sort((a, b) => (a.rankKey < b.rankKey ? -1 : a.rankKey > b.rankKey ? 1 : 0));
 }
@@ -77,15 +92,32 @@ export function admissionOrder(tickets: OrderedTicket[], startedAtMs: number): A
       const later = j - (notAfter >= 0 ? countUpTo(notAfter) : 0);
       inversions += later;
       if (later > 0 && examples.length < 5 && latest)
-        examples.push(`ticket ${latest.ticketId} (earlier in the queue) was still WAITING at +${latest.waitingUntilMs - startedAtMs} ms, ticket ${b.ticketId} ADMITTED by +${b.admittedByMs - startedAtMs} ms`);
+        examples.push(
+          `ticket ${latest.ticketId} (earlier in the queue) was still WAITING at +${latest.waitingUntilMs - startedAtMs} ms, ticket ${b.ticketId} ADMITTED by +${b.admittedByMs - startedAtMs} ms`,
+        );
     }
     add(lowerBound(waits, b.waitingUntilMs));
     if (!latest || b.waitingUntilMs > latest.waitingUntilMs) latest = b;
   }
   const points = tickets.flatMap((t, rank): [number, number, number | null][] =>
-    Number.isFinite(t.admittedByMs) ? [[rank + 1, t.admittedByMs - startedAtMs, Number.isFinite(t.waitingUntilMs) ? t.waitingUntilMs - startedAtMs : null]] : [],
+    Number.isFinite(t.admittedByMs)
+      ? [
+          [
+            rank + 1,
+            t.admittedByMs - startedAtMs,
+            Number.isFinite(t.waitingUntilMs) ? t.waitingUntilMs - startedAtMs : null,
+          ],
+        ]
+      : [],
   );
-  return { compared: tickets.length, preQueue: tickets.filter((t) => t.preQueue).length, admitted: points.length, inversions, examples, points };
+  return {
+    compared: tickets.length,
+    preQueue: tickets.filter((t) => t.preQueue).length,
+    admitted: points.length,
+    inversions,
+    examples,
+    points,
+  };
 }
 
 function lowerBound(sorted: number[], value: number): number {

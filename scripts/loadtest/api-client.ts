@@ -41,7 +41,14 @@ export class ApiClient {
     private readonly timeoutMs = 15_000,
   ) {}
 
-  createProduct(body: { sku: string; name: string; priceCents: number; stock: number; perUserLimit: number; waitingRoom?: { admitPerSecond?: number; admissionTtlS?: number } }): Promise<ContractProduct> {
+  createProduct(body: {
+    sku: string;
+    name: string;
+    priceCents: number;
+    stock: number;
+    perUserLimit: number;
+    waitingRoom?: { admitPerSecond?: number; admissionTtlS?: number };
+  }): Promise<ContractProduct> {
     return this.call<ContractProduct>('POST', '/admin/products', body);
   }
 
@@ -66,7 +73,8 @@ export class ApiClient {
       orders.push(...body.items);
       cursor = body.nextCursor ?? null;
       if (!cursor || body.items.length === 0) return orders;
-      if (seenCursors.has(cursor)) throw new Error(`GET /orders returned the cursor ${cursor} twice; pagination would loop`);
+      if (seenCursors.has(cursor))
+        throw new Error(`GET /orders returned the cursor ${cursor} twice; pagination would loop`);
       seenCursors.add(cursor);
     }
     throw new Error(`GET /orders: more than ${MAX_ORDER_PAGES} pages`);
@@ -77,13 +85,19 @@ export class ApiClient {
     try {
       response = await fetch(`${this.baseUrl}${path}`, {
         method,
-        headers: { authorization: `Bearer ${this.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${this.adminToken}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
       const err = error as { name?: string; cause?: { code?: string; message?: string } };
-      const why = err.name === 'TimeoutError' ? `no answer in ${this.timeoutMs} ms` : (err.cause?.code ?? err.cause?.message ?? String(error));
+      const why =
+        err.name === 'TimeoutError'
+          ? `no answer in ${this.timeoutMs} ms`
+          : (err.cause?.code ?? err.cause?.message ?? String(error));
       throw new ApiError(0, 'UNREACHABLE', `${method} ${this.baseUrl}${path} failed: ${why}`);
     }
     const text = await response.text();
@@ -95,9 +109,18 @@ export class ApiClient {
     }
     if (!response.ok) {
       const error = (parsed ?? {}) as { code?: string; message?: string };
-      throw new ApiError(response.status, error.code ?? 'UNKNOWN', `${method} ${path} → ${response.status} ${error.code ?? ''} ${error.message ?? text.slice(0, 200)}`.trim());
+      throw new ApiError(
+        response.status,
+        error.code ?? 'UNKNOWN',
+        `${method} ${path} → ${response.status} ${error.code ?? ''} ${error.message ?? text.slice(0, 200)}`.trim(),
+      );
     }
-    if (parsed === undefined) throw new ApiError(response.status, 'NOT_JSON', `${method} ${path} → ${response.status} with a body that is not JSON`);
+    if (parsed === undefined)
+      throw new ApiError(
+        response.status,
+        'NOT_JSON',
+        `${method} ${path} → ${response.status} with a body that is not JSON`,
+      );
     return parsed as T;
   }
 }

@@ -7,7 +7,11 @@ import { AuditSnapshot } from './invariants';
  * and after the orders and the read is repeated when it moved (an order expiring mid-read would
  * otherwise look like a conservation failure).
  */
-export async function readSnapshot(api: ApiClient, productId: string, attempts = 5): Promise<AuditSnapshot & { product: ContractProduct }> {
+export async function readSnapshot(
+  api: ApiClient,
+  productId: string,
+  attempts = 5,
+): Promise<AuditSnapshot & { product: ContractProduct }> {
   let last: AuditSnapshot & { product: ContractProduct } = { stock: NaN, orders: [], product: undefined as never };
   for (let i = 0; i < attempts; i++) {
     const before = await api.getProduct(productId);

@@ -24,7 +24,12 @@ async function send(call: () => Promise<HttpAnswer>): Promise<Sent> {
     const answer = await call();
     return { invokeMs, completeMs: Date.now(), answer, body: parseBody(answer.body) };
   } catch (error) {
-    return { invokeMs, completeMs: Date.now(), error: error instanceof TransportError ? error.code : 'UNKNOWN', body: {} };
+    return {
+      invokeMs,
+      completeMs: Date.now(),
+      error: error instanceof TransportError ? error.code : 'UNKNOWN',
+      body: {},
+    };
   }
 }
 
@@ -47,7 +52,19 @@ export interface PendingOutcome {
  * answer's Retry-After (capped) in between, at most `maxPolls` times or until `deadline`.
  */
 export async function followPending(
-  o: { transport: HttpTransport; url: string; token: string; userId: string; productId: string; purchaseId: string; location?: string; maxPolls: number; maxRetryDelayMs: number; deadline: number; history?: HistoryLog },
+  o: {
+    transport: HttpTransport;
+    url: string;
+    token: string;
+    userId: string;
+    productId: string;
+    purchaseId: string;
+    location?: string;
+    maxPolls: number;
+    maxRetryDelayMs: number;
+    deadline: number;
+    history?: HistoryLog;
+  },
   firstRetryAfterMs: number | undefined,
 ): Promise<PendingOutcome> {
   const path = o.location?.startsWith('/') ? o.location : `/purchases/${encodeURIComponent(o.purchaseId)}`;
@@ -59,7 +76,10 @@ export async function followPending(
     completeMs = sent.completeMs;
     const state = sent.answer?.status === 200 && typeof sent.body.state === 'string' ? sent.body.state : undefined;
     const order = sent.body.order as { id?: unknown } | undefined;
-    const orderId = state === 'CREATED' && order && (typeof order.id === 'string' || typeof order.id === 'number') ? String(order.id) : undefined;
+    const orderId =
+      state === 'CREATED' && order && (typeof order.id === 'string' || typeof order.id === 'number')
+        ? String(order.id)
+        : undefined;
     const code = typeof sent.body.code === 'string' ? sent.body.code : undefined;
     const record: PollRecord = {
       op: 'poll',
@@ -83,27 +103,75 @@ export async function followPending(
 }
 
 /** The buyer pays its order (`POST /orders/:id/pay`, the direct path). */
-export async function payOrder(transport: HttpTransport, url: string, token: string, userId: string, orderId: string, history?: HistoryLog): Promise<void> {
-  const sent = await send(() => transport.post(`${url}/orders/${encodeURIComponent(orderId)}/pay`, { authorization: `Bearer ${token}` }, ''));
-  const record: PayRecord = { op: 'pay', invokeMs: sent.invokeMs, completeMs: sent.completeMs, orderId, userId, ...(answered(sent) as object) };
+export async function payOrder(
+  transport: HttpTransport,
+  url: string,
+  token: string,
+  userId: string,
+  orderId: string,
+  history?: HistoryLog,
+): Promise<void> {
+  const sent = await send(() =>
+    transport.post(`${url}/orders/${encodeURIComponent(orderId)}/pay`, { authorization: `Bearer ${token}` }, ''),
+  );
+  const record: PayRecord = {
+    op: 'pay',
+    invokeMs: sent.invokeMs,
+    completeMs: sent.completeMs,
+    orderId,
+    userId,
+    ...(answered(sent) as object),
+  };
   if (sent.answer?.status === 200 && typeof sent.body.status === 'string') record.orderStatus = sent.body.status;
   history?.add(record);
 }
 
 /** The buyer cancels its order (`POST /orders/:id/cancel`). */
-export async function cancelOrder(transport: HttpTransport, url: string, token: string, userId: string, orderId: string, history?: HistoryLog): Promise<void> {
-  const sent = await send(() => transport.post(`${url}/orders/${encodeURIComponent(orderId)}/cancel`, { authorization: `Bearer ${token}` }, ''));
-  const record: CancelRecord = { op: 'cancel', invokeMs: sent.invokeMs, completeMs: sent.completeMs, orderId, actor: 'user', userId, ...(answered(sent) as object) };
+export async function cancelOrder(
+  transport: HttpTransport,
+  url: string,
+  token: string,
+  userId: string,
+  orderId: string,
+  history?: HistoryLog,
+): Promise<void> {
+  const sent = await send(() =>
+    transport.post(`${url}/orders/${encodeURIComponent(orderId)}/cancel`, { authorization: `Bearer ${token}` }, ''),
+  );
+  const record: CancelRecord = {
+    op: 'cancel',
+    invokeMs: sent.invokeMs,
+    completeMs: sent.completeMs,
+    orderId,
+    actor: 'user',
+    userId,
+    ...(answered(sent) as object),
+  };
   if (sent.answer?.status === 200 && typeof sent.body.status === 'string') record.orderStatus = sent.body.status;
   history?.add(record);
 }
 
 /** Reads the product (`GET /products/:id`) every `everyMs` until `stop` is aborted, each read recorded. */
-export async function readStockUntil(transport: HttpTransport, urls: string[], productId: string, everyMs: number, stop: AbortSignal, history?: HistoryLog): Promise<number> {
+export async function readStockUntil(
+  transport: HttpTransport,
+  urls: string[],
+  productId: string,
+  everyMs: number,
+  stop: AbortSignal,
+  history?: HistoryLog,
+): Promise<number> {
   let reads = 0;
   while (!stop.aborted) {
-    const sent = await send(() => transport.get(`${urls[reads % urls.length]}/products/${encodeURIComponent(productId)}`, {}));
-    const record: ReadRecord = { op: 'read', invokeMs: sent.invokeMs, completeMs: sent.completeMs, productId, ...(answered(sent) as object) };
+    const sent = await send(() =>
+      transport.get(`${urls[reads % urls.length]}/products/${encodeURIComponent(productId)}`, {}),
+    );
+    const record: ReadRecord = {
+      op: 'read',
+      invokeMs: sent.invokeMs,
+      completeMs: sent.completeMs,
+      productId,
+      ...(answered(sent) as object),
+    };
     if (sent.answer?.status === 200 && typeof sent.body.stock === 'number') record.stock = sent.body.stock;
     history?.add(record);
     reads++;

@@ -89,7 +89,10 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     cancelEvery: number('cancel-every', values['cancel-every']),
     readEveryMs: number('read-every-ms', values['read-every-ms']),
     paymentTtlS: number('payment-ttl-s', values['payment-ttl-s']),
-    requireRules: values.require?.split(',').map((id) => id.trim()).filter(Boolean),
+    requireRules: values.require
+      ?.split(',')
+      .map((id) => id.trim())
+      .filter(Boolean),
   };
 }
 
@@ -108,7 +111,10 @@ async function main(): Promise<number> {
     progress.done();
     console.log(formatSummary(result));
     if (result.historyCheck) console.log(formatCheck(result.historyCheck));
-    if (result.historyPath) console.log(`history: ${result.historyPath}${result.historyCheck ? '' : ` (judge it: npm run check-history -- ${result.historyPath} --url ${result.urls[0]})`}`);
+    if (result.historyPath)
+      console.log(
+        `history: ${result.historyPath}${result.historyCheck ? '' : ` (judge it: npm run check-history -- ${result.historyPath} --url ${result.urls[0]})`}`,
+      );
     return result.ok ? 0 : 1;
   } catch (error) {
     progress.done();

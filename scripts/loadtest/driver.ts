@@ -91,7 +91,15 @@ async function attempt(options: DriveOptions, transport: HttpTransport, n: numbe
     const url = urls[(n + retry) % urls.length];
     const response = await purchase(transport, url, options.productId, user.token, key, body);
     recorder.record(response.sample);
-    options.history?.add(purchaseRecord(response, { process: `w${n % options.connections}`, productId: options.productId, userId: user.id, quantity: options.quantity, key }));
+    options.history?.add(
+      purchaseRecord(response, {
+        process: `w${n % options.connections}`,
+        productId: options.productId,
+        userId: user.id,
+        quantity: options.quantity,
+        key,
+      }),
+    );
     if (response.sample.status === 202) {
       const orderId = await settlePending(options, transport, url, user, response, deadline);
       if (orderId) await afterCreated(options, transport, url, user, orderId);
@@ -120,7 +128,19 @@ export async function settlePending(
   deadline: number,
 ): Promise<string | undefined> {
   const outcome = await followPending(
-    { transport, url, token: user.token, userId: user.id, productId: options.productId, purchaseId: response.purchaseId ?? '', location: response.location, maxPolls: MAX_POLLS, maxRetryDelayMs: options.maxRetryDelayMs, deadline: Math.max(deadline, Date.now() + 5000), history: options.history },
+    {
+      transport,
+      url,
+      token: user.token,
+      userId: user.id,
+      productId: options.productId,
+      purchaseId: response.purchaseId ?? '',
+      location: response.location,
+      maxPolls: MAX_POLLS,
+      maxRetryDelayMs: options.maxRetryDelayMs,
+      deadline: Math.max(deadline, Date.now() + 5000),
+      history: options.history,
+    },
     response.retryAfterMs,
   );
   increment(options.recorder.attemptOutcomes, `202 ${outcome.state}${outcome.code ? ` ${outcome.code}` : ''}`);
@@ -129,14 +149,25 @@ export async function settlePending(
 }
 
 /** The buyer of every `payEvery`th order pays it, of every `cancelEvery`th cancels it. */
-export async function afterCreated(options: Pick<DriveOptions, 'recorder' | 'history' | 'payEvery' | 'cancelEvery'>, transport: HttpTransport, url: string, user: { id: string; token: string }, orderId: string): Promise<void> {
+export async function afterCreated(
+  options: Pick<DriveOptions, 'recorder' | 'history' | 'payEvery' | 'cancelEvery'>,
+  transport: HttpTransport,
+  url: string,
+  user: { id: string; token: string },
+  orderId: string,
+): Promise<void> {
   const nth = options.recorder.createdOrderIds.size;
-  if (options.payEvery && nth % options.payEvery === 0) await payOrder(transport, url, user.token, user.id, orderId, options.history);
-  else if (options.cancelEvery && (nth + 1) % options.cancelEvery === 0) await cancelOrder(transport, url, user.token, user.id, orderId, options.history);
+  if (options.payEvery && nth % options.payEvery === 0)
+    await payOrder(transport, url, user.token, user.id, orderId, options.history);
+  else if (options.cancelEvery && (nth + 1) % options.cancelEvery === 0)
+    await cancelOrder(transport, url, user.token, user.id, orderId, options.history);
 }
 
 /** A purchase answer as a history record (docs/LOADTEST.md). */
-export function purchaseRecord(response: Response, request: { process: string; productId: string; userId: string; quantity: number; key: string }): PurchaseRecord {
+export function purchaseRecord(
+  response: Response,
+  request: { process: string; productId: string; userId: string; quantity: number; key: string },
+): PurchaseRecord {
   return {
     op: 'purchase',
     process: request.process,
@@ -166,7 +197,15 @@ export function attemptIsOver(recorder: Recorder, response: Response, userId: st
 }
 
 /** One POST of a purchase; `extraHeaders` carries the waiting room's Admission. */
-export async function purchase(transport: HttpTransport, url: string, productId: string, token: string, key: string, body: string, extraHeaders: Record<string, string> = {}): Promise<Response> {
+export async function purchase(
+  transport: HttpTransport,
+  url: string,
+  productId: string,
+  token: string,
+  key: string,
+  body: string,
+  extraHeaders: Record<string, string> = {},
+): Promise<Response> {
   const started = performance.now();
   const invokeMs = Date.now();
   try {
@@ -180,7 +219,9 @@ export async function purchase(transport: HttpTransport, url: string, productId:
     const parsed = parseJson(res.body);
     const sample: RequestSample = { status: res.status, latencyMs, finishedAt: completeMs };
     const header = res.headers['purchase-id'];
-    const purchaseId = (Array.isArray(header) ? header[0] : header) ?? (typeof parsed?.purchaseId === 'string' ? parsed.purchaseId : undefined);
+    const purchaseId =
+      (Array.isArray(header) ? header[0] : header) ??
+      (typeof parsed?.purchaseId === 'string' ? parsed.purchaseId : undefined);
     if (res.status === 201) {
       const orderId = typeof parsed?.id === 'string' || typeof parsed?.id === 'number' ? String(parsed.id) : undefined;
       if (!orderId) sample.code = 'NO_ORDER_ID';
@@ -189,11 +230,22 @@ export async function purchase(transport: HttpTransport, url: string, productId:
     sample.code = typeof parsed?.code === 'string' ? parsed.code : undefined;
     const retryAfter = res.headers['retry-after'];
     const location = typeof res.headers.location === 'string' ? res.headers.location : undefined;
-    return { sample, retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter), invokeMs, completeMs, purchaseId, location };
+    return {
+      sample,
+      retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
+      invokeMs,
+      completeMs,
+      purchaseId,
+      location,
+    };
   } catch (error) {
     const kind = error instanceof TransportError ? error.code : 'UNKNOWN';
     const completeMs = Date.now();
-    return { sample: { status: 0, error: kind, latencyMs: performance.now() - started, finishedAt: completeMs }, invokeMs, completeMs };
+    return {
+      sample: { status: 0, error: kind, latencyMs: performance.now() - started, finishedAt: completeMs },
+      invokeMs,
+      completeMs,
+    };
   }
 }
 

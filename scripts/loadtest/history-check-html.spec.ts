@@ -4,8 +4,23 @@ import { historyCheckHtml } from './history-check-html';
 import { sellOutText } from './summary-table';
 import { LoadTestResult } from './types';
 
-const meta: MetaRecord = { op: 'meta', format: HISTORY_FORMAT, products: [{ productId: '1', initialStock: 1, perUserLimit: 1 }] };
-const bought: OpRecord = { op: 'purchase', productId: '1', userId: 'a', quantity: 1, key: 'k', purchaseId: 'k', status: 201, orderId: '9', invokeMs: 1000, completeMs: 1010 };
+const meta: MetaRecord = {
+  op: 'meta',
+  format: HISTORY_FORMAT,
+  products: [{ productId: '1', initialStock: 1, perUserLimit: 1 }],
+};
+const bought: OpRecord = {
+  op: 'purchase',
+  productId: '1',
+  userId: 'a',
+  quantity: 1,
+  key: 'k',
+  purchaseId: 'k',
+  status: 201,
+  orderId: '9',
+  invokeMs: 1000,
+  completeMs: 1010,
+};
 
 describe('the report of a history check', () => {
   it('shows every rule with its verdict: PASS, FAIL with its example, NOT JUDGED', () => {

@@ -33,23 +33,42 @@ export class HttpTransport {
     return this.send('GET', url, headers, '');
   }
 
-  private send(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body: string): Promise<HttpAnswer> {
+  private send(
+    method: 'GET' | 'POST',
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+  ): Promise<HttpAnswer> {
     const target = new URL(url);
     const client = target.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const request = client.request(
         target,
-        { method, agent: this.agentFor(target), headers: method === 'GET' ? headers : { ...headers, 'content-length': Buffer.byteLength(body) } },
+        {
+          method,
+          agent: this.agentFor(target),
+          headers: method === 'GET' ? headers : { ...headers, 'content-length': Buffer.byteLength(body) },
+        },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
-          response.on('error', (error: NodeJS.ErrnoException) => reject(new TransportError(error.code ?? 'RESPONSE_ERROR')));
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: response.headers,
+              body: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
+          response.on('error', (error: NodeJS.ErrnoException) =>
+            reject(new TransportError(error.code ?? 'RESPONSE_ERROR')),
+          );
         },
       );
       const timer = setTimeout(() => request.destroy(new TransportError('TIMEOUT')), this.timeoutMs);
       request.on('close', () => clearTimeout(timer));
-      request.on('error', (error: NodeJS.ErrnoException) => reject(error instanceof TransportError ? error : new TransportError(error.code ?? error.name)));
+      request.on('error', (error: NodeJS.ErrnoException) =>
+        reject(error instanceof TransportError ? error : new TransportError(error.code ?? error.name)),
+      );
       request.end(body);
     });
   }

@@ -25,7 +25,8 @@ export interface InvariantInput {
   quantity: number;
 }
 
-const liveUnits = (orders: ContractOrder[]): number => orders.reduce((sum, o) => sum + (LIVE.has(o.status) ? o.quantity : 0), 0);
+const liveUnits = (orders: ContractOrder[]): number =>
+  orders.reduce((sum, o) => sum + (LIVE.has(o.status) ? o.quantity : 0), 0);
 
 /** The contract's invariants, checked on what the admin API shows before and after the run. */
 export function checkInvariants(input: InvariantInput): InvariantResult[] {
@@ -63,14 +64,18 @@ export function checkInvariants(input: InvariantInput): InvariantResult[] {
 
 function perUserLimit(orders: ContractOrder[], limit: number): InvariantResult {
   const perUser = new Map<string, number>();
-  for (const order of orders) if (LIVE.has(order.status)) perUser.set(order.userId, (perUser.get(order.userId) ?? 0) + order.quantity);
+  for (const order of orders)
+    if (LIVE.has(order.status)) perUser.set(order.userId, (perUser.get(order.userId) ?? 0) + order.quantity);
   const over = [...perUser].filter(([, units]) => units > limit);
   return {
     name: 'per-user limit',
     ok: over.length === 0,
     severity: 'error',
     detail: over.length
-      ? `${over.length} user(s) over ${limit}: ${over.slice(0, 5).map(([user, units]) => `${user}=${units}`).join(', ')}${over.length > 5 ? ', ...' : ''}`
+      ? `${over.length} user(s) over ${limit}: ${over
+          .slice(0, 5)
+          .map(([user, units]) => `${user}=${units}`)
+          .join(', ')}${over.length > 5 ? ', ...' : ''}`
       : `${perUser.size} buyer(s), none over ${limit}`,
   };
 }
@@ -102,7 +107,12 @@ function durability(input: InvariantInput): InvariantResult[] {
       detail: `${extra} order(s) exist that no 201 reported; ${input.unresolvedAttempts} attempt(s) ended without a definite answer`,
     });
   } else {
-    results.push({ name: 'no orders without a 201', ok: true, severity: 'error', detail: `201s seen = orders created (${runOrders.length})` });
+    results.push({
+      name: 'no orders without a 201',
+      ok: true,
+      severity: 'error',
+      detail: `201s seen = orders created (${runOrders.length})`,
+    });
   }
   return results;
 }
@@ -120,7 +130,8 @@ function soldOut(input: InvariantInput): InvariantResult {
   const supply = input.start.stock;
   const demand = demandUnits(input.attempts, input.users, input.perUserLimit, input.quantity);
   const name = 'sold out when demand >= supply';
-  if (demand < supply) return { name, ok: true, severity: 'warning', detail: `not applicable: demand ${demand} < supply ${supply}` };
+  if (demand < supply)
+    return { name, ok: true, severity: 'warning', detail: `not applicable: demand ${demand} < supply ${supply}` };
   return {
     name,
     ok: input.end.stock === 0,

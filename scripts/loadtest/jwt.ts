@@ -9,10 +9,25 @@ export interface TokenClaims {
 }
 
 /** An HS256 JWT with the contract's claims (`sub`, `role`, `iat`, `exp`, and `iss` / `aud` when given). */
-export function mintToken(secret: string, sub: string, role: 'user' | 'admin', ttlS = 12 * 3600, claims: TokenClaims = {}): string {
+export function mintToken(
+  secret: string,
+  sub: string,
+  role: 'user' | 'admin',
+  ttlS = 12 * 3600,
+  claims: TokenClaims = {},
+): string {
   const now = Math.floor(Date.now() / 1000);
   const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
-  const payload = b64url(JSON.stringify({ sub, role, iat: now, exp: now + ttlS, ...(claims.issuer ? { iss: claims.issuer } : {}), ...(claims.audience ? { aud: claims.audience } : {}) }));
+  const payload = b64url(
+    JSON.stringify({
+      sub,
+      role,
+      iat: now,
+      exp: now + ttlS,
+      ...(claims.issuer ? { iss: claims.issuer } : {}),
+      ...(claims.audience ? { aud: claims.audience } : {}),
+    }),
+  );
   const signature = b64url(createHmac('sha256', secret).update(`${header}.${payload}`).digest());
   return `${header}.${payload}.${signature}`;
 }

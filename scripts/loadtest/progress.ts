@@ -5,7 +5,10 @@ export function formatProgress(p: ProgressSnapshot): string {
 }
 
 /** One line rewritten in place on a terminal; a plain line per second when piped (CI logs). */
-export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): { onProgress: (p: ProgressSnapshot) => void; done: () => void } {
+export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): {
+  onProgress: (p: ProgressSnapshot) => void;
+  done: () => void;
+} {
   let wrote = false;
   return {
     onProgress: (p) => {

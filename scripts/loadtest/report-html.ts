@@ -18,14 +18,20 @@ const colorOf = (key: string): string => STATUS_SERIES.find((s) => s.match(key.s
 function throughputChart(r: LoadTestResult): string {
   const columns = r.timeline.map((bucket) => {
     const values = STATUS_SERIES.map(() => 0);
-    for (const [status, count] of Object.entries(bucket.byStatus)) values[STATUS_SERIES.findIndex((s) => s.match(status))] += count;
+    for (const [status, count] of Object.entries(bucket.byStatus))
+      values[STATUS_SERIES.findIndex((s) => s.match(status))] += count;
     return { label: `${bucket.second}s`, values };
   });
   const used = STATUS_SERIES.map((_, i) => columns.some((c) => c.values[i] > 0));
   const series = STATUS_SERIES.filter((_, i) => used[i]);
   const trimmed = columns.map((c) => ({ label: c.label, values: c.values.filter((_, i) => used[i]) }));
   // The last second is usually cut short by the end of the run; saying so keeps its lower bar honest.
-  return columnChart('Throughput: responses per second, by status (the last second may be partial)', series, trimmed, 'responses / s');
+  return columnChart(
+    'Throughput: responses per second, by status (the last second may be partial)',
+    series,
+    trimmed,
+    'responses / s',
+  );
 }
 
 function latencyCharts(r: LoadTestResult): string {
@@ -62,27 +68,47 @@ const optionalMs = (value: number | null): string => (value === null ? 'n/a' : `
 
 function admissionFacts(r: LoadTestResult): [string, string][] {
   const a = r.admission;
-  if (!a) return [['server queue', 'not read (the targets\' /metrics did not answer)']];
+  if (!a) return [['server queue', "not read (the targets' /metrics did not answer)"]];
   const refused = Object.entries(a.refusedByReason).sort((x, y) => y[1] - x[1]);
   return [
     ['refused OVERLOADED', refused.length ? refused.map(([reason, n]) => `${reason} ${n}`).join(', ') : 'none'],
-    ['server queue wait', `p50 ${optionalMs(a.queueWait.p50Ms)} · p99 ${optionalMs(a.queueWait.p99Ms)} (${a.queueWait.count} purchases); ${a.deadlineMisses} deadline misses`],
+    [
+      'server queue wait',
+      `p50 ${optionalMs(a.queueWait.p50Ms)} · p99 ${optionalMs(a.queueWait.p99Ms)} (${a.queueWait.count} purchases); ${a.deadlineMisses} deadline misses`,
+    ],
   ];
 }
 
 function facts(r: LoadTestResult): string {
   const rows: [string, string][] = [
-    ['product', `${r.product.id} (${r.product.createdByRun ? 'created by this run' : 'existing'}), per-user limit ${r.product.perUserLimit}`],
+    [
+      'product',
+      `${r.product.id} (${r.product.createdByRun ? 'created by this run' : 'existing'}), per-user limit ${r.product.perUserLimit}`,
+    ],
     ['stock', `${r.product.initialStock} → ${r.product.finalStock}`],
-    ['load', `${r.config.users} users, ${r.config.connections} connections, ${r.config.durationS !== undefined ? `${r.config.durationS} s` : `${r.config.requests} attempts`}, quantity ${r.config.quantity}, up to ${r.config.maxRetries} retries`],
+    [
+      'load',
+      `${r.config.users} users, ${r.config.connections} connections, ${r.config.durationS !== undefined ? `${r.config.durationS} s` : `${r.config.requests} attempts`}, quantity ${r.config.quantity}, up to ${r.config.maxRetries} retries`,
+    ],
     ['targets', r.urls.join(', ')],
     ['duration', `${r.elapsedS.toFixed(1)} s (${r.startedAt} → ${r.finishedAt})`],
-    ['attempts / requests', `${r.attempts} / ${r.requests} (${r.retries} retries), ${r.requestsPerSecond.toFixed(0)} req/s`],
+    [
+      'attempts / requests',
+      `${r.attempts} / ${r.requests} (${r.retries} retries), ${r.requestsPerSecond.toFixed(0)} req/s`,
+    ],
     ['purchases', `${r.purchases} (${r.purchasesPerSecond.toFixed(1)}/s over the whole run)`],
     ['time to sell out', sellOutText(r)],
-    ['latency', `p50 ${r.latency.p50.toFixed(1)} · p90 ${r.latency.p90.toFixed(1)} · p99 ${r.latency.p99.toFixed(1)} · max ${r.latency.max.toFixed(1)} ms (${r.latency.count} responses)`],
+    [
+      'latency',
+      `p50 ${r.latency.p50.toFixed(1)} · p90 ${r.latency.p90.toFixed(1)} · p99 ${r.latency.p99.toFixed(1)} · max ${r.latency.max.toFixed(1)} ms (${r.latency.count} responses)`,
+    ],
     ...admissionFacts(r),
-    ['transport errors', Object.entries(r.errors).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'],
+    [
+      'transport errors',
+      Object.entries(r.errors)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none',
+    ],
   ];
   return `<table class="facts">${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`;
 }
@@ -90,7 +116,10 @@ function facts(r: LoadTestResult): string {
 function refusalBars(r: LoadTestResult): string {
   const entries = Object.entries(r.admission?.refusedByReason ?? {}).sort((a, b) => b[1] - a[1]);
   if (!entries.length) return '';
-  return barList("503 OVERLOADED refusals by the server's reason", entries.map(([label, value]) => ({ label, value, color: '#d64545' })));
+  return barList(
+    "503 OVERLOADED refusals by the server's reason",
+    entries.map(([label, value]) => ({ label, value, color: '#d64545' })),
+  );
 }
 
 const STYLE = `

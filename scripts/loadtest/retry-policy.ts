@@ -17,7 +17,12 @@ export function parseRetryAfter(header: string | null | undefined, now = Date.no
  * exponential backoff (transport errors carry no hint). A little jitter spreads the retries of
  * attempts that were refused together, so they do not come back as one burst.
  */
-export function retryDelayMs(retryAfterMs: number | undefined, retryIndex: number, capMs: number, random = Math.random): number {
+export function retryDelayMs(
+  retryAfterMs: number | undefined,
+  retryIndex: number,
+  capMs: number,
+  random = Math.random,
+): number {
   const base = retryAfterMs ?? 100 * 2 ** retryIndex;
   const jittered = base + base * 0.2 * random();
   return Math.min(capMs, Math.round(jittered));

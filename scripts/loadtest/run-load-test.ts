@@ -20,7 +20,14 @@ import { driveWaitingRoom } from './waiting-room-driver';
 import { isLoopback, summarizeWaitingRoom, waitingRoomInvariants } from './waiting-room-run';
 import { BuyerTrace } from './waiting-room-trace';
 
-const DEFAULTS = { perUserLimit: 1, quantity: 1, maxRetries: 3, maxRetryDelayMs: 2000, requestTimeoutMs: 10_000, reportDir: 'reports' };
+const DEFAULTS = {
+  perUserLimit: 1,
+  quantity: 1,
+  maxRetries: 3,
+  maxRetryDelayMs: 2000,
+  requestTimeoutMs: 10_000,
+  reportDir: 'reports',
+};
 /** Re-audits when a check fails, for answers served from a cache that has not caught up yet. */
 const AUDIT_SETTLE_TRIES = 3;
 
@@ -28,12 +35,18 @@ export function validateOptions(o: LoadTestOptions): void {
   const problems: string[] = [];
   if (!o.urls.length) problems.push('at least one --url is required');
   for (const url of o.urls) if (!/^https?:\/\/[^/]+/.test(url)) problems.push(`--url ${url} is not an http(s) URL`);
-  if ((o.productId === undefined) === (o.stock === undefined)) problems.push('exactly one of --product and --stock is required');
+  if ((o.productId === undefined) === (o.stock === undefined))
+    problems.push('exactly one of --product and --stock is required');
   if (o.waitingRoom) {
-    if (o.durationS === undefined || o.requests !== undefined) problems.push('--waiting-room takes --duration (its time bound), not --requests');
-    for (const url of o.urls) if (!isLoopback(url) && !o.allowRemote) problems.push(`--waiting-room targets loopback only (${url}); pass --allow-remote to load another host`);
-  } else if ((o.durationS === undefined) === (o.requests === undefined)) problems.push('exactly one of --duration and --requests is required');
-  if (!o.waitingRoom && (o.admitPerSecond !== undefined || o.admissionTtlS !== undefined)) problems.push('--admit-per-second and --admission-ttl-s need --waiting-room');
+    if (o.durationS === undefined || o.requests !== undefined)
+      problems.push('--waiting-room takes --duration (its time bound), not --requests');
+    for (const url of o.urls)
+      if (!isLoopback(url) && !o.allowRemote)
+        problems.push(`--waiting-room targets loopback only (${url}); pass --allow-remote to load another host`);
+  } else if ((o.durationS === undefined) === (o.requests === undefined))
+    problems.push('exactly one of --duration and --requests is required');
+  if (!o.waitingRoom && (o.admitPerSecond !== undefined || o.admissionTtlS !== undefined))
+    problems.push('--admit-per-second and --admission-ttl-s need --waiting-room');
   const positive: [string, number | undefined][] = [
     ['--users', o.users],
     ['--connections', o.connections],
@@ -47,10 +60,15 @@ export function validateOptions(o: LoadTestOptions): void {
     ['--read-every-ms', o.readEveryMs],
     ['--payment-ttl-s', o.paymentTtlS],
   ];
-  if (o.admitPerSecond !== undefined && !(Number.isInteger(o.admitPerSecond) && o.admitPerSecond > 0)) problems.push('--admit-per-second must be a positive integer');
-  for (const [flag, value] of positive) if (value !== undefined && !(Number.isFinite(value) && value > 0)) problems.push(`${flag} must be a positive number`);
-  if (o.stock !== undefined && !(Number.isInteger(o.stock) && o.stock >= 0)) problems.push('--stock must be an integer >= 0');
-  if (o.maxRetries !== undefined && !(Number.isInteger(o.maxRetries) && o.maxRetries >= 0)) problems.push('--max-retries must be an integer >= 0');
+  if (o.admitPerSecond !== undefined && !(Number.isInteger(o.admitPerSecond) && o.admitPerSecond > 0))
+    problems.push('--admit-per-second must be a positive integer');
+  for (const [flag, value] of positive)
+    if (value !== undefined && !(Number.isFinite(value) && value > 0))
+      problems.push(`${flag} must be a positive number`);
+  if (o.stock !== undefined && !(Number.isInteger(o.stock) && o.stock >= 0))
+    problems.push('--stock must be an integer >= 0');
+  if (o.maxRetries !== undefined && !(Number.isInteger(o.maxRetries) && o.maxRetries >= 0))
+    problems.push('--max-retries must be an integer >= 0');
   if (!o.tokenSecret) problems.push('a token secret is required');
   if (problems.length) throw new Error(problems.join('; '));
 }
@@ -67,29 +85,67 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   let start: InvariantInput['start'];
   let product;
   if (o.stock !== undefined) {
-    const waitingRoom = o.waitingRoom ? stripUndefined({ admitPerSecond: o.admitPerSecond, admissionTtlS: o.admissionTtlS }) : undefined;
-    product = await api.createProduct({ sku: `LT-${runId}`, name: `Load test ${runId}`, priceCents: 100, stock: o.stock, perUserLimit: o.perUserLimit, ...(waitingRoom ? { waitingRoom } : {}) });
+    const waitingRoom = o.waitingRoom
+      ? stripUndefined({ admitPerSecond: o.admitPerSecond, admissionTtlS: o.admissionTtlS })
+      : undefined;
+    product = await api.createProduct({
+      sku: `LT-${runId}`,
+      name: `Load test ${runId}`,
+      priceCents: 100,
+      stock: o.stock,
+      perUserLimit: o.perUserLimit,
+      ...(waitingRoom ? { waitingRoom } : {}),
+    });
     start = { stock: product.stock, orders: [] };
   } else {
     const snapshot = await readSnapshot(api, o.productId as string);
     product = snapshot.product;
     start = { stock: snapshot.stock, orders: snapshot.orders };
   }
-  if (o.waitingRoom && !product.waitingRoom) throw new Error(`product ${product.id} has no waiting room: --waiting-room needs one (create it with --stock)`);
+  if (o.waitingRoom && !product.waitingRoom)
+    throw new Error(`product ${product.id} has no waiting room: --waiting-room needs one (create it with --stock)`);
 
   const userPrefix = `lt-${runId}-`;
-  const users = Array.from({ length: o.users }, (_, n) => ({ id: `${userPrefix}${n}`, token: mintToken(o.tokenSecret, `${userPrefix}${n}`, 'user', undefined, claims) }));
+  const users = Array.from({ length: o.users }, (_, n) => ({
+    id: `${userPrefix}${n}`,
+    token: mintToken(o.tokenSecret, `${userPrefix}${n}`, 'user', undefined, claims),
+  }));
   const admissionBefore = await readAdmission(urls);
   const startedAt = Date.now();
   const recorder = new Recorder(startedAt);
-  const history = o.historyFile || o.check ? new HistoryLog('npm run loadtest', [{ productId: product.id, initialStock: start.stock, perUserLimit: product.perUserLimit, preexistingOrderIds: start.orders.map((x) => x.id), ...(o.paymentTtlS !== undefined ? { paymentTtlS: o.paymentTtlS } : {}) }]) : undefined;
-  const ticker = o.onProgress ? setInterval(() => o.onProgress?.(recorder.progress(Date.now())), o.progressEveryMs ?? 1000) : undefined;
+  const history =
+    o.historyFile || o.check
+      ? new HistoryLog('npm run loadtest', [
+          {
+            productId: product.id,
+            initialStock: start.stock,
+            perUserLimit: product.perUserLimit,
+            preexistingOrderIds: start.orders.map((x) => x.id),
+            ...(o.paymentTtlS !== undefined ? { paymentTtlS: o.paymentTtlS } : {}),
+          },
+        ])
+      : undefined;
+  const ticker = o.onProgress
+    ? setInterval(() => o.onProgress?.(recorder.progress(Date.now())), o.progressEveryMs ?? 1000)
+    : undefined;
   let traces: BuyerTrace[] | undefined;
   const stopReading = new AbortController();
   const readerTransport = new HttpTransport(1, o.requestTimeoutMs);
-  const reading = o.readEveryMs ? readStockUntil(readerTransport, urls, product.id, o.readEveryMs, stopReading.signal, history) : undefined;
+  const reading = o.readEveryMs
+    ? readStockUntil(readerTransport, urls, product.id, o.readEveryMs, stopReading.signal, history)
+    : undefined;
   try {
-    if (o.waitingRoom) traces = await driveWaitingRoom({ ...o, durationS: o.durationS as number, urls, productId: product.id, users, recorder, runId, history });
+    if (o.waitingRoom)
+      traces = await driveWaitingRoom({
+        ...o,
+        durationS: o.durationS as number,
+        urls,
+        productId: product.id,
+        users,
+        recorder,
+        runId,
+        history,
+      });
     else await drive({ ...o, urls, productId: product.id, users, recorder, runId, history });
   } finally {
     if (ticker) clearInterval(ticker);
@@ -138,7 +194,15 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
       initialStock: start.stock,
       finalStock: end.stock,
     },
-    config: { users: o.users, connections: o.connections, durationS: o.durationS, requests: o.requests, quantity: o.quantity, maxRetries: o.maxRetries, ...(o.waitingRoom ? { waitingRoom: true } : {}) },
+    config: {
+      users: o.users,
+      connections: o.connections,
+      durationS: o.durationS,
+      requests: o.requests,
+      quantity: o.quantity,
+      maxRetries: o.maxRetries,
+      ...(o.waitingRoom ? { waitingRoom: true } : {}),
+    },
     elapsedS,
     attempts: recorder.attempts,
     requests: recorder.requests,
@@ -166,12 +230,18 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   if (history) {
     if (product.waitingRoom) {
       const saleStartsAtMs = product.saleStartsAt ? Date.parse(product.saleStartsAt) : null;
-      history.meta.products[0].waitingRoom = { saleStartsAtMs, seed: saleStartsAtMs !== null ? (await api.queueSummary(product.id)).seed : null };
+      history.meta.products[0].waitingRoom = {
+        saleStartsAtMs,
+        seed: saleStartsAtMs !== null ? (await api.queueSummary(product.id)).seed : null,
+      };
     }
     const finalReadAtMs = Date.now();
     if (o.check) {
       const source = o.databaseUrl ? { databaseUrl: o.databaseUrl } : { url: urls[0], tokenSecret: o.tokenSecret };
-      result.historyCheck = checkHistory(history.meta, history.ops, await readFinalOrders([product.id], source), { finalReadAtMs, require: o.requireRules });
+      result.historyCheck = checkHistory(history.meta, history.ops, await readFinalOrders([product.id], source), {
+        finalReadAtMs,
+        require: o.requireRules,
+      });
       result.ok &&= result.historyCheck.ok;
     }
     result.historyPath = o.historyFile ?? join(o.reportDir ?? 'reports', `history-${runId}.jsonl`);

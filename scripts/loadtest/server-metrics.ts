@@ -21,7 +21,10 @@ function label(labels: string | undefined, name: string): string | undefined {
 }
 
 /** The admission counters in one Prometheus text exposition (several instances' texts may be summed with `add`). */
-export function parseAdmission(text: string, into: AdmissionCounters = { refusedByReason: {}, waitBuckets: new Map(), deadlineMisses: 0 }): AdmissionCounters {
+export function parseAdmission(
+  text: string,
+  into: AdmissionCounters = { refusedByReason: {}, waitBuckets: new Map(), deadlineMisses: 0 },
+): AdmissionCounters {
   for (const line of text.split('\n')) {
     const match = SAMPLE.exec(line);
     if (!match) continue;
@@ -66,7 +69,10 @@ export function admissionDelta(before: AdmissionCounters, after: AdmissionCounte
     const delta = count - (before.refusedByReason[reason] ?? 0);
     if (delta > 0) refusedByReason[reason] = delta;
   }
-  const buckets: [number, number][] = [...after.waitBuckets].map(([bound, count]) => [bound, count - (before.waitBuckets.get(bound) ?? 0)]);
+  const buckets: [number, number][] = [...after.waitBuckets].map(([bound, count]) => [
+    bound,
+    count - (before.waitBuckets.get(bound) ?? 0),
+  ]);
   const count = buckets.find(([bound]) => !Number.isFinite(bound))?.[1] ?? 0;
   return {
     refusedByReason,

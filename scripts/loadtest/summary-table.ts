@@ -23,7 +23,10 @@ function admissionSection(r: LoadTestResult): string[] {
     refused,
     'Server admission queue:',
     table([
-      ['queue wait', `p50 ${optionalMs(a.queueWait.p50Ms)}  p99 ${optionalMs(a.queueWait.p99Ms)} (${a.queueWait.count} purchases)`],
+      [
+        'queue wait',
+        `p50 ${optionalMs(a.queueWait.p50Ms)}  p99 ${optionalMs(a.queueWait.p99Ms)} (${a.queueWait.count} purchases)`,
+      ],
       ['deadline misses', String(a.deadlineMisses)],
     ]),
   ];
@@ -38,11 +41,25 @@ function waitingRoomSection(r: LoadTestResult): string[] {
   return [
     `Waiting room (${w.buyers} buyers):`,
     table([
-      ['ended', Object.entries(w.finals).map(([k, v]) => `${k} ${v}`).join(', ')],
-      ['join → admission', `p50 ${sec(w.joinToAdmissionMs.p50)}  p99 ${sec(w.joinToAdmissionMs.p99)}  max ${sec(w.joinToAdmissionMs.max)}`],
-      ['admission → purchase', `p50 ${sec(w.admissionToPurchaseMs.p50)}  p99 ${sec(w.admissionToPurchaseMs.p99)}  max ${sec(w.admissionToPurchaseMs.max)}`],
+      [
+        'ended',
+        Object.entries(w.finals)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', '),
+      ],
+      [
+        'join → admission',
+        `p50 ${sec(w.joinToAdmissionMs.p50)}  p99 ${sec(w.joinToAdmissionMs.p99)}  max ${sec(w.joinToAdmissionMs.max)}`,
+      ],
+      [
+        'admission → purchase',
+        `p50 ${sec(w.admissionToPurchaseMs.p50)}  p99 ${sec(w.admissionToPurchaseMs.p99)}  max ${sec(w.admissionToPurchaseMs.max)}`,
+      ],
       ['inversions', `${w.order.inversions} over ${w.order.compared} tickets`],
-      ['sold-out reach', `p50 ${sec(w.soldOut.reachMs.p50)}  p99 ${sec(w.soldOut.reachMs.p99)} (${w.soldOut.pollers} pollers), ${w.soldOut.staleAnswers} stale answers`],
+      [
+        'sold-out reach',
+        `p50 ${sec(w.soldOut.reachMs.p50)}  p99 ${sec(w.soldOut.reachMs.p99)} (${w.soldOut.pollers} pollers), ${w.soldOut.staleAnswers} stale answers`,
+      ],
     ]),
   ];
 }
@@ -50,7 +67,9 @@ function waitingRoomSection(r: LoadTestResult): string[] {
 /** The sale's own pace: "after 1.05 s (1000 orders, 952/s)", or that it never sold out. */
 export function sellOutText(r: LoadTestResult): string {
   const s = r.sellOut;
-  return s ? `after ${s.afterS.toFixed(2)} s (${s.orders} orders by then, ${s.perSecond.toFixed(0)}/s)` : 'no SOLD_OUT answer in the run';
+  return s
+    ? `after ${s.afterS.toFixed(2)} s (${s.orders} orders by then, ${s.perSecond.toFixed(0)}/s)`
+    : 'no SOLD_OUT answer in the run';
 }
 
 /** The end-of-run text: what was sent, what came back, how fast, and the invariant verdict. */
@@ -64,7 +83,10 @@ export function formatSummary(r: LoadTestResult): string {
       ['purchases', `${r.purchases} (${r.purchasesPerSecond.toFixed(1)}/s over the run)`],
       ['sold out', sellOutText(r)],
       ['stock', `${r.product.initialStock} → ${r.product.finalStock}`],
-      ['latency', `p50 ${ms(r.latency.p50)}  p90 ${ms(r.latency.p90)}  p99 ${ms(r.latency.p99)}  max ${ms(r.latency.max)}`],
+      [
+        'latency',
+        `p50 ${ms(r.latency.p50)}  p90 ${ms(r.latency.p90)}  p99 ${ms(r.latency.p99)}  max ${ms(r.latency.max)}`,
+      ],
     ]),
     'Responses by status:',
     table(sorted(r.byStatus)),
@@ -77,7 +99,9 @@ export function formatSummary(r: LoadTestResult): string {
     'Transport errors:',
     Object.keys(r.errors).length ? table(sorted(r.errors)) : '  none',
     'Invariants:',
-    table(r.invariants.map((i) => [i.name, `${i.ok ? 'PASS' : i.severity === 'error' ? 'FAIL' : 'WARN'}  ${i.detail}`])),
+    table(
+      r.invariants.map((i) => [i.name, `${i.ok ? 'PASS' : i.severity === 'error' ? 'FAIL' : 'WARN'}  ${i.detail}`]),
+    ),
     r.ok ? 'VERDICT: all invariants hold' : 'VERDICT: INVARIANT VIOLATED',
   ];
   if (r.reportPaths) sections.push(`Report: ${r.reportPaths.html}`);

@@ -1,7 +1,10 @@
 /** Charts as inline SVG strings, so the report needs no script and no network to render. */
 
 export const escapeHtml = (value: string): string =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
 
 export interface Series {
   name: string;
@@ -42,7 +45,9 @@ export function columnChart(title: string, series: Series[], columns: Column[], 
   for (let tick = 0; tick <= scale.max + 1e-9; tick += scale.step) {
     const y = PAD.top + plotH - (tick / scale.max) * plotH;
     parts.push(`<line class="grid" x1="${PAD.left}" x2="${W - PAD.right}" y1="${y.toFixed(1)}" y2="${y.toFixed(1)}"/>`);
-    parts.push(`<text class="tick" x="${PAD.left - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end">${fmt(tick)}</text>`);
+    parts.push(
+      `<text class="tick" x="${PAD.left - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end">${fmt(tick)}</text>`,
+    );
   }
   columns.forEach((column, i) => {
     const x = PAD.left + i * slot + (slot - barW) / 2;
@@ -56,10 +61,14 @@ export function columnChart(title: string, series: Series[], columns: Column[], 
       );
     });
     if (i % labelEvery === 0) {
-      parts.push(`<text class="tick" x="${(x + barW / 2).toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${escapeHtml(column.label)}</text>`);
+      parts.push(
+        `<text class="tick" x="${(x + barW / 2).toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${escapeHtml(column.label)}</text>`,
+      );
     }
   });
-  parts.push(`<text class="axis" x="14" y="${PAD.top + plotH / 2}" transform="rotate(-90 14 ${PAD.top + plotH / 2})" text-anchor="middle">${escapeHtml(yLabel)}</text>`);
+  parts.push(
+    `<text class="axis" x="14" y="${PAD.top + plotH / 2}" transform="rotate(-90 14 ${PAD.top + plotH / 2})" text-anchor="middle">${escapeHtml(yLabel)}</text>`,
+  );
   return svg(title, parts.join(''), legend(series.length > 1 ? series : []));
 }
 
@@ -83,7 +92,9 @@ export function barList(title: string, bars: { label: string; value: number; col
 
 function legend(series: Series[]): string {
   if (!series.length) return '';
-  const items = series.map((s) => `<span class="key"><i style="background:${s.color}"></i>${escapeHtml(s.name)}</span>`);
+  const items = series.map(
+    (s) => `<span class="key"><i style="background:${s.color}"></i>${escapeHtml(s.name)}</span>`,
+  );
   return `<div class="legend">${items.join('')}</div>`;
 }
 

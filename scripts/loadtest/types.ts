@@ -136,7 +136,15 @@ export interface LoadTestResult {
   finishedAt: string;
   urls: string[];
   product: ProductSnapshot & { createdByRun: boolean; initialStock: number; finalStock: number };
-  config: { users: number; connections: number; durationS?: number; requests?: number; quantity: number; maxRetries: number; waitingRoom?: boolean };
+  config: {
+    users: number;
+    connections: number;
+    durationS?: number;
+    requests?: number;
+    quantity: number;
+    maxRetries: number;
+    waitingRoom?: boolean;
+  };
   elapsedS: number;
   /** Logical purchase attempts started (one Idempotency-Key each). */
   attempts: number;

@@ -22,7 +22,11 @@ export interface QueueDriveOptions extends Omit<DriveOptions, 'requests'> {
 
 export async function driveWaitingRoom(options: QueueDriveOptions): Promise<BuyerTrace[]> {
   const deadline = options.recorder.startedAt + options.durationS * 1000;
-  const transport = new GatedTransport(options.connections * options.urls.length, options.connections, options.requestTimeoutMs);
+  const transport = new GatedTransport(
+    options.connections * options.urls.length,
+    options.connections,
+    options.requestTimeoutMs,
+  );
   try {
     return await Promise.all(options.users.map((user, n) => buyer(options, transport, user, n, deadline)));
   } finally {
@@ -30,7 +34,13 @@ export async function driveWaitingRoom(options: QueueDriveOptions): Promise<Buye
   }
 }
 
-async function buyer(o: QueueDriveOptions, transport: HttpTransport, user: { id: string; token: string }, n: number, deadline: number): Promise<BuyerTrace> {
+async function buyer(
+  o: QueueDriveOptions,
+  transport: HttpTransport,
+  user: { id: string; token: string },
+  n: number,
+  deadline: number,
+): Promise<BuyerTrace> {
   const trace: BuyerTrace = { userId: user.id, answers: [], final: 'TIMED_OUT' };
   const base = `/products/${encodeURIComponent(o.productId)}/queue`;
   const url = (k: number) => o.urls[(n + k) % o.urls.length];
@@ -43,9 +53,15 @@ async function buyer(o: QueueDriveOptions, transport: HttpTransport, user: { id:
     trace.answers.push(answer);
     if (answer.status !== 200) {
       if (answer.code === 'SOLD_OUT') return settle(trace, 'SOLD_OUT', answer.completeMs);
-      const retryable = answer.error !== undefined || answer.status === 503 || answer.status === 429 || answer.code === 'SALE_NOT_ACTIVE';
+      const retryable =
+        answer.error !== undefined ||
+        answer.status === 503 ||
+        answer.status === 429 ||
+        answer.code === 'SALE_NOT_ACTIVE';
       if (!retryable) return settle(trace, `${answer.status} ${answer.code ?? ''}`.trim(), answer.completeMs);
-      await sleep(Math.min(retryDelayMs(answer.retryAfterMs ?? 1000, 0, QUEUE_RETRY_CAP_MS), Math.max(0, deadline - Date.now())));
+      await sleep(
+        Math.min(retryDelayMs(answer.retryAfterMs ?? 1000, 0, QUEUE_RETRY_CAP_MS), Math.max(0, deadline - Date.now())),
+      );
       continue;
     }
     ticket ??= answer.ticket;
@@ -60,7 +76,8 @@ async function buyer(o: QueueDriveOptions, transport: HttpTransport, user: { id:
       if (bought.outcome === '201') return settle(trace, 'BOUGHT', bought.completeMs);
       if (bought.outcome === '409 SOLD_OUT') return settle(trace, 'SOLD_OUT', bought.completeMs);
       // 403 NOT_ADMITTED (the admission lapsed meanwhile) or retries spent: the ticket says what next.
-      if (!/^(403 NOT_ADMITTED|503|429|202|error)/.test(bought.outcome)) return settle(trace, bought.outcome, bought.completeMs);
+      if (!/^(403 NOT_ADMITTED|503|429|202|error)/.test(bought.outcome))
+        return settle(trace, bought.outcome, bought.completeMs);
     } else if (answer.state !== 'ADMITTED') return settle(trace, answer.state ?? 'UNKNOWN', answer.completeMs);
     // Never sooner than the server asked: the wait starts when its answer has come.
     const pollAt = Date.now() + (answer.pollAfterMs ?? 1000);
@@ -78,13 +95,22 @@ function settle(trace: BuyerTrace, final: string, atMs: number): BuyerTrace {
 }
 
 /** One join or poll, recorded in the history; the ticket's fields read from a 200. */
-async function queueCall(o: QueueDriveOptions, transport: HttpTransport, op: 'queueJoin' | 'queuePoll', url: string, user: { id: string; token: string }): Promise<QueueAnswer> {
+async function queueCall(
+  o: QueueDriveOptions,
+  transport: HttpTransport,
+  op: 'queueJoin' | 'queuePoll',
+  url: string,
+  user: { id: string; token: string },
+): Promise<QueueAnswer> {
   const invokeMs = Date.now();
   let res: HttpAnswer | undefined;
   let error: string | undefined;
   try {
     const headers = { authorization: `Bearer ${user.token}` };
-    res = op === 'queueJoin' ? await transport.post(url, { ...headers, 'content-type': 'application/json' }, '{}') : await transport.get(url, headers);
+    res =
+      op === 'queueJoin'
+        ? await transport.post(url, { ...headers, 'content-type': 'application/json' }, '{}')
+        : await transport.get(url, headers);
   } catch (caught) {
     error = caught instanceof TransportError ? caught.code : 'UNKNOWN';
   }
@@ -111,9 +137,17 @@ async function queueCall(o: QueueDriveOptions, transport: HttpTransport, op: 'qu
 
 function record(history: HistoryLog | undefined, productId: string, userId: string, a: QueueAnswer): void {
   if (!history) return;
-  const op = { op: a.op, invokeMs: a.invokeMs, completeMs: a.completeMs, productId, userId, ...(a.error !== undefined ? { error: a.error } : { status: a.status }) };
+  const op = {
+    op: a.op,
+    invokeMs: a.invokeMs,
+    completeMs: a.completeMs,
+    productId,
+    userId,
+    ...(a.error !== undefined ? { error: a.error } : { status: a.status }),
+  };
   if (a.code !== undefined) Object.assign(op, { code: a.code });
-  if (a.status === 200) Object.assign(op, { ticketId: a.ticketId, state: a.state, position: a.position, pollAfterMs: a.pollAfterMs });
+  if (a.status === 200)
+    Object.assign(op, { ticketId: a.ticketId, state: a.state, position: a.position, pollAfterMs: a.pollAfterMs });
   history.add(op as Parameters<HistoryLog['add']>[0]);
 }
 

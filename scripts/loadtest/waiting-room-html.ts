@@ -9,7 +9,8 @@ const PAD = { left: 64, right: 16, top: 16, bottom: 40 };
 const MAX_POINTS = 2000;
 
 const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
-const spread = (l: LatencySummary): string => (l.count ? `p50 ${s(l.p50)} · p90 ${s(l.p90)} · p99 ${s(l.p99)} · max ${s(l.max)} (${l.count})` : 'none');
+const spread = (l: LatencySummary): string =>
+  l.count ? `p50 ${s(l.p50)} · p90 ${s(l.p90)} · p99 ${s(l.p99)} · max ${s(l.max)} (${l.count})` : 'none';
 const counts = (c: Record<string, number>): string =>
   Object.entries(c)
     .sort((a, b) => b[1] - a[1])
@@ -27,27 +28,46 @@ function orderScatter(w: WaitingRoomReport): string {
   const parts: string[] = [];
   for (let tick = 0; tick <= y.max + 1e-9; tick += y.step) {
     const py = PAD.top + plotH - (tick / y.max) * plotH;
-    parts.push(`<line class="grid" x1="${PAD.left}" x2="${W - PAD.right}" y1="${py.toFixed(1)}" y2="${py.toFixed(1)}"/><text class="tick" x="${PAD.left - 6}" y="${(py + 4).toFixed(1)}" text-anchor="end">${tick.toFixed(y.step < 1 ? 1 : 0)}</text>`);
+    parts.push(
+      `<line class="grid" x1="${PAD.left}" x2="${W - PAD.right}" y1="${py.toFixed(1)}" y2="${py.toFixed(1)}"/><text class="tick" x="${PAD.left - 6}" y="${(py + 4).toFixed(1)}" text-anchor="end">${tick.toFixed(y.step < 1 ? 1 : 0)}</text>`,
+    );
   }
   for (let tick = 0; tick <= x.max + 1e-9; tick += x.step) {
     const px = PAD.left + (tick / x.max) * plotW;
-    parts.push(`<text class="tick" x="${px.toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${tick}</text>`);
+    parts.push(
+      `<text class="tick" x="${px.toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${tick}</text>`,
+    );
   }
   const yOf = (ms: number) => PAD.top + plotH - (Math.max(0, ms) / 1000 / y.max) * plotH;
   for (const [rank, ms, waitingMs] of points) {
     const px = (PAD.left + (rank / x.max) * plotW).toFixed(1);
     // The window the admission happened in: still WAITING at the lower end, ADMITTED by the dot.
-    if (waitingMs !== null) parts.push(`<line x1="${px}" x2="${px}" y1="${yOf(waitingMs).toFixed(1)}" y2="${yOf(ms).toFixed(1)}" stroke="#a9bfdf" stroke-width="1.2"/>`);
+    if (waitingMs !== null)
+      parts.push(
+        `<line x1="${px}" x2="${px}" y1="${yOf(waitingMs).toFixed(1)}" y2="${yOf(ms).toFixed(1)}" stroke="#a9bfdf" stroke-width="1.2"/>`,
+      );
     parts.push(`<circle cx="${px}" cy="${yOf(ms).toFixed(1)}" r="2.2" fill="#3b6fb6"/>`);
   }
-  parts.push(`<text class="axis" x="${PAD.left + plotW / 2}" y="${H - 6}" text-anchor="middle">place in the queue order (pre-queue by HMAC, then ticket number)</text>`);
-  parts.push(`<text class="axis" x="14" y="${PAD.top + plotH / 2}" transform="rotate(-90 14 ${PAD.top + plotH / 2})" text-anchor="middle">first seen ADMITTED (s into the run)</text>`);
+  parts.push(
+    `<text class="axis" x="${PAD.left + plotW / 2}" y="${H - 6}" text-anchor="middle">place in the queue order (pre-queue by HMAC, then ticket number)</text>`,
+  );
+  parts.push(
+    `<text class="axis" x="14" y="${PAD.top + plotH / 2}" transform="rotate(-90 14 ${PAD.top + plotH / 2})" text-anchor="middle">first seen ADMITTED (s into the run)</text>`,
+  );
   const note = step > 1 ? ` (every ${step}th ticket)` : '';
-  return svg(`Admission against queue order: ${w.order.inversions} inversion(s)${note}`, parts.join(''), '<div class="legend"><span class="key"><i style="background:#3b6fb6"></i>first ADMITTED answer</span><span class="key"><i style="background:#a9bfdf"></i>from the last WAITING poll sent</span></div>', H);
+  return svg(
+    `Admission against queue order: ${w.order.inversions} inversion(s)${note}`,
+    parts.join(''),
+    '<div class="legend"><span class="key"><i style="background:#3b6fb6"></i>first ADMITTED answer</span><span class="key"><i style="background:#a9bfdf"></i>from the last WAITING poll sent</span></div>',
+    H,
+  );
 }
 
 function percentileColumns(title: string, l: LatencySummary, color: string): string {
-  const cols = (['p50', 'p90', 'p99', 'max'] as const).map((k) => ({ label: `${k} ${Math.round(l[k])} ms`, values: [Math.max(0, l[k])] }));
+  const cols = (['p50', 'p90', 'p99', 'max'] as const).map((k) => ({
+    label: `${k} ${Math.round(l[k])} ms`,
+    values: [Math.max(0, l[k])],
+  }));
   return columnChart(title, [{ name: title, color }], cols, 'ms');
 }
 
@@ -55,20 +75,45 @@ function percentileColumns(title: string, l: LatencySummary, color: string): str
 export function waitingRoomHtml(w: WaitingRoomReport): string {
   const so = w.soldOut;
   const rows: [string, string][] = [
-    ['buyers', `${w.buyers}, admitted at ${w.admitPerSecond !== undefined ? `${w.admitPerSecond}/s` : "the server's automatic rate"}`],
+    [
+      'buyers',
+      `${w.buyers}, admitted at ${w.admitPerSecond !== undefined ? `${w.admitPerSecond}/s` : "the server's automatic rate"}`,
+    ],
     ['how buyers ended', counts(w.finals)],
     ['join answers', counts(w.joins)],
     ['poll answers', counts(w.polls)],
     ['polls before pollAfterMs', String(w.earlyPolls)],
     ['join → admission', spread(w.joinToAdmissionMs)],
     ['admission → purchase answer', spread(w.admissionToPurchaseMs)],
-    ['admission inversions', `${w.order.inversions} over ${w.order.compared} tickets (${w.order.admitted} seen admitted, ${w.order.preQueue} pre-queue)`],
-    ['sold-out reach', so.lastCreatedAtMs === null ? 'nothing bought' : `${spread(so.reachMs)}; ${(so.within1s * 100).toFixed(1)} % of ${so.pollers} pollers within 1 s`],
-    ['stale answers after sold-out', `${so.staleAnswers} poll(s) asked over 1 s after the last 201 answered WAITING/ADMITTED`],
+    [
+      'admission inversions',
+      `${w.order.inversions} over ${w.order.compared} tickets (${w.order.admitted} seen admitted, ${w.order.preQueue} pre-queue)`,
+    ],
+    [
+      'sold-out reach',
+      so.lastCreatedAtMs === null
+        ? 'nothing bought'
+        : `${spread(so.reachMs)}; ${(so.within1s * 100).toFixed(1)} % of ${so.pollers} pollers within 1 s`,
+    ],
+    [
+      'stale answers after sold-out',
+      `${so.staleAnswers} poll(s) asked over 1 s after the last 201 answered WAITING/ADMITTED`,
+    ],
   ];
   const facts = `<table class="facts">${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`;
-  const examples = w.order.examples.length ? `<ul>${w.order.examples.map((e) => `<li>${escapeHtml(e)}</li>`).join('')}</ul>` : '';
-  const finals = barList('How each buyer ended', Object.entries(w.finals).sort((a, b) => b[1] - a[1]).map(([label, value]) => ({ label, value, color: label === 'BOUGHT' ? '#2e9e5b' : label === 'SOLD_OUT' ? '#e0a526' : '#8a97a8' })));
+  const examples = w.order.examples.length
+    ? `<ul>${w.order.examples.map((e) => `<li>${escapeHtml(e)}</li>`).join('')}</ul>`
+    : '';
+  const finals = barList(
+    'How each buyer ended',
+    Object.entries(w.finals)
+      .sort((a, b) => b[1] - a[1])
+      .map(([label, value]) => ({
+        label,
+        value,
+        color: label === 'BOUGHT' ? '#2e9e5b' : label === 'SOLD_OUT' ? '#e0a526' : '#8a97a8',
+      })),
+  );
   return `<h2>Waiting room</h2>${facts}${finals}
 <h3>Wait times</h3>${percentileColumns('Join → first ADMITTED answer (ms)', w.joinToAdmissionMs, '#3b6fb6')}${percentileColumns('First ADMITTED answer → purchase answer (ms)', w.admissionToPurchaseMs, '#2e9e5b')}
 <h3>Admission order</h3>${orderScatter(w)}${examples}

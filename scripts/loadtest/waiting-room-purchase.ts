@@ -24,7 +24,15 @@ export async function buyOnce(
     const url = o.urls[retry % o.urls.length];
     const response = await purchase(transport, url, o.productId, user.token, key, body, { admission });
     o.recorder.record(response.sample);
-    o.history?.add(purchaseRecord(response, { process: user.id, productId: o.productId, userId: user.id, quantity: o.quantity, key }));
+    o.history?.add(
+      purchaseRecord(response, {
+        process: user.id,
+        productId: o.productId,
+        userId: user.id,
+        quantity: o.quantity,
+        key,
+      }),
+    );
     if (response.sample.status === 202) {
       const orderId = await settlePending(o, transport, url, user, response, deadline);
       return { outcome: orderId ? '201' : '202', completeMs: Date.now() };

@@ -38,7 +38,13 @@ const STALE_AFTER_MS = 1000;
 
 export function waitingRoomReport(
   traces: BuyerTrace[],
-  run: { startedAtMs: number; saleStartsAtMs: number | null; seed: string | null; lastCreatedAtMs: number | null; admitPerSecond?: number },
+  run: {
+    startedAtMs: number;
+    saleStartsAtMs: number | null;
+    seed: string | null;
+    lastCreatedAtMs: number | null;
+    admitPerSecond?: number;
+  },
 ): WaitingRoomReport {
   const finals: Record<string, number> = {};
   const joins: Record<string, number> = {};
@@ -49,12 +55,23 @@ export function waitingRoomReport(
   for (const t of traces) {
     increment(finals, t.final);
     t.answers.forEach((a, i) => {
-      increment(a.op === 'queueJoin' ? joins : polls, a.error ? `error ${a.error}` : a.status === 200 ? `200 ${a.state}` : `${a.status} ${a.code ?? ''}`.trim());
+      increment(
+        a.op === 'queueJoin' ? joins : polls,
+        a.error ? `error ${a.error}` : a.status === 200 ? `200 ${a.state}` : `${a.status} ${a.code ?? ''}`.trim(),
+      );
       const previous = t.answers[i - 1];
-      if (a.op === 'queuePoll' && previous?.status === 200 && previous.pollAfterMs !== undefined && a.invokeMs - previous.completeMs < previous.pollAfterMs) earlyPolls++;
+      if (
+        a.op === 'queuePoll' &&
+        previous?.status === 200 &&
+        previous.pollAfterMs !== undefined &&
+        a.invokeMs - previous.completeMs < previous.pollAfterMs
+      )
+        earlyPolls++;
     });
-    if (t.admittedAtMs !== undefined && t.joinCompleteMs !== undefined) toAdmission.push(t.admittedAtMs - t.joinCompleteMs);
-    if (t.admittedAtMs !== undefined && t.purchaseAnsweredAtMs !== undefined) toPurchase.push(t.purchaseAnsweredAtMs - t.admittedAtMs);
+    if (t.admittedAtMs !== undefined && t.joinCompleteMs !== undefined)
+      toAdmission.push(t.admittedAtMs - t.joinCompleteMs);
+    if (t.admittedAtMs !== undefined && t.purchaseAnsweredAtMs !== undefined)
+      toPurchase.push(t.purchaseAnsweredAtMs - t.admittedAtMs);
   }
   return {
     buyers: traces.length,
@@ -77,7 +94,9 @@ function soldOutReach(traces: BuyerTrace[], lastCreatedAtMs: number | null): Sol
     for (const t of traces) {
       const first = t.answers.find((a) => (a.status === 200 && a.state === 'SOLD_OUT') || a.code === 'SOLD_OUT');
       if (first) reach.push(first.completeMs - lastCreatedAtMs);
-      for (const a of t.answers) if (a.invokeMs > lastCreatedAtMs + STALE_AFTER_MS && (a.state === 'WAITING' || a.state === 'ADMITTED')) staleAnswers++;
+      for (const a of t.answers)
+        if (a.invokeMs > lastCreatedAtMs + STALE_AFTER_MS && (a.state === 'WAITING' || a.state === 'ADMITTED'))
+          staleAnswers++;
     }
   }
   return {

@@ -22,12 +22,25 @@ export function isLoopback(url: string): boolean {
  * latest of the BOUGHT buyers' purchase answers; the seed (for the pre-queue's order) from
  * the product's public queue summary, published once the sale has started.
  */
-export async function summarizeWaitingRoom(api: ApiClient, product: ContractProduct, traces: BuyerTrace[], startedAtMs: number): Promise<WaitingRoomReport> {
+export async function summarizeWaitingRoom(
+  api: ApiClient,
+  product: ContractProduct,
+  traces: BuyerTrace[],
+  startedAtMs: number,
+): Promise<WaitingRoomReport> {
   const saleStartsAtMs = product.saleStartsAt ? Date.parse(product.saleStartsAt) : null;
   const seed = saleStartsAtMs !== null ? (await api.queueSummary(product.id)).seed : null;
   let lastCreatedAtMs: number | null = null;
-  for (const t of traces) if (t.final === 'BOUGHT' && t.purchaseAnsweredAtMs !== undefined) lastCreatedAtMs = Math.max(lastCreatedAtMs ?? 0, t.purchaseAnsweredAtMs);
-  return waitingRoomReport(traces, { startedAtMs, saleStartsAtMs, seed, lastCreatedAtMs, admitPerSecond: product.waitingRoom?.admitPerSecond });
+  for (const t of traces)
+    if (t.final === 'BOUGHT' && t.purchaseAnsweredAtMs !== undefined)
+      lastCreatedAtMs = Math.max(lastCreatedAtMs ?? 0, t.purchaseAnsweredAtMs);
+  return waitingRoomReport(traces, {
+    startedAtMs,
+    saleStartsAtMs,
+    seed,
+    lastCreatedAtMs,
+    admitPerSecond: product.waitingRoom?.admitPerSecond,
+  });
 }
 
 /** The queue's promises as the buyers saw them, judged beside the stock invariants. */

@@ -18,7 +18,18 @@ describe("the lock library's README examples", () => {
   );
 
   it('reads regions across a file, dedented and joined by a blank line', () => {
-    const source = ['x', '// README:begin', 'import a;', '// README:end', 'f() {', '  // README:begin', '  a();', '    b();', '  // README:end', '}'].join('\n');
+    const source = [
+      'x',
+      '// README:begin',
+      'import a;',
+      '// README:end',
+      'f() {',
+      '  // README:begin',
+      '  a();',
+      '    b();',
+      '  // README:end',
+      '}',
+    ].join('\n');
     expect(readmeRegions(source)).toBe('import a;\n\na();\n  b();');
   });
 });

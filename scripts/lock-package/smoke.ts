@@ -25,11 +25,22 @@ interface Stack {
 const STACKS: Stack[] = [
   {
     name: 'nest11-ioredis5',
-    packages: { '@nestjs/common': '11.2.10', '@nestjs/core': '11.2.10', '@nestjs/config': '4.0.4', '@nestjs/testing': '11.2.6', ioredis: '5.11.1' },
+    packages: {
+      '@nestjs/common': '11.2.10',
+      '@nestjs/core': '11.2.10',
+      '@nestjs/config': '4.0.4',
+      '@nestjs/testing': '11.2.6',
+      ioredis: '5.11.1',
+    },
   },
   {
     name: 'nest12-ioredis6',
-    packages: Object.fromEntries(['@nestjs/common', '@nestjs/core', '@nestjs/config', '@nestjs/testing', 'ioredis'].map((name) => [name, lockedVersion(name)])),
+    packages: Object.fromEntries(
+      ['@nestjs/common', '@nestjs/core', '@nestjs/config', '@nestjs/testing', 'ioredis'].map((name) => [
+        name,
+        lockedVersion(name),
+      ]),
+    ),
   },
 ];
 const EXAMPLES = ['core', 'nest-module', 'with-lock', 'held-lock', 'testing'];
@@ -39,7 +50,13 @@ const log = (message: string) => console.log(`[lock-package] ${message}`);
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
   try {
     // A consumer left hanging (an unclosed connection keeps Node alive) fails instead of stalling CI.
-    return execFileSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 120_000 });
+    return execFileSync(command, args, {
+      cwd,
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      timeout: 120_000,
+    });
   } catch (error) {
     process.stdout.write((error as { stdout?: string }).stdout ?? '');
     throw error;
@@ -48,7 +65,9 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
 
 /** The version the root project resolved for a package, so the consumer installs the same. */
 function lockedVersion(name: string): string {
-  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string }>;
+  };
   const version = lock.packages[`node_modules/${name}`]?.version;
   if (!version) throw new Error(`${name} is not in the root package-lock.json`);
   return version;
@@ -70,15 +89,49 @@ function createConsumer(tarball: string, stack: Stack): string {
   cpSync(join(LIBRARY, 'examples'), join(consumer, 'src', 'examples'), { recursive: true });
   const common = Object.fromEntries(COMMON.map((name) => [name, lockedVersion(name)]));
   const dependencies = { '@flash-sale/distributed-lock': `file:${tarball}`, ...common, ...stack.packages };
-  writeFileSync(join(consumer, 'package.json'), `${JSON.stringify({ name: `lock-consumer-${stack.name}`, private: true, dependencies }, null, 2)}\n`);
-  log(`${stack.name}: installing the tarball with ${Object.entries(stack.packages).map(([n, v]) => `${n}@${v}`).join(', ')}`);
+  writeFileSync(
+    join(consumer, 'package.json'),
+    `${JSON.stringify({ name: `lock-consumer-${stack.name}`, private: true, dependencies }, null, 2)}\n`,
+  );
+  log(
+    `${stack.name}: installing the tarball with ${Object.entries(stack.packages)
+      .map(([n, v]) => `${n}@${v}`)
+      .join(', ')}`,
+  );
   // --strict-peer-deps: a peer range of the package that leaves this stack out fails here.
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--strict-peer-deps', '--ignore-scripts', '--loglevel=error'], consumer);
+  run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      '--strict-peer-deps',
+      '--ignore-scripts',
+      '--loglevel=error',
+    ],
+    consumer,
+  );
   const tsc = join(consumer, 'node_modules', '.bin', 'tsc');
   log(`${stack.name}: compiling with tsc --strict (module node20, then the older node10 resolution)`);
   run(tsc, ['-p', '.', '--strict'], consumer);
   // node10 is how older projects resolve (deprecated in TypeScript 6): the typesVersions map serves it.
-  run(tsc, ['-p', '.', '--strict', '--noEmit', '--module', 'commonjs', '--moduleResolution', 'node10', '--ignoreDeprecations', '6.0'], consumer);
+  run(
+    tsc,
+    [
+      '-p',
+      '.',
+      '--strict',
+      '--noEmit',
+      '--module',
+      'commonjs',
+      '--moduleResolution',
+      'node10',
+      '--ignoreDeprecations',
+      '6.0',
+    ],
+    consumer,
+  );
   return consumer;
 }
 

@@ -11,7 +11,13 @@ import { startApis } from '../../test/support/scale-sale';
  * docs/SCALING.md: `bash scripts/run-ts.sh scripts/scale/throughput.ts [--topology cluster]`.
  */
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { topology: { type: 'string', default: 'standalone' }, seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '48' } } });
+  const { values } = parseArgs({
+    options: {
+      topology: { type: 'string', default: 'standalone' },
+      seconds: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '48' },
+    },
+  });
   const topology = values.topology as RedisTopology;
   if (!REDIS_TOPOLOGIES.includes(topology)) throw new Error(`--topology must be one of ${REDIS_TOPOLOGIES.join(', ')}`);
   const postgres = await ensurePostgres();
@@ -19,7 +25,11 @@ async function main(): Promise<void> {
   try {
     for (const instances of [1, 2, 3]) {
       const databaseUrl = await createDatabase(postgres.url, `flashsale_scale_${instances}`, true);
-      const apis = await startApis(instances, { DATABASE_URL: databaseUrl, ...redis.env, REDIS_KEY_PREFIX: `scale${instances}:` });
+      const apis = await startApis(instances, {
+        DATABASE_URL: databaseUrl,
+        ...redis.env,
+        REDIS_KEY_PREFIX: `scale${instances}:`,
+      });
       try {
         const result = await runLoadTest({
           urls: apis.map((api) => api.url),
@@ -32,7 +42,9 @@ async function main(): Promise<void> {
           reportDir: null,
         });
         const p = result.latency;
-        console.log(`${topology} instances=${instances} purchases/s=${result.purchasesPerSecond.toFixed(0)} purchases=${result.purchases} p50=${p.p50}ms p99=${p.p99}ms ok=${result.ok}`);
+        console.log(
+          `${topology} instances=${instances} purchases/s=${result.purchasesPerSecond.toFixed(0)} purchases=${result.purchases} p50=${p.p50}ms p99=${p.p99}ms ok=${result.ok}`,
+        );
       } finally {
         await Promise.all(apis.map((api) => api.stop()));
       }

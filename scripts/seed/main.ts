@@ -26,7 +26,10 @@ async function main(): Promise<void> {
   const stock = nonNegativeInt(values.stock, '--stock');
   const perUserLimit = positiveInt(values['per-user-limit'], '--per-user-limit');
   const priceCents = nonNegativeInt(values['price-cents'], '--price-cents');
-  const token = new JwtService({ secret: values.secret ?? loadConfig().jwtSecret }).sign({ sub: 'seed-script', role: 'admin' }, { algorithm: 'HS256', expiresIn: '1h' });
+  const token = new JwtService({ secret: values.secret ?? loadConfig().jwtSecret }).sign(
+    { sub: 'seed-script', role: 'admin' },
+    { algorithm: 'HS256', expiresIn: '1h' },
+  );
   const ids: string[] = new Array(count);
   let next = 0;
   const worker = async () => {
@@ -35,10 +38,17 @@ async function main(): Promise<void> {
       const res = await fetch(`${values.url}/admin/products`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ sku: `${values['sku-prefix']}-${i + 1}`, name: `Seeded product ${i + 1}`, priceCents, stock, perUserLimit }),
+        body: JSON.stringify({
+          sku: `${values['sku-prefix']}-${i + 1}`,
+          name: `Seeded product ${i + 1}`,
+          priceCents,
+          stock,
+          perUserLimit,
+        }),
       });
       const body = (await res.json()) as { id?: string; code?: string; message?: string };
-      if (res.status !== 201 || !body.id) throw new Error(`product ${i + 1}: HTTP ${res.status} ${body.code ?? ''} ${body.message ?? ''}`);
+      if (res.status !== 201 || !body.id)
+        throw new Error(`product ${i + 1}: HTTP ${res.status} ${body.code ?? ''} ${body.message ?? ''}`);
       ids[i] = body.id;
     }
   };

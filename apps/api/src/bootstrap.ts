@@ -13,7 +13,13 @@ import { PurchasePipeline } from './orders/purchase-pipeline';
 import { ShutdownState } from './common/shutdown-gate';
 import { contractErrorOptions } from './common/errors/fastify-error-handlers';
 import { edgeServerOptions, installHttpEdge } from './http/http-edge';
-import { installOversizedBodyDrain, installShutdownGate, installRequestLog, instrumentHttp, withEdgeHeaders } from './http/edge-hooks';
+import {
+  installOversizedBodyDrain,
+  installShutdownGate,
+  installRequestLog,
+  instrumentHttp,
+  withEdgeHeaders,
+} from './http/edge-hooks';
 import { describeEdgeHeaders, EDGE_HEADERS_DESCRIPTION, REQUEST_ID_PARAMETER } from './http/edge-swagger';
 import { installPaymentRoutes } from './payments/payment-routes';
 import { installOpsRoutes } from './metrics/ops-routes';
@@ -40,7 +46,10 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
     frameworkErrors: withEdgeHeaders(contractErrorOptions.frameworkErrors),
     ...edgeServerOptions(config.edge),
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { bufferLogs: true, abortOnError: false });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, {
+    bufferLogs: true,
+    abortOnError: false,
+  });
   app.useLogger(app.get(AppLogger));
   options.mount?.(app);
   const fastify = app.getHttpAdapter().getInstance();
@@ -55,7 +64,11 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   installRequestLog(fastify, app.get(AppLogger).pino);
   // Every decision a purchase meets before its queue, once, in the purchase route's one hook.
   app.get(PurchasePipeline).install(fastify);
-  installQueueShortcuts(fastify, { room: app.get(WaitingRoomService), tokens: app.get(TokenVerifier), limit: app.get(QueueRouteLimit) });
+  installQueueShortcuts(fastify, {
+    room: app.get(WaitingRoomService),
+    tokens: app.get(TokenVerifier),
+    limit: app.get(QueueRouteLimit),
+  });
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   if (config.ops.docsEnabled) setUpSwagger(app);

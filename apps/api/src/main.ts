@@ -32,7 +32,9 @@ async function main(): Promise<void> {
   // the kernel drops the overflow's handshakes and those buyers wait 1-3 s for a SYN retransmit
   // before the app sees them, past any deadline it keeps. The kernel caps this at somaxconn.
   await app.listen({ port: config.port, host: '0.0.0.0', backlog: 8192 }).catch((error: NodeJS.ErrnoException) => {
-    throw error.code === 'EADDRINUSE' ? new Error(`PORT ${config.port} is already in use; set PORT to a free port`) : error;
+    throw error.code === 'EADDRINUSE'
+      ? new Error(`PORT ${config.port} is already in use; set PORT to a free port`)
+      : error;
   });
   process.stdout.write(`flash-sale api listening on ${await app.getUrl()}\n`);
   const opsPort = await opsListenerOf(app.getHttpAdapter().getInstance()).listen(config.ops.metricsHost);

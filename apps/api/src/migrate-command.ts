@@ -18,4 +18,5 @@ export async function migrate(): Promise<string[]> {
   }
 }
 
-export const describeMigration = (applied: string[]): string => (applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');
+export const describeMigration = (applied: string[]): string =>
+  applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date';

@@ -34,7 +34,9 @@ async function main(): Promise<void> {
   const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
   const committer = app.get(BatchCommitter);
   // The caller passes nothing for the @HeldLock() parameter: the decorator fills it.
-  const taken = await Promise.all([2, 2].map((units) => committer.commitBatch({ productId: '9', units, lockWaitMs: 1000 })));
+  const taken = await Promise.all(
+    [2, 2].map((units) => committer.commitBatch({ productId: '9', units, lockWaitMs: 1000 })),
+  );
   assert.deepEqual(taken.sort(), [false, true], 'one batch of two fits in three units');
   assert.equal(app.get(StockTable).stockOf('9'), 1);
   await app.close();

@@ -12,7 +12,10 @@ import { DistributedLockModule } from '@flash-sale/distributed-lock';
       inject: [ConfigService],
       useFactory: (config: ConfigService) => ({
         redisFactory: () =>
-          new Redis(config.getOrThrow<string>('REDIS_URL'), { autoResendUnfulfilledCommands: false, commandTimeout: 2000 }),
+          new Redis(config.getOrThrow<string>('REDIS_URL'), {
+            autoResendUnfulfilledCommands: false,
+            commandTimeout: 2000,
+          }),
         defaultTtlMs: 5000,
         defaultWaitMs: 3000,
       }),

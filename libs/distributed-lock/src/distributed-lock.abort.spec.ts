@@ -38,7 +38,7 @@ describe('DistributedLock: an AbortSignal cancels a wait', () => {
     expect(await client.exists('lock:{queued}')).toBe(0);
   });
 
-  it('rejects a waiter in its own process\'s line, and the holder\'s release passes it by', async () => {
+  it("rejects a waiter in its own process's line, and the holder's release passes it by", async () => {
     const held = await locks.acquire('in-line');
     const controller = new AbortController();
     const waiting = locks.acquire('in-line', { signal: controller.signal });

@@ -152,7 +152,10 @@ describe('DistributedLock: acquire, release, extend', () => {
     const lock = await locks.acquire('observed');
     await sleep(20);
     await lock.release();
-    expect(events[0]).toEqual(['acquired', { key: 'observed', waitMs: expect.any(Number), fence: lock.fence, reentrant: false }]);
+    expect(events[0]).toEqual([
+      'acquired',
+      { key: 'observed', waitMs: expect.any(Number), fence: lock.fence, reentrant: false },
+    ]);
     expect(events[1]).toEqual(['released', { key: 'observed', holdMs: expect.any(Number), wasHeld: true }]);
     expect(events[1][1].holdMs as number).toBeGreaterThanOrEqual(15);
   });

@@ -92,7 +92,9 @@ describe('DistributedLockModule on a real Redis', () => {
 
   it('lets two apps share the default registry, both counting into it', async () => {
     const acquiredCount = async (): Promise<number> => {
-      const metric = (await register.getSingleMetric('lock_acquired_total')?.get())?.values.find((v) => v.labels.key_prefix === 'shared');
+      const metric = (await register.getSingleMetric('lock_acquired_total')?.get())?.values.find(
+        (v) => v.labels.key_prefix === 'shared',
+      );
       return metric?.value ?? 0;
     };
     const before = await acquiredCount();
@@ -137,7 +139,8 @@ describe('DistributedLockModule on a real Redis', () => {
       const held = await locks.acquire('k');
       // With no local handoffs, a second waiter of this process queues in Redis, not in the process.
       const waiting = locks.acquire('k', { waitMs: 5000 });
-      for (let i = 0; i < 200 && (await client.llen('opts:{k}#queue')) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 200 && (await client.llen('opts:{k}#queue')) === 0; i++)
+        await new Promise((r) => setTimeout(r, 10));
       expect(await client.llen('opts:{k}#queue')).toBe(1);
       await held.release();
       await (await waiting).release();

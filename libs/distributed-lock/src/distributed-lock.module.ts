@@ -2,7 +2,11 @@ import { ConfigurableModuleBuilder, Module, Provider } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
 import { CurrentLock } from './current-lock';
 import { DistributedLock } from './distributed-lock';
-import { DISTRIBUTED_LOCK, DISTRIBUTED_LOCK_CONNECTIONS, DISTRIBUTED_LOCK_MODULE_OPTIONS } from './distributed-lock.constants';
+import {
+  DISTRIBUTED_LOCK,
+  DISTRIBUTED_LOCK_CONNECTIONS,
+  DISTRIBUTED_LOCK_MODULE_OPTIONS,
+} from './distributed-lock.constants';
 import { DistributedLockService } from './distributed-lock.service';
 import type { DistributedLockOptions } from './lock';
 import type { MetricsRegistry } from './lock-metrics';
@@ -52,24 +56,39 @@ async function resolveConnections(options: DistributedLockModuleOptions): Promis
   if (Array.isArray(redis) && redis.length === 0) throw new Error('DistributedLockModule: `redis` is an empty array');
   const clients = [...(Array.isArray(redis) ? redis : [redis]), ...(options.subscriber ? [options.subscriber] : [])];
   // A client that is already closed or cannot reach Redis would make quit() hang or reject.
-  const quitAll = async () => void (await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect()))));
+  const quitAll = async () =>
+    void (await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect()))));
   return { redis, createdByFactory, quitAll };
 }
 
 /** Every option but the module's own goes to the core, so a new core option needs no change here. */
 function createLock(connections: LockConnections, options: DistributedLockModuleOptions): DistributedLock {
-  const { redis: _redis, redisFactory: _factory, metrics: _metrics, longHoldWarnMs: _warn, closeClientsOnShutdown: _close, whenUnreachable: _unreachable, ...core } = options;
+  const {
+    redis: _redis,
+    redisFactory: _factory,
+    metrics: _metrics,
+    longHoldWarnMs: _warn,
+    closeClientsOnShutdown: _close,
+    whenUnreachable: _unreachable,
+    ...core
+  } = options;
   return new DistributedLock(connections.redis, core);
 }
 
-const { ConfigurableModuleClass } = new ConfigurableModuleBuilder<DistributedLockModuleOptions>({ optionsInjectionToken: DISTRIBUTED_LOCK_MODULE_OPTIONS })
+const { ConfigurableModuleClass } = new ConfigurableModuleBuilder<DistributedLockModuleOptions>({
+  optionsInjectionToken: DISTRIBUTED_LOCK_MODULE_OPTIONS,
+})
   .setClassMethodName('forRoot')
   .setExtras({ isGlobal: true }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
   .build();
 
 const providers: Provider[] = [
   { provide: DISTRIBUTED_LOCK_CONNECTIONS, useFactory: resolveConnections, inject: [DISTRIBUTED_LOCK_MODULE_OPTIONS] },
-  { provide: DISTRIBUTED_LOCK, useFactory: createLock, inject: [DISTRIBUTED_LOCK_CONNECTIONS, DISTRIBUTED_LOCK_MODULE_OPTIONS] },
+  {
+    provide: DISTRIBUTED_LOCK,
+    useFactory: createLock,
+    inject: [DISTRIBUTED_LOCK_CONNECTIONS, DISTRIBUTED_LOCK_MODULE_OPTIONS],
+  },
   DistributedLockService,
   CurrentLock,
 ];

@@ -12,7 +12,10 @@ describe('DistributedLock: Redlock renewal when nodes fail', () => {
 
   beforeAll(async () => {
     nodes = await Promise.all(Array.from({ length: 5 }, () => RedisFixture.start()));
-    locks = new DistributedLock(nodes.map((n) => n.client()), { defaultWaitMs: 2000 });
+    locks = new DistributedLock(
+      nodes.map((n) => n.client()),
+      { defaultWaitMs: 2000 },
+    );
     locks.on('extended', () => (extensions += 1));
     locks.on('lost', ({ key }) => lostKeys.push(key));
   });

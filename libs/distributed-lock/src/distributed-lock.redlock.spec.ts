@@ -11,8 +11,14 @@ describe('DistributedLock: Redlock over 5 independent nodes', () => {
 
   beforeAll(async () => {
     nodes = await Promise.all(Array.from({ length: 5 }, () => RedisFixture.start()));
-    locks = new DistributedLock(nodes.map((n) => n.client()), { defaultWaitMs: 500 });
-    rival = new DistributedLock(nodes.map((n) => n.client()), { defaultWaitMs: 300 });
+    locks = new DistributedLock(
+      nodes.map((n) => n.client()),
+      { defaultWaitMs: 500 },
+    );
+    rival = new DistributedLock(
+      nodes.map((n) => n.client()),
+      { defaultWaitMs: 300 },
+    );
   });
   afterAll(async () => {
     await Promise.all([locks.close(), rival.close()]);
@@ -55,7 +61,7 @@ describe('DistributedLock: Redlock over 5 independent nodes', () => {
     expect(await lock.release()).toBe(true);
   });
 
-  it('keeps fences monotonic when the nodes\' counters differ: the quorum\'s counters are raised to the fence', async () => {
+  it("keeps fences monotonic when the nodes' counters differ: the quorum's counters are raised to the fence", async () => {
     const counter = 'lock:#fence';
     await Promise.all(nodes.map((n, i) => n.client().set(counter, i < 2 ? '3000000000000000' : '5')));
     const first = await locks.acquire('diverge', { ttlMs: 2000 });

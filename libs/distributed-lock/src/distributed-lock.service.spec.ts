@@ -27,7 +27,11 @@ describe('DistributedLockService', () => {
     ['keeps factory connections when closeClientsOnShutdown is false', true, false, false],
   ])('%s', async (_case, createdByFactory, closeClientsOnShutdown, quits) => {
     const conns = connections(createdByFactory);
-    const service = new DistributedLockService(new InMemoryDistributedLock(), { metrics: false, closeClientsOnShutdown }, conns);
+    const service = new DistributedLockService(
+      new InMemoryDistributedLock(),
+      { metrics: false, closeClientsOnShutdown },
+      conns,
+    );
     await service.onApplicationShutdown();
     expect(conns.quitAll).toHaveBeenCalledTimes(quits ? 1 : 0);
   });
@@ -47,7 +51,9 @@ describe('DistributedLockService', () => {
     memory.emit('released', { key: 'stock:1', holdMs: 10, wasHeld: true });
     expect(warn).not.toHaveBeenCalled();
     memory.emit('released', { key: 'stock:1', holdMs: 2500, wasHeld: true });
-    expect(warn).toHaveBeenCalledWith(expect.stringContaining('Lock stock:1 was held for 2500 ms, longer than longHoldWarnMs (1000 ms)'));
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringContaining('Lock stock:1 was held for 2500 ms, longer than longHoldWarnMs (1000 ms)'),
+    );
   });
 
   it('hands out unsubscribe functions from on()', () => {

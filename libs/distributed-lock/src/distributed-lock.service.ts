@@ -1,5 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
-import { DISTRIBUTED_LOCK, DISTRIBUTED_LOCK_CONNECTIONS, DISTRIBUTED_LOCK_MODULE_OPTIONS } from './distributed-lock.constants';
+import {
+  DISTRIBUTED_LOCK,
+  DISTRIBUTED_LOCK_CONNECTIONS,
+  DISTRIBUTED_LOCK_MODULE_OPTIONS,
+} from './distributed-lock.constants';
 import type { DistributedLockModuleOptions, LockConnections } from './distributed-lock.module';
 import { listenTo, type AcquireOptions, type Lock, type LockEngine, type LockEventMap, type LockKey } from './lock';
 import { loadPromClient, recordLockMetrics } from './lock-metrics';
@@ -41,7 +45,11 @@ export class DistributedLockService implements OnApplicationShutdown {
   }
 
   /** Runs `fn` holding the lock, renewed while it runs and released after; re-enters a lock already held. */
-  using<T>(key: LockKey, opts: AcquireOptions | undefined, fn: (signal: AbortSignal, lock: Lock) => Promise<T>): Promise<T> {
+  using<T>(
+    key: LockKey,
+    opts: AcquireOptions | undefined,
+    fn: (signal: AbortSignal, lock: Lock) => Promise<T>,
+  ): Promise<T> {
     return this.locks.using(key, opts ?? {}, fn);
   }
 
@@ -71,7 +79,9 @@ export class DistributedLockService implements OnApplicationShutdown {
     return listenTo(this.locks, {
       released: ({ key, holdMs }) => {
         if (holdMs > thresholdMs) {
-          this.logger.warn(`Lock ${key} was held for ${Math.round(holdMs)} ms, longer than longHoldWarnMs (${thresholdMs} ms)`);
+          this.logger.warn(
+            `Lock ${key} was held for ${Math.round(holdMs)} ms, longer than longHoldWarnMs (${thresholdMs} ms)`,
+          );
         }
       },
       lost: ({ key, holdMs }) => this.logger.warn(`Lock ${key} was lost after ${Math.round(holdMs)} ms held`),

@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import { RedisFixture, until } from '../test/redis-fixture';
 import { DistributedLock } from './distributed-lock';
 
-describe('DistributedLock: the waiters\' subscriber', () => {
+describe("DistributedLock: the waiters' subscriber", () => {
   let redis: RedisFixture;
   let admin: Redis;
 

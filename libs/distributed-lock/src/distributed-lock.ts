@@ -35,7 +35,16 @@ function ownerToken(): string {
 type Taken = Acquired & { fromLine?: true };
 
 /** One acquire call, as its steps see it; `line`: the key of this process's line it is in. */
-type Call = { name: string; keys: string[]; signal?: AbortSignal; waitMs: number; startedAt: number; deadline: number; request: AttemptRequest; line?: string };
+type Call = {
+  name: string;
+  keys: string[];
+  signal?: AbortSignal;
+  waitMs: number;
+  startedAt: number;
+  deadline: number;
+  request: AttemptRequest;
+  line?: string;
+};
 
 /**
  * Redis locks with fencing tokens, a batched watchdog, re-entry within an async call chain, pub/sub
@@ -56,16 +65,30 @@ export class DistributedLock extends EventEmitter {
     super();
     checkClients(redis);
     checkLockOptions(options);
-    const naming = new LockNaming(options.prefix ?? 'lock:', options.hashTag ?? true, !Array.isArray(redis) && isClusterClient(redis));
+    const naming = new LockNaming(
+      options.prefix ?? 'lock:',
+      options.hashTag ?? true,
+      !Array.isArray(redis) && isClusterClient(redis),
+    );
     const driftFactor = options.driftFactor ?? 0.01;
     this.ttlMs = options.defaultTtlMs ?? 5000;
     this.waitMs = options.defaultWaitMs ?? 3000;
     this.confirmsReplicas = options.waitForReplicas !== undefined;
     this.backend = createBackend(redis, naming, driftFactor, options);
-    this.waiting = { backend: this.backend, hub: new WakeupHub(this.backend.primary, options.subscriber), naming, driftFactor };
+    this.waiting = {
+      backend: this.backend,
+      hub: new WakeupHub(this.backend.primary, options.subscriber),
+      naming,
+      driftFactor,
+    };
     this.local = new LocalHandoff(this.backend, options.maxLocalHandoffs ?? 16);
     const emit: LeaseServices['emit'] = (event, payload) => this.emit(event, payload);
-    this.leases = { backend: this.backend, emit, giveBack: (lease) => this.local.release(lease), watchdog: new Watchdog(this.backend) };
+    this.leases = {
+      backend: this.backend,
+      emit,
+      giveBack: (lease) => this.local.release(lease),
+      watchdog: new Watchdog(this.backend),
+    };
   }
 
   /** Takes the lock, waiting up to `waitMs`; throws LockTimeoutError, LockAbortedError or LockUnavailableError. */
@@ -83,11 +106,17 @@ export class DistributedLock extends EventEmitter {
    * meanwhile throws LockLostError. `fn` runs in a scope that records the lock for re-entry and
    * `current()`, unless `reentrant: false`.
    */
-  async using<T>(key: string | string[], opts: AcquireOptions, fn: (signal: AbortSignal, lock: Lock) => Promise<T>): Promise<T> {
+  async using<T>(
+    key: string | string[],
+    opts: AcquireOptions,
+    fn: (signal: AbortSignal, lock: Lock) => Promise<T>,
+  ): Promise<T> {
     const lock = (await this.acquire(key, opts)) as LockHandle;
     lock.lease.setRenewing(true);
     try {
-      const value = await (opts.reentrant === false ? fn(lock.signal, lock) : this.context.runWith(lock, () => fn(lock.signal, lock)));
+      const value = await (opts.reentrant === false
+        ? fn(lock.signal, lock)
+        : this.context.runWith(lock, () => fn(lock.signal, lock)));
       if (lock.lease.lost) throw new LockLostError(lock.key);
       return value;
     } finally {
@@ -157,7 +186,14 @@ export class DistributedLock extends EventEmitter {
     const keys = canonicalKeys(key);
     const waitMs = orThrow ? (opts.waitMs ?? this.waitMs) : 0;
     const startedAt = now();
-    const request: AttemptRequest = { keys, token: opts.token ?? ownerToken(), ttlMs: opts.ttlMs ?? this.ttlMs, fair: opts.fair ?? false, queueForMs: 0, mayBeQueued: false };
+    const request: AttemptRequest = {
+      keys,
+      token: opts.token ?? ownerToken(),
+      ttlMs: opts.ttlMs ?? this.ttlMs,
+      fair: opts.fair ?? false,
+      queueForMs: 0,
+      mayBeQueued: false,
+    };
     // A line hands the lock on under the next chain's token: a caller's own token stays out of it.
     const line = opts.token === undefined && this.local.applies(keys, request.fair, waitMs) ? keys[0] : undefined;
     return { name, keys, signal, waitMs, startedAt, deadline: startedAt + waitMs, request, line };
@@ -188,7 +224,13 @@ export class DistributedLock extends EventEmitter {
     request.mayBeQueued = queued !== null;
     let acquired: Taken | undefined;
     try {
-      acquired = await takeOrWait(this.waiting, request, call.deadline, turn.kind === 'queued' ? turn.since : undefined, call.signal);
+      acquired = await takeOrWait(
+        this.waiting,
+        request,
+        call.deadline,
+        turn.kind === 'queued' ? turn.since : undefined,
+        call.signal,
+      );
       return acquired;
     } catch (error) {
       throw this.unavailable(call.name, error);
@@ -209,7 +251,10 @@ export class DistributedLock extends EventEmitter {
     const confirming = this.backend.confirmReplicated?.(request, request.ttlMs, acquired.handedOver === true);
     if (!confirming || (await confirming.catch(() => false))) return;
     await this.backend.release(request).catch(() => undefined);
-    const error = this.unavailable(name, new LockUnavailableError(name, 'too few replicas acknowledged the lock (WAIT)'));
+    const error = this.unavailable(
+      name,
+      new LockUnavailableError(name, 'too few replicas acknowledged the lock (WAIT)'),
+    );
     if (line) this.local.gaveUp(line);
     throw error;
   }
@@ -217,9 +262,19 @@ export class DistributedLock extends EventEmitter {
   /** The lease is opened (watchdog) and handed to the line. */
   private hold({ name, keys, request, line, signal, startedAt }: Call, acquired: Taken): LockHandle {
     const heldAt = now();
-    const lease = new Lease(this.leases, name, keys, request.token, acquired.fence, request.ttlMs, heldAt, acquired.validUntil);
+    const lease = new Lease(
+      this.leases,
+      name,
+      keys,
+      request.token,
+      acquired.fence,
+      request.ttlMs,
+      heldAt,
+      acquired.validUntil,
+    );
     if (line) this.local.held(lease, !acquired.fromLine, acquired);
-    if (!signal?.aborted) this.emit('acquired', { key: name, waitMs: heldAt - startedAt, fence: acquired.fence, reentrant: false });
+    if (!signal?.aborted)
+      this.emit('acquired', { key: name, waitMs: heldAt - startedAt, fence: acquired.fence, reentrant: false });
     return new LockHandle(lease);
   }
 
@@ -227,13 +282,21 @@ export class DistributedLock extends EventEmitter {
   private unavailable(name: string, error: unknown): unknown {
     if (!(error instanceof LockUnavailableError) && !isRedisUnreachable(error)) return error;
     this.emit('unavailable', { key: name, error });
-    return error instanceof LockUnavailableError ? error : new LockUnavailableError(name, 'Redis did not answer', error);
+    return error instanceof LockUnavailableError
+      ? error
+      : new LockUnavailableError(name, 'Redis did not answer', error);
   }
 }
 
-function createBackend(redis: Redis | Cluster | Redis[], naming: LockNaming, driftFactor: number, { waitForReplicas }: DistributedLockOptions): LockBackend {
+function createBackend(
+  redis: Redis | Cluster | Redis[],
+  naming: LockNaming,
+  driftFactor: number,
+  { waitForReplicas }: DistributedLockOptions,
+): LockBackend {
   if (!Array.isArray(redis)) return new SingleRedisBackend(redis, naming, { driftFactor, waitForReplicas });
   if (redis.length === 1) return new SingleRedisBackend(redis[0], naming, { driftFactor, waitForReplicas });
-  if (redis.length < 3) throw new TypeError('Redlock needs at least 3 independent Redis nodes (or pass a single client)');
+  if (redis.length < 3)
+    throw new TypeError('Redlock needs at least 3 independent Redis nodes (or pass a single client)');
   return new RedlockBackend(redis, naming, driftFactor);
 }

@@ -27,7 +27,10 @@ describe('lock key resolution', () => {
 
   it('fills several placeholders and several templates (a multi-key lock)', () => {
     const input = { productId: 1, warehouse: 'w2' };
-    expect(resolve(['stock:<productId>:<warehouse>', 'user:<productId>'], 'plain', [input])).toEqual(['stock:1:w2', 'user:1']);
+    expect(resolve(['stock:<productId>:<warehouse>', 'user:<productId>'], 'plain', [input])).toEqual([
+      'stock:1:w2',
+      'user:1',
+    ]);
   });
 
   it('keeps a one-element array a multi-key array', () => {
@@ -64,16 +67,23 @@ describe('lock key resolution', () => {
   });
 
   it('does not fall back to an object property when the bound argument is missing', () => {
-    expect(() => resolve('stock:<productId>', 'byParam', [undefined, { productId: 1 }])).toThrow('resolved to undefined');
+    expect(() => resolve('stock:<productId>', 'byParam', [undefined, { productId: 1 }])).toThrow(
+      'resolved to undefined',
+    );
   });
 
   it.each([[undefined], [''], [['a', '']], [[]], [{}]])('refuses a key function returning %p', (returned) => {
-    expect(() => resolve(() => returned as string, 'plain', [])).toThrow(/The lock key function of Orders\.plain returned/);
+    expect(() => resolve(() => returned as string, 'plain', [])).toThrow(
+      /The lock key function of Orders\.plain returned/,
+    );
   });
 
-  it.each(['stock:<productId', 'stock:productId>', 'stock:<>', 'stock:<a-b>', ''])('rejects the malformed template %p at decoration time', (template) => {
-    expect(() => createLockKeyResolver(template, Orders.prototype, 'plain')).toThrow();
-  });
+  it.each(['stock:<productId', 'stock:productId>', 'stock:<>', 'stock:<a-b>', ''])(
+    'rejects the malformed template %p at decoration time',
+    (template) => {
+      expect(() => createLockKeyResolver(template, Orders.prototype, 'plain')).toThrow();
+    },
+  );
 
   it('escapes values so that a value cannot add a key segment or a hash tag', () => {
     expect(resolve('stock:<productId>', 'plain', [{ productId: '1:2' }])).toBe('stock:1%3A2');

@@ -35,7 +35,10 @@ export class LockKeyResolutionError extends Error {
 const RESERVED = /[%:{}*?[\]\\\s\x00-\x1f\x7f]/gu;
 
 function percentEncode(character: string): string {
-  return Array.from(Buffer.from(character, 'utf8'), (byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+  return Array.from(
+    Buffer.from(character, 'utf8'),
+    (byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+  ).join('');
 }
 
 /** Encodes a placeholder value for use as one segment of a lock key. */
@@ -110,7 +113,11 @@ function firstObjectWith(args: unknown[], name: string): { found: boolean; value
  * one; values are escaped so they cannot add segments or collide. Templates are parsed now; the
  * route bindings are read at the first call, when every decorator of the class has run.
  */
-export function createLockKeyResolver(source: LockKeySource, target: object, methodName: string | symbol): LockKeyResolver {
+export function createLockKeyResolver(
+  source: LockKeySource,
+  target: object,
+  methodName: string | symbol,
+): LockKeyResolver {
   const method = `${target.constructor.name}.${String(methodName)}`;
   if (typeof source === 'function') return (args) => checkedKeys(source(...args), method);
   const templates = (Array.isArray(source) ? source : [source]).map(parseKeyTemplate);
@@ -133,14 +140,20 @@ export function createLockKeyResolver(source: LockKeySource, target: object, met
   const render = (parts: KeyTemplatePart[], args: unknown[]) =>
     parts.map((part) => ('literal' in part ? part.literal : valueOf(part.placeholder, args))).join('');
 
-  return (args) => (templates.length === 1 && !Array.isArray(source) ? render(templates[0], args) : templates.map((parts) => render(parts, args)));
+  return (args) =>
+    templates.length === 1 && !Array.isArray(source)
+      ? render(templates[0], args)
+      : templates.map((parts) => render(parts, args));
 }
 
 function checkedKeys(keys: unknown, method: string): string | string[] {
   const list = Array.isArray(keys) ? keys : [keys];
   const valid = list.length > 0 && list.every((key) => typeof key === 'string' && key.length > 0);
   if (!valid) {
-    throw new LockKeyResolutionError(`The lock key function of ${method} returned ${describe(keys)}; expected a non-empty string or array of them`, method);
+    throw new LockKeyResolutionError(
+      `The lock key function of ${method} returned ${describe(keys)}; expected a non-empty string or array of them`,
+      method,
+    );
   }
   return keys as string | string[];
 }

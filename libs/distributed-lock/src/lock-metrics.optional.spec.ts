@@ -12,7 +12,9 @@ describe('metrics without prom-client installed', () => {
       jest.doMock('prom-client', () => {
         throw new Error("Cannot find module 'prom-client'");
       });
-      ({ DistributedLockService } = jest.requireActual<{ DistributedLockService: typeof Service }>('./distributed-lock.service'));
+      ({ DistributedLockService } = jest.requireActual<{ DistributedLockService: typeof Service }>(
+        './distributed-lock.service',
+      ));
       ({ InMemoryDistributedLock } = jest.requireActual<{ InMemoryDistributedLock: typeof Memory }>('./testing'));
     });
   });
@@ -26,6 +28,8 @@ describe('metrics without prom-client installed', () => {
   });
 
   it('names the missing package when metrics are asked for', () => {
-    expect(() => new DistributedLockService(new InMemoryDistributedLock(), { metrics: true })).toThrow(/lock metrics need prom-client/);
+    expect(() => new DistributedLockService(new InMemoryDistributedLock(), { metrics: true })).toThrow(
+      /lock metrics need prom-client/,
+    );
   });
 });

@@ -4,9 +4,9 @@ import { keyPrefixLabel, recordLockMetrics } from './lock-metrics';
 
 async function valueOf(registry: Registry, name: string, prefix: string, suffix = ''): Promise<number | undefined> {
   const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
-  const sample = (metric?.values as Array<{ metricName?: string; labels: Record<string, unknown>; value: number }> | undefined)?.find(
-    (v) => v.labels.key_prefix === prefix && (suffix === '' || v.metricName === `${name}${suffix}`),
-  );
+  const sample = (
+    metric?.values as Array<{ metricName?: string; labels: Record<string, unknown>; value: number }> | undefined
+  )?.find((v) => v.labels.key_prefix === prefix && (suffix === '' || v.metricName === `${name}${suffix}`));
   return sample?.value;
 }
 

@@ -41,16 +41,21 @@ export function keyPrefixLabel(key: string): string {
  * one. Reentrant acquisitions are not counted: they neither wait nor take anything from Redis.
  * Returns a function that stops listening. Needs prom-client installed.
  */
-export function recordLockMetrics(source: Pick<LockEngine, 'on' | 'off'>, metricsRegistry?: MetricsRegistry): () => void {
+export function recordLockMetrics(
+  source: Pick<LockEngine, 'on' | 'off'>,
+  metricsRegistry?: MetricsRegistry,
+): () => void {
   const prom = loadPromClient();
   if (!prom) throw new Error('lock metrics need prom-client: install it, or turn metrics off (metrics: false)');
   const registry = (metricsRegistry ?? prom.register) as Registry;
   // Two Nest apps in one process (tests, or several modules) share the default registry, and
   // prom-client refuses a second metric of the same name: reuse the one already registered.
   const histogram = (name: string, help: string) =>
-    (registry.getSingleMetric(name) as Histogram<Label> | undefined) ?? new prom.Histogram({ name, help, labelNames: LABELS, buckets: SECONDS_BUCKETS, registers: [registry] });
+    (registry.getSingleMetric(name) as Histogram<Label> | undefined) ??
+    new prom.Histogram({ name, help, labelNames: LABELS, buckets: SECONDS_BUCKETS, registers: [registry] });
   const counter = (name: string, help: string) =>
-    (registry.getSingleMetric(name) as Counter<Label> | undefined) ?? new prom.Counter({ name, help, labelNames: LABELS, registers: [registry] });
+    (registry.getSingleMetric(name) as Counter<Label> | undefined) ??
+    new prom.Counter({ name, help, labelNames: LABELS, registers: [registry] });
   const wait = histogram('lock_wait_seconds', 'Time from asking for a lock to holding it');
   const hold = histogram('lock_hold_seconds', 'Time a lock was held, from acquire to release');
   const acquired = counter('lock_acquired_total', 'Locks acquired (reentrant entries excluded)');
@@ -58,7 +63,10 @@ export function recordLockMetrics(source: Pick<LockEngine, 'on' | 'off'>, metric
   const renewals = counter('lock_renewals_total', 'Successful lease extensions');
   const renewalFailures = counter('lock_renewal_failures_total', 'Lease extensions that failed');
   const lost = counter('lock_lost_total', 'Locks lost while held (lease expired or taken)');
-  const unavailable = counter('lock_unavailable_total', 'Acquires that failed because Redis or the quorum was unreachable');
+  const unavailable = counter(
+    'lock_unavailable_total',
+    'Acquires that failed because Redis or the quorum was unreachable',
+  );
   const label = (key: string) => ({ key_prefix: keyPrefixLabel(key) });
 
   return listenTo(source, {

@@ -1,5 +1,17 @@
 import 'reflect-metadata';
-import { Body, CanActivate, Controller, ExecutionContext, Get, HttpCode, Injectable, Param, ParseIntPipe, Post, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  CanActivate,
+  Controller,
+  ExecutionContext,
+  Get,
+  HttpCode,
+  Injectable,
+  Param,
+  ParseIntPipe,
+  Post,
+  UseGuards,
+} from '@nestjs/common';
 import { GUARDS_METADATA, HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
@@ -72,7 +84,12 @@ describe('@WithLock', () => {
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
       controllers: [ProductsController],
-      providers: [{ provide: DistributedLockService, useClass: FakeDistributedLockService }, CurrentLock, StockService, HeaderGuard],
+      providers: [
+        { provide: DistributedLockService, useClass: FakeDistributedLockService },
+        CurrentLock,
+        StockService,
+        HeaderGuard,
+      ],
     }).compile();
     app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter());
     await app.init();
@@ -93,7 +110,12 @@ describe('@WithLock', () => {
   });
 
   it('serves a locked route on Fastify with its route, pipe, guard and HTTP code', async () => {
-    const response = await app.inject({ method: 'POST', url: '/products/42/purchase', headers: { 'x-allowed': 'yes' }, payload: { quantity: 2 } });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/products/42/purchase',
+      headers: { 'x-allowed': 'yes' },
+      payload: { quantity: 2 },
+    });
     expect(response.statusCode).toBe(202);
     expect(response.json()).toEqual({ productId: 42, quantity: 2, key: 'stock:42', fence: expect.any(Number) });
     expect(locks.memory.isHeld('stock:42')).toBe(false);
@@ -128,13 +150,18 @@ describe('@WithLock', () => {
   it('refuses an unresolvable key with a rejected promise, before any lock is taken', async () => {
     const using = jest.spyOn(locks, 'using');
     await expect(app.get(StockService).reserve({ productId: undefined as unknown as string })).rejects.toThrow(
-      new LockKeyResolutionError('Lock key placeholder <productId> of StockService.reserve resolved to undefined; expected a non-empty string, a finite number, a bigint or a boolean', 'StockService.reserve'),
+      new LockKeyResolutionError(
+        'Lock key placeholder <productId> of StockService.reserve resolved to undefined; expected a non-empty string, a finite number, a bigint or a boolean',
+        'StockService.reserve',
+      ),
     );
     expect(using).not.toHaveBeenCalled();
     using.mockRestore();
   });
 
   it('says what is wrong when the class was not created by Nest', async () => {
-    await expect(new StockService({} as CurrentLock).reserve({ productId: 'x' })).rejects.toThrow('DistributedLockService was not injected');
+    await expect(new StockService({} as CurrentLock).reserve({ productId: 'x' })).rejects.toThrow(
+      'DistributedLockService was not injected',
+    );
   });
 });

@@ -61,7 +61,9 @@ export function WithLock(key: LockKeySource, options: WithLockOptions = {}): Met
   return (target, propertyKey, descriptor: PropertyDescriptor) => {
     const original = descriptor.value as ((...args: unknown[]) => unknown) | undefined;
     if (typeof original !== 'function') {
-      throw new Error(`@WithLock can only decorate methods; ${target.constructor.name}.${String(propertyKey)} is not one`);
+      throw new Error(
+        `@WithLock can only decorate methods; ${target.constructor.name}.${String(propertyKey)} is not one`,
+      );
     }
     const resolveKey = createLockKeyResolver(key, target, propertyKey);
     const method = `${target.constructor.name}.${String(propertyKey)}`;
@@ -75,7 +77,9 @@ export function WithLock(key: LockKeySource, options: WithLockOptions = {}): Met
       const lockKey = resolveKey(args);
       const service = this[LOCK_SERVICE];
       if (!service) {
-        throw new Error(`@WithLock on ${method}: DistributedLockService was not injected; is the class a Nest provider and DistributedLockModule imported?`);
+        throw new Error(
+          `@WithLock on ${method}: DistributedLockService was not injected; is the class a Nest provider and DistributedLockModule imported?`,
+        );
       }
       const call = (lock: Lock | undefined) => {
         if (lockIndex !== undefined) args[lockIndex] = lock;

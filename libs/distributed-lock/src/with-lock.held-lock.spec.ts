@@ -31,7 +31,10 @@ class Stock {
 }
 
 /** A lock service whose `using` fails as told, for the paths a real Redis cannot be made to take on cue. */
-function failingService(failure: 'unreachable' | 'lost-after-return', whenUnreachable: 'throw' | 'run-unlocked'): DistributedLockService {
+function failingService(
+  failure: 'unreachable' | 'lost-after-return',
+  whenUnreachable: 'throw' | 'run-unlocked',
+): DistributedLockService {
   const lock = { key: 'stock:1', fence: 7 } as Lock;
   return {
     whenUnreachable,
@@ -44,7 +47,10 @@ function failingService(failure: 'unreachable' | 'lost-after-return', whenUnreac
 }
 
 async function stockWith(service: DistributedLockService | (new () => DistributedLockService)): Promise<Stock> {
-  const provider = typeof service === 'function' ? { provide: DistributedLockService, useClass: service } : { provide: DistributedLockService, useValue: service };
+  const provider =
+    typeof service === 'function'
+      ? { provide: DistributedLockService, useClass: service }
+      : { provide: DistributedLockService, useValue: service };
   const moduleRef = await Test.createTestingModule({ providers: [provider, Stock] }).compile();
   return moduleRef.get(Stock);
 }
@@ -52,7 +58,10 @@ async function stockWith(service: DistributedLockService | (new () => Distribute
 describe('@WithLock with reentrant: false and @HeldLock()', () => {
   it('hands the method the lock it took, through the marked parameter, and serialises callers', async () => {
     const stock = await stockWith(FakeDistributedLockService);
-    const keys = await Promise.all([stock.take({ productId: '1', waitMs: 1000 }), stock.take({ productId: '1', waitMs: 1000 })]);
+    const keys = await Promise.all([
+      stock.take({ productId: '1', waitMs: 1000 }),
+      stock.take({ productId: '1', waitMs: 1000 }),
+    ]);
     expect(keys).toEqual(['stock:1', 'stock:1']);
     expect(stock.fences[1]).toBeGreaterThan(stock.fences[0] as number);
   });

@@ -8,10 +8,14 @@ export function spawnWorker(
   args: Array<string | number>,
   worker = 'lock-worker.ts',
 ): ChildProcess & { lines: string[]; nextLine(): Promise<string>; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, 'workers', worker), ...args.map(String)], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'workers', worker), ...args.map(String)],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const lines: string[] = [];
   const waiting: Array<(line: string) => void> = [];
   let buffer = '';
@@ -34,6 +38,9 @@ export function spawnWorker(
   return Object.assign(child, {
     lines,
     exited,
-    nextLine: () => (lines.length > 0 ? Promise.resolve(lines.shift() as string) : new Promise<string>((resolve) => waiting.push(resolve))),
+    nextLine: () =>
+      lines.length > 0
+        ? Promise.resolve(lines.shift() as string)
+        : new Promise<string>((resolve) => waiting.push(resolve)),
   });
 }

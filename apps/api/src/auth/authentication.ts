@@ -22,7 +22,8 @@ import { checkRefusal, Claims, CLOCK_LEEWAY_MS, SignatureCheck, signatureCheck, 
  */
 
 const unauthenticated = (message: string) => new AppException(ErrorCode.Unauthenticated, message);
-const isRateLimited = (error: unknown): boolean => error instanceof AppException && error.code === ErrorCode.RateLimited;
+const isRateLimited = (error: unknown): boolean =>
+  error instanceof AppException && error.code === ErrorCode.RateLimited;
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
 const FAILURES = 'auth-failure';
 
@@ -36,7 +37,11 @@ class UnknownKeyError extends AppException {
 const CHECKS = 'auth_token_checks_total';
 const checks: Counter<'result'> =
   (register.getSingleMetric(CHECKS) as Counter<'result'> | undefined) ??
-  new Counter({ name: CHECKS, help: 'Signature checks of bearer tokens (each token is checked at most once per instance; tokens remembered or refused before checking are not counted), by result', labelNames: ['result'] });
+  new Counter({
+    name: CHECKS,
+    help: 'Signature checks of bearer tokens (each token is checked at most once per instance; tokens remembered or refused before checking are not counted), by result',
+    labelNames: ['result'],
+  });
 
 /** The token's signature and registered claims, counted: the one expensive step. */
 function checkSignature(check: SignatureCheck, token: string): Claims {
@@ -78,7 +83,9 @@ export class TokenVerifier implements OnApplicationBootstrap {
     this.auth = config.get('auth', { infer: true });
     const { hsSecret, publicKey, jwksUrl } = this.auth;
     this.hs256 = hsSecret ? signatureCheck(hsSecret, 'HS256', this.auth) : undefined;
-    this.publicKey = publicKey ? { algorithm: publicKey.algorithm, check: signatureCheck(publicKey.pem, publicKey.algorithm, this.auth) } : undefined;
+    this.publicKey = publicKey
+      ? { algorithm: publicKey.algorithm, check: signatureCheck(publicKey.pem, publicKey.algorithm, this.auth) }
+      : undefined;
     this.jwks = jwksUrl ? new JwksKeyStore(jwksUrl) : undefined;
   }
 
@@ -121,7 +128,10 @@ export class TokenVerifier implements OnApplicationBootstrap {
       return this.verify(request.headers.authorization, address);
     } catch (error) {
       if (error instanceof UnknownKeyError && this.jwks) {
-        return this.jwks.refresh().then(() => this.verify(request.headers.authorization, address)).catch((late: unknown) => this.refuse(late, request.ip));
+        return this.jwks
+          .refresh()
+          .then(() => this.verify(request.headers.authorization, address))
+          .catch((late: unknown) => this.refuse(late, request.ip));
       }
       return this.refuse(error, request.ip);
     }
@@ -249,7 +259,12 @@ class TokenMemory {
   overBudget(address: string, nowMs: number): AppException | undefined {
     const untilMs = this.overBudgetUntil.get(address);
     if (untilMs === undefined) return undefined;
-    if (untilMs > nowMs) return new AppException(ErrorCode.RateLimited, 'too many requests without a valid token from this address, slow down', retryAfterSeconds(untilMs - nowMs));
+    if (untilMs > nowMs)
+      return new AppException(
+        ErrorCode.RateLimited,
+        'too many requests without a valid token from this address, slow down',
+        retryAfterSeconds(untilMs - nowMs),
+      );
     this.overBudgetUntil.delete(address);
     return undefined;
   }
@@ -286,8 +301,10 @@ function toUser(claims: Claims): AuthUser {
   if (typeof sub !== 'string' || sub.length === 0 || sub.length > 128 || CONTROL_CHARACTER.test(sub)) {
     throw new TokenRefusal('token subject must be a string of 1 to 128 characters');
   }
-  if (LONE_SURROGATE.test(sub)) throw new TokenRefusal('token subject must be well-formed Unicode (no lone UTF-16 surrogate)');
-  if (typeof role !== 'string' || !ROLES.includes(role as Role)) throw new TokenRefusal('token role must be "user" or "admin"');
+  if (LONE_SURROGATE.test(sub))
+    throw new TokenRefusal('token subject must be well-formed Unicode (no lone UTF-16 surrogate)');
+  if (typeof role !== 'string' || !ROLES.includes(role as Role))
+    throw new TokenRefusal('token role must be "user" or "admin"');
   return { id: sub, role: role as Role };
 }
 
@@ -329,7 +346,9 @@ export class JwtAuthGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<GuardedRequest>();
     // The purchase route's pipeline verified the token already (once per request is enough).
     const user = request.user ?? this.tokens.authenticateRequest(request);
-    return user instanceof Promise ? user.then((known) => this.admit(request, known, role)) : this.admit(request, user, role);
+    return user instanceof Promise
+      ? user.then((known) => this.admit(request, known, role))
+      : this.admit(request, user, role);
   }
 
   private admit(request: GuardedRequest, user: AuthUser, role: Role | undefined): boolean {
@@ -343,7 +362,10 @@ export class JwtAuthGuard implements CanActivate {
     let access = this.access.get(handler);
     if (!access) {
       const targets = [handler, context.getClass()];
-      access = { isPublic: !!this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets), role: this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets) };
+      access = {
+        isPublic: !!this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets),
+        role: this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets),
+      };
       this.access.set(handler, access);
     }
     return access;

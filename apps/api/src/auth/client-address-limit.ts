@@ -16,9 +16,21 @@ import { TypedConfigService } from '../config/app-config.module';
 export class ClientAddressLimit {
   private readonly budget: RateBudget;
 
-  constructor(@Inject(REDIS_CLIENT) redis: RedisConnection, prefix: RedisKeyPrefix, @Inject(ConfigService) config: TypedConfigService) {
-    const limiter = new WindowRateLimiter(counterFor(redis), prefix.value, config.get('auth', { infer: true }).failuresPerSecondPerAddress);
-    this.budget = new RateBudget(limiter, new Logger(ClientAddressLimit.name), 'requests without a valid token from this address');
+  constructor(
+    @Inject(REDIS_CLIENT) redis: RedisConnection,
+    prefix: RedisKeyPrefix,
+    @Inject(ConfigService) config: TypedConfigService,
+  ) {
+    const limiter = new WindowRateLimiter(
+      counterFor(redis),
+      prefix.value,
+      config.get('auth', { infer: true }).failuresPerSecondPerAddress,
+    );
+    this.budget = new RateBudget(
+      limiter,
+      new Logger(ClientAddressLimit.name),
+      'requests without a valid token from this address',
+    );
   }
 
   /** Counts one request of `budget` from `address`; throws 429 RATE_LIMITED (with Retry-After) past the budget. */

@@ -20,7 +20,12 @@ interface Answer {
 }
 
 /** A key-set endpoint whose answer the test sets. */
-async function keySetServer(): Promise<{ url: string; answer: Answer; requests: () => number; close: () => Promise<void> }> {
+async function keySetServer(): Promise<{
+  url: string;
+  answer: Answer;
+  requests: () => number;
+  close: () => Promise<void>;
+}> {
   const answer: Answer = { body: { keys: [] } };
   let requests = 0;
   const server: Server = createServer((_req, res) => {
@@ -65,7 +70,14 @@ describe('JwksKeyStore', () => {
   const store = (options = {}) => new JwksKeyStore(idp.url, { now: () => clock, fetchTimeoutMs: 3000, ...options });
 
   it('holds the signing keys of the set by kid, with the algorithm their type allows', async () => {
-    idp.answer.body = { keys: [jwkOf('a'), jwkOf('enc', { use: 'enc' }), jwkOf('wrong-alg', { alg: 'RS256' }), { kty: 'oct', k: 'c2VjcmV0', kid: 'hmac' }] };
+    idp.answer.body = {
+      keys: [
+        jwkOf('a'),
+        jwkOf('enc', { use: 'enc' }),
+        jwkOf('wrong-alg', { alg: 'RS256' }),
+        { kty: 'oct', k: 'c2VjcmV0', kid: 'hmac' },
+      ],
+    };
     const keys = store();
     await keys.refresh();
     expect(keys.keyFor('a')).toMatchObject({ algorithm: 'ES256', pem: expect.stringContaining('BEGIN PUBLIC KEY') });

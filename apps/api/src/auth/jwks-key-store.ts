@@ -18,7 +18,13 @@ export interface JwksOptions {
   now: () => number;
 }
 
-const DEFAULTS: JwksOptions = { fetchTimeoutMs: 3000, minRefetchMs: 10_000, maxKeys: 50, maxBytes: 256 * 1024, now: () => Date.now() };
+const DEFAULTS: JwksOptions = {
+  fetchTimeoutMs: 3000,
+  minRefetchMs: 10_000,
+  maxKeys: 50,
+  maxBytes: 256 * 1024,
+  now: () => Date.now(),
+};
 
 /**
  * An identity provider's signing keys (JWKS), by `kid`. Read once at start-up and again when a
@@ -63,7 +69,9 @@ export class JwksKeyStore {
 
   private fetchOnce(): Promise<void> {
     this.inFlight = this.fetchKeys()
-      .catch((error: unknown) => this.log.warn(`could not read the key set at ${this.url}: ${(error as Error).message}`))
+      .catch((error: unknown) =>
+        this.log.warn(`could not read the key set at ${this.url}: ${(error as Error).message}`),
+      )
       .finally(() => (this.inFlight = undefined));
     return this.inFlight;
   }
@@ -72,10 +80,16 @@ export class JwksKeyStore {
     this.fetches++;
     // No redirects: the configured URL (https in production) is the only place keys come from, never
     // wherever it points to (an http: one included).
-    const response = await fetch(this.url, { signal: AbortSignal.timeout(this.options.fetchTimeoutMs), headers: { accept: 'application/json' }, redirect: 'manual' });
+    const response = await fetch(this.url, {
+      signal: AbortSignal.timeout(this.options.fetchTimeoutMs),
+      headers: { accept: 'application/json' },
+      redirect: 'manual',
+    });
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
-      throw new Error(`HTTP ${response.status}: redirects are not followed; set JWT_JWKS_URL to the key set's own address`);
+      throw new Error(
+        `HTTP ${response.status}: redirects are not followed; set JWT_JWKS_URL to the key set's own address`,
+      );
     }
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     const body = JSON.parse(await readAtMost(response, this.options.maxBytes)) as { keys?: unknown };

@@ -36,7 +36,11 @@ export type SignatureCheck = (token: string) => Claims;
  * checks an RS256/ES256 token and a public key never checks an HS256 one (so a token "signed"
  * with the public key as an HMAC secret fails), and `none` is accepted by no verifier.
  */
-export function signatureCheck(key: string, algorithm: 'HS256' | 'RS256' | 'ES256', auth: Pick<AuthConfig, 'issuer' | 'audience'>): SignatureCheck {
+export function signatureCheck(
+  key: string,
+  algorithm: 'HS256' | 'RS256' | 'ES256',
+  auth: Pick<AuthConfig, 'issuer' | 'audience'>,
+): SignatureCheck {
   return createVerifier({
     key,
     algorithms: [algorithm],
@@ -54,8 +58,10 @@ export function signatureCheck(key: string, algorithm: 'HS256' | 'RS256' | 'ES25
 export function checkRefusal(error: unknown): TokenRefusal {
   const code = (error as TokenError).code;
   if (code === TokenError.codes.expired) return new TokenRefusal('token expired');
-  if (code === TokenError.codes.missingRequiredClaim) return new TokenRefusal('token lacks a required claim (exp and iat, and iss / aud where configured)');
-  if (code === TokenError.codes.invalidClaimValue) return new TokenRefusal('token issuer, audience or claims not accepted');
+  if (code === TokenError.codes.missingRequiredClaim)
+    return new TokenRefusal('token lacks a required claim (exp and iat, and iss / aud where configured)');
+  if (code === TokenError.codes.invalidClaimValue)
+    return new TokenRefusal('token issuer, audience or claims not accepted');
   if (code === TokenError.codes.inactive) return new TokenRefusal('token not yet valid', false);
   return new TokenRefusal('invalid token');
 }

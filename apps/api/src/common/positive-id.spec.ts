@@ -5,7 +5,20 @@ describe('isPositiveId: a positive signed 64-bit integer in decimal', () => {
     expect(isPositiveId(value)).toBe(true);
   });
 
-  it.each(['0', '-1', '01', '1.5', '1e3', ' 1', '1 ', '', '9223372036854775808', '9999999999999999999', '12345678901234567890', '０１'])('refuses %p', (value) => {
+  it.each([
+    '0',
+    '-1',
+    '01',
+    '1.5',
+    '1e3',
+    ' 1',
+    '1 ',
+    '',
+    '9223372036854775808',
+    '9999999999999999999',
+    '12345678901234567890',
+    '０１',
+  ])('refuses %p', (value) => {
     expect(isPositiveId(value)).toBe(false);
   });
 

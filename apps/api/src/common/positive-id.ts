@@ -16,4 +16,13 @@ export function isPositiveId(value: unknown): value is string {
 
 /** class-validator decorator for isPositiveId. */
 export const IsPositiveId = (options?: ValidationOptions): PropertyDecorator =>
-  ValidateBy({ name: 'isPositiveId', validator: { validate: isPositiveId, defaultMessage: (args) => `${args?.property ?? 'id'} must be a positive integer` } }, options);
+  ValidateBy(
+    {
+      name: 'isPositiveId',
+      validator: {
+        validate: isPositiveId,
+        defaultMessage: (args) => `${args?.property ?? 'id'} must be a positive integer`,
+      },
+    },
+    options,
+  );

@@ -6,7 +6,12 @@ function describe(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((error) => {
     const path = parent ? `${parent}.${error.property}` : error.property;
     const own = Object.values(error.constraints ?? {});
-    return [...own.map((message) => (message.startsWith(error.property) ? message.replace(error.property, path) : `${path}: ${message}`)), ...describe(error.children ?? [], path)];
+    return [
+      ...own.map((message) =>
+        message.startsWith(error.property) ? message.replace(error.property, path) : `${path}: ${message}`,
+      ),
+      ...describe(error.children ?? [], path),
+    ];
   });
 }
 
@@ -32,7 +37,10 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
  */
 class StrictValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body' && (value === null || (value !== undefined && (typeof value !== 'object' || Array.isArray(value))))) {
+    if (
+      metadata.type === 'body' &&
+      (value === null || (value !== undefined && (typeof value !== 'object' || Array.isArray(value))))
+    ) {
       throw new AppException(ErrorCode.ValidationFailed, 'the request body must be a JSON object');
     }
     if (metadata.type === 'body' && nestsDeeperThan(value, MAX_BODY_DEPTH)) {
@@ -47,7 +55,9 @@ class StrictValidationPipe extends ValidationPipe {
  * `ignoreUnknownFields` (with the DTO as `expectedType`): unknown fields are dropped instead, for
  * bodies whose sender adds fields of its own (the payment provider's events).
  */
-export function createValidationPipe(options: { ignoreUnknownFields?: boolean; expectedType?: new () => object } = {}): ValidationPipe {
+export function createValidationPipe(
+  options: { ignoreUnknownFields?: boolean; expectedType?: new () => object } = {},
+): ValidationPipe {
   return new StrictValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: !options.ignoreUnknownFields,
@@ -55,6 +65,7 @@ export function createValidationPipe(options: { ignoreUnknownFields?: boolean; e
     transform: true,
     transformOptions: { enableImplicitConversion: false },
     stopAtFirstError: false,
-    exceptionFactory: (errors) => new AppException(ErrorCode.ValidationFailed, describe(errors).join('; ') || 'invalid request'),
+    exceptionFactory: (errors) =>
+      new AppException(ErrorCode.ValidationFailed, describe(errors).join('; ') || 'invalid request'),
   });
 }

@@ -8,6 +8,8 @@ export type TypedConfigService = ConfigService<AppConfig, true>;
 // .env is read by main.ts alone (config/env-file.ts): Nest's own reading would let the file set NODE_ENV.
 @Global()
 @Module({
-  imports: [ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, cache: true, load: [() => ({ ...loadConfig() })] })],
+  imports: [
+    ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, cache: true, load: [() => ({ ...loadConfig() })] }),
+  ],
 })
 export class AppConfigModule {}

@@ -17,10 +17,27 @@ export interface AppConfig {
   jwtSecret: string | undefined;
   auth: AuthConfig;
   ops: OpsConfig;
-  database: { url: string; migrate: boolean; poolSize: number; statementTimeoutMs: number; preparedStatements: boolean };
+  database: {
+    url: string;
+    migrate: boolean;
+    poolSize: number;
+    statementTimeoutMs: number;
+    preparedStatements: boolean;
+  };
   redis: RedisConfig;
-  lock: { ttlMs: number; waitMs: number; fallback: LockFallback; waitForReplicas?: { replicas: number; timeoutMs: number } };
-  orders: { paymentTtlS: number; expiryBatchSize: number; expiryIntervalMs: number; purchaseDeadlineMs: number; purchaseQueueMax: number };
+  lock: {
+    ttlMs: number;
+    waitMs: number;
+    fallback: LockFallback;
+    waitForReplicas?: { replicas: number; timeoutMs: number };
+  };
+  orders: {
+    paymentTtlS: number;
+    expiryBatchSize: number;
+    expiryIntervalMs: number;
+    purchaseDeadlineMs: number;
+    purchaseQueueMax: number;
+  };
   /** publicReadsPerSecondPerAddress: requests one client address may send a second to each budgeted public route (GET /products/:id). */
   http: { bodyLimitBytes: number; rateLimitPerSecond: number; publicReadsPerSecondPerAddress: number };
   edge: EdgeConfig;
@@ -30,7 +47,12 @@ export interface AppConfig {
    * step runs; pollsPerSecond: the polls of one product's queue the fleet is sized to answer;
    * summaryPerSecondPerAddress: GET /products/:id/queue requests one client address may send a second.
    */
-  waitingRoom: { secret: string | undefined; tickMs: number; pollsPerSecond: number; summaryPerSecondPerAddress: number };
+  waitingRoom: {
+    secret: string | undefined;
+    tickMs: number;
+    pollsPerSecond: number;
+    summaryPerSecondPerAddress: number;
+  };
 }
 
 /** Reads and validates the environment; throws ConfigError with one line naming the variable. */
@@ -47,7 +69,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
   return {
     nodeEnv,
     port,
-    logLevel: oneOf('info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const)(env.LOG_LEVEL, 'LOG_LEVEL'),
+    logLevel: oneOf('info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const)(
+      env.LOG_LEVEL,
+      'LOG_LEVEL',
+    ),
     jwtSecret,
     auth,
     ops: loadOpsConfig(env, nodeEnv, port),
@@ -69,7 +94,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     http: {
       bodyLimitBytes: integer(64 * 1024, 1024, 10 * 1024 * 1024)(env.HTTP_BODY_LIMIT_BYTES, 'HTTP_BODY_LIMIT_BYTES'),
       rateLimitPerSecond: integer(20, 1, 1_000_000)(env.RATE_LIMIT_PER_SECOND, 'RATE_LIMIT_PER_SECOND'),
-      publicReadsPerSecondPerAddress: integer(50, 1, 1_000_000)(env.PUBLIC_READS_PER_SECOND_PER_ADDRESS, 'PUBLIC_READS_PER_SECOND_PER_ADDRESS'),
+      publicReadsPerSecondPerAddress: integer(
+        50,
+        1,
+        1_000_000,
+      )(env.PUBLIC_READS_PER_SECOND_PER_ADDRESS, 'PUBLIC_READS_PER_SECOND_PER_ADDRESS'),
     },
     edge: loadEdgeConfig(env, nodeEnv),
     payments: loadPaymentsConfig(env, nodeEnv),
@@ -77,7 +106,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
       secret: env.WAITING_ROOM_SECRET ? secretOfAtLeast(32)(env.WAITING_ROOM_SECRET, 'WAITING_ROOM_SECRET') : undefined,
       tickMs: integer(200, 20, 10_000)(env.WAITING_ROOM_TICK_MS, 'WAITING_ROOM_TICK_MS'),
       pollsPerSecond: integer(10_000, 100, 10_000_000)(env.WAITING_ROOM_POLLS_PER_S, 'WAITING_ROOM_POLLS_PER_S'),
-      summaryPerSecondPerAddress: integer(50, 1, 1_000_000)(env.QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS, 'QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS'),
+      summaryPerSecondPerAddress: integer(
+        50,
+        1,
+        1_000_000,
+      )(env.QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS, 'QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS'),
     },
   };
 }
@@ -96,7 +129,8 @@ export function loadDatabaseConfig(env: Env = process.env): AppConfig['database'
 const secretOfAtLeast =
   (bytes: number) =>
   (raw: string, name: string): string => {
-    if (Buffer.byteLength(raw, 'utf8') < bytes) throw new ConfigError(`Invalid configuration: ${name} must be at least ${bytes} bytes`);
+    if (Buffer.byteLength(raw, 'utf8') < bytes)
+      throw new ConfigError(`Invalid configuration: ${name} must be at least ${bytes} bytes`);
     return raw;
   };
 
@@ -110,6 +144,8 @@ function refusePublishedSecrets(env: Env, nodeEnv: AppConfig['nodeEnv']): void {
     if (env[name]) checkSecret(name, env[name], true);
   }
   if (!env.JWT_SECRET && !env.WAITING_ROOM_SECRET) {
-    throw new ConfigError('Invalid configuration: WAITING_ROOM_SECRET is required when NODE_ENV=production and JWT_SECRET is unset');
+    throw new ConfigError(
+      'Invalid configuration: WAITING_ROOM_SECRET is required when NODE_ENV=production and JWT_SECRET is unset',
+    );
   }
 }

@@ -47,7 +47,9 @@ export function loadAuthConfig(env: Env, nodeEnv: NodeEnv): AuthConfig {
   // Tokens an identity provider signed for its other clients carry the same issuer, and a secret
   // shared with another environment or service signs its tokens too: only the audience tells them apart.
   if (production && !env.JWT_AUDIENCE) {
-    refuse('JWT_AUDIENCE is required when NODE_ENV=production (the aud claim this API accepts; tokens signed with the same key for another service or environment are refused by it)');
+    refuse(
+      'JWT_AUDIENCE is required when NODE_ENV=production (the aud claim this API accepts; tokens signed with the same key for another service or environment are refused by it)',
+    );
   }
   // A second way in beside the provider's keys is opened only on purpose.
   const allowHs256 = bool(false)(env.JWT_ALLOW_HS256, 'JWT_ALLOW_HS256');
@@ -74,11 +76,15 @@ export function checkSecret(name: string, value: string, production: boolean): s
     if (Buffer.byteLength(value, 'utf8') < 16) refuse(`${name} must be at least 16 bytes`);
     return value;
   }
-  if (Buffer.byteLength(value, 'utf8') < MIN_PRODUCTION_SECRET_BYTES) refuse(`${name} must be at least ${MIN_PRODUCTION_SECRET_BYTES} bytes when NODE_ENV=production`);
-  if (isPublishedSecret(value)) refuse(`${name} is a value published in this repository; generate your own (openssl rand -hex 32)`);
+  if (Buffer.byteLength(value, 'utf8') < MIN_PRODUCTION_SECRET_BYTES)
+    refuse(`${name} must be at least ${MIN_PRODUCTION_SECRET_BYTES} bytes when NODE_ENV=production`);
+  if (isPublishedSecret(value))
+    refuse(`${name} is a value published in this repository; generate your own (openssl rand -hex 32)`);
   const bits = estimatedEntropyBits(value);
   if (bits < MIN_PRODUCTION_SECRET_BITS) {
-    refuse(`${name} is guessable: a repeated or patterned value (about ${Math.floor(bits)} bits, ${MIN_PRODUCTION_SECRET_BITS} needed) when NODE_ENV=production; generate one (openssl rand -hex 32)`);
+    refuse(
+      `${name} is guessable: a repeated or patterned value (about ${Math.floor(bits)} bits, ${MIN_PRODUCTION_SECRET_BITS} needed) when NODE_ENV=production; generate one (openssl rand -hex 32)`,
+    );
   }
   return value;
 }
@@ -90,10 +96,13 @@ function readPublicKey(path: string): { pem: string; algorithm: PublicKeyAlgorit
     pem = readFileSync(path, 'utf8');
     key = createPublicKey(pem);
   } catch (error) {
-    return refuse(`JWT_PUBLIC_KEY_FILE must name a readable PEM public key (${(error as Error).message.split('\n')[0]})`);
+    return refuse(
+      `JWT_PUBLIC_KEY_FILE must name a readable PEM public key (${(error as Error).message.split('\n')[0]})`,
+    );
   }
   if (key.asymmetricKeyType === 'rsa') return { pem, algorithm: 'RS256' };
-  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return { pem, algorithm: 'ES256' };
+  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1')
+    return { pem, algorithm: 'ES256' };
   return refuse('JWT_PUBLIC_KEY_FILE must hold an RSA key (RS256) or a P-256 EC key (ES256)');
 }
 
@@ -109,6 +118,7 @@ function jwksEndpoint(raw: string, production: boolean): string {
   if (url.username || url.password) refuse(`JWT_JWKS_URL must not carry a user or password (got ${echo(raw)})`);
   const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') refuse('JWT_JWKS_URL must use https:');
-  if (production && url.protocol === 'http:' && !loopback) refuse('JWT_JWKS_URL must use https: when NODE_ENV=production');
+  if (production && url.protocol === 'http:' && !loopback)
+    refuse('JWT_JWKS_URL must use https: when NODE_ENV=production');
   return url.toString();
 }

@@ -41,14 +41,23 @@ describe('configuration errors', () => {
       ['REDLOCK_URLS', 'redis://:a@a:1,redis://:50%off@b:2,redis://:c@c:3'],
     ]) {
       const line = startupLine({ [name]: value });
-      expect(line).toMatch(new RegExp(`^Invalid configuration: ${name} has a user or password that is not valid percent-encoding`));
+      expect(line).toMatch(
+        new RegExp(`^Invalid configuration: ${name} has a user or password that is not valid percent-encoding`),
+      );
       expect(line).not.toContain('50%off');
     }
   });
 
   it('turn a bad password encoding into the one line in production too, where DATABASE_URL is decoded to be judged', () => {
-    const env = { NODE_ENV: 'production', JWT_SECRET: randomBytes(32).toString('hex'), JWT_AUDIENCE: 'shop', REDIS_ALLOW_NO_AUTH: 'true' };
-    expect(() => loadConfig({ ...env, DATABASE_URL: 'postgres://postgres:%E0%A4%A@db/x' })).toThrow(/^Invalid configuration: DATABASE_URL has a user or password that is not valid percent-encoding/);
+    const env = {
+      NODE_ENV: 'production',
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      JWT_AUDIENCE: 'shop',
+      REDIS_ALLOW_NO_AUTH: 'true',
+    };
+    expect(() => loadConfig({ ...env, DATABASE_URL: 'postgres://postgres:%E0%A4%A@db/x' })).toThrow(
+      /^Invalid configuration: DATABASE_URL has a user or password that is not valid percent-encoding/,
+    );
   });
 });
 
@@ -57,7 +66,9 @@ describe('redactCredentials', () => {
     expect(redactCredentials('redis://:pw@host:6379')).toBe('redis://***@host:6379');
     expect(redactCredentials('redis//user:p@ss@host')).toBe('redis//***@host');
     expect(redactCredentials('postgres://u:pa,ss@db/x')).toBe('postgres://***@db/x');
-    expect(redactCredentials('redis://:a@h1,redis://h2,rediss://u:b@h3')).toBe('redis://***@h1,redis://h2,rediss://***@h3');
+    expect(redactCredentials('redis://:a@h1,redis://h2,rediss://u:b@h3')).toBe(
+      'redis://***@h1,redis://h2,rediss://***@h3',
+    );
     expect(redactCredentials(':pw@host')).toBe('***@host');
     expect(redactCredentials('https://shop.example.com')).toBe('https://shop.example.com');
   });

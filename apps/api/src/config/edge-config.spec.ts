@@ -6,13 +6,20 @@ describe('edge configuration', () => {
   it('allows any origin in development and test, none in production, unless CORS_ORIGINS says otherwise', () => {
     expect(loadConfig({ NODE_ENV: 'development' }).edge.corsOrigins).toBe('*');
     expect(loadConfig({ NODE_ENV: 'test' }).edge.corsOrigins).toBe('*');
-    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://shop:own@db/shop', REDIS_URL: 'redis://:own@redis', JWT_SECRET: randomBytes(32).toString('hex'), JWT_AUDIENCE: 'shop' };
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://shop:own@db/shop',
+      REDIS_URL: 'redis://:own@redis',
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      JWT_AUDIENCE: 'shop',
+    };
     expect(loadConfig(production).edge.corsOrigins).toEqual([]);
     expect(loadConfig({ ...production, CORS_ORIGINS: '*' }).edge.corsOrigins).toBe('*');
   });
 
   it('reads CORS_ORIGINS as the origins browsers send, a trailing slash forgiven', () => {
-    const origins = loadConfig({ NODE_ENV: 'test', CORS_ORIGINS: 'https://shop.example.com/, http://localhost:8080' }).edge.corsOrigins;
+    const origins = loadConfig({ NODE_ENV: 'test', CORS_ORIGINS: 'https://shop.example.com/, http://localhost:8080' })
+      .edge.corsOrigins;
     expect(origins).toEqual(['https://shop.example.com', 'http://localhost:8080']);
   });
 
@@ -22,12 +29,16 @@ describe('edge configuration', () => {
     expect(loadConfig({ NODE_ENV: 'test', TRUST_PROXY: '0' }).edge.trustProxy).toBe(false);
     expect(loadConfig({ NODE_ENV: 'test', TRUST_PROXY: 'true' }).edge.trustProxy).toBe(true);
     expect(loadConfig({ NODE_ENV: 'test', TRUST_PROXY: '2' }).edge.trustProxy).toBe(2);
-    expect(loadConfig({ NODE_ENV: 'test', TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,loopback, fd00::/8' }).edge.trustProxy).toEqual(['10.0.0.0/8', '192.168.1.7', 'loopback', 'fd00::/8']);
+    expect(
+      loadConfig({ NODE_ENV: 'test', TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,loopback, fd00::/8' }).edge.trustProxy,
+    ).toEqual(['10.0.0.0/8', '192.168.1.7', 'loopback', 'fd00::/8']);
   });
 
   it('gives product reads a short max-age and a longer stale-while-revalidate by default', () => {
     expect(loadConfig({ NODE_ENV: 'test' }).edge.productCache).toEqual({ maxAgeS: 2, staleWhileRevalidateS: 10 });
-    expect(loadConfig({ NODE_ENV: 'test', PRODUCT_CACHE_MAX_AGE_S: '0', PRODUCT_CACHE_SWR_S: '30' }).edge.productCache).toEqual({ maxAgeS: 0, staleWhileRevalidateS: 30 });
+    expect(
+      loadConfig({ NODE_ENV: 'test', PRODUCT_CACHE_MAX_AGE_S: '0', PRODUCT_CACHE_SWR_S: '30' }).edge.productCache,
+    ).toEqual({ maxAgeS: 0, staleWhileRevalidateS: 30 });
   });
 
   it.each([

@@ -29,7 +29,8 @@ export function loadEdgeConfig(env: Env, nodeEnv: 'development' | 'production' |
 function corsOrigins(raw: string | undefined, nodeEnv: string): CorsOrigins {
   if (raw === undefined || raw.trim() === '') return nodeEnv === 'production' ? [] : '*';
   if (raw.trim() === '*') return '*';
-  const expectation = 'must be * or comma-separated origins like https://shop.example.com (scheme://host[:port], no path)';
+  const expectation =
+    'must be * or comma-separated origins like https://shop.example.com (scheme://host[:port], no path)';
   return raw.split(',').map((part) => {
     const candidate = part.trim().replace(/\/$/, '');
     let parsed: URL;
@@ -38,7 +39,8 @@ function corsOrigins(raw: string | undefined, nodeEnv: string): CorsOrigins {
     } catch {
       return fail('CORS_ORIGINS', expectation, raw);
     }
-    if (!['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== candidate) fail('CORS_ORIGINS', expectation, raw);
+    if (!['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== candidate)
+      fail('CORS_ORIGINS', expectation, raw);
     return parsed.origin;
   });
 }

@@ -19,12 +19,16 @@ describe('applyEnvFile', () => {
     const report = applyEnvFile(file, env)!;
     expect(env).toEqual({ PORT: '4000', LOG_LEVEL: 'debug' });
     expect(report).toEqual({ file, applied: ['LOG_LEVEL'], keptFromEnvironment: ['PORT'], refused: ['NODE_ENV'] });
-    expect(describeEnvFile(report)).toBe(`configuration: ${file} set LOG_LEVEL; the environment's own value kept for PORT; NODE_ENV ignored (only the environment sets it)`);
+    expect(describeEnvFile(report)).toBe(
+      `configuration: ${file} set LOG_LEVEL; the environment's own value kept for PORT; NODE_ENV ignored (only the environment sets it)`,
+    );
   });
 
   it('names variables only, never their values', () => {
     const env: Env = {};
-    const line = describeEnvFile(applyEnvFile(envFile('secret', `${['JWT_SECRET', 's3cr3t-value-nobody-should-log'].join('=')}\n`), env)!);
+    const line = describeEnvFile(
+      applyEnvFile(envFile('secret', `${['JWT_SECRET', 's3cr3t-value-nobody-should-log'].join('=')}\n`), env)!,
+    );
     expect(line).toContain('JWT_SECRET');
     expect(line).not.toContain('s3cr3t');
   });

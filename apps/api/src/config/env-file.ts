@@ -37,7 +37,8 @@ export function applyEnvFile(file: string, env: Env = process.env): EnvFileRepor
 /** One line saying which file set what (names only: values may be secrets). */
 export function describeEnvFile(report: EnvFileReport): string {
   const parts = [`configuration: ${report.file} set ${report.applied.length ? report.applied.join(', ') : 'nothing'}`];
-  if (report.keptFromEnvironment.length) parts.push(`the environment's own value kept for ${report.keptFromEnvironment.join(', ')}`);
+  if (report.keptFromEnvironment.length)
+    parts.push(`the environment's own value kept for ${report.keptFromEnvironment.join(', ')}`);
   if (report.refused.length) parts.push(`${report.refused.join(', ')} ignored (only the environment sets it)`);
   return parts.join('; ');
 }

@@ -20,7 +20,8 @@ export const integer =
   (raw, name) => {
     if (raw === undefined || raw === '') return fallback;
     const value = Number(raw);
-    if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) fail(name, `must be an integer from ${min} to ${max}`, raw);
+    if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max)
+      fail(name, `must be an integer from ${min} to ${max}`, raw);
     return value;
   };
 
@@ -53,14 +54,18 @@ export const url =
     }
     if (!protocols.includes(parsed.protocol)) fail(name, `must use ${protocols.join(' or ')}`, raw);
     // The clients decode these with decodeURIComponent, which throws on a stray %: say so here, once.
-    if (userInfo(parsed) === undefined) fail(name, 'has a user or password that is not valid percent-encoding (write a literal % as %25)', raw);
+    if (userInfo(parsed) === undefined)
+      fail(name, 'has a user or password that is not valid percent-encoding (write a literal % as %25)', raw);
     return value;
   };
 
 /** A parsed URL's user and password, percent-decoded; undefined when either is not valid percent-encoding. */
 export function userInfo(parsed: URL): { username: string | undefined; password: string | undefined } | undefined {
   try {
-    return { username: decodeURIComponent(parsed.username) || undefined, password: decodeURIComponent(parsed.password) || undefined };
+    return {
+      username: decodeURIComponent(parsed.username) || undefined,
+      password: decodeURIComponent(parsed.password) || undefined,
+    };
   } catch {
     return undefined;
   }
@@ -87,7 +92,8 @@ export const hostPortList =
     if (raw === undefined || raw.trim() === '') return [];
     const nodes = raw.split(',').map((part) => {
       const match = /^\s*([^\s:]+):(\d{1,5})\s*$/.exec(part);
-      if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) return fail(name, 'must be a comma-separated list of host:port', raw);
+      if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535)
+        return fail(name, 'must be a comma-separated list of host:port', raw);
       return { host: match[1], port: Number(match[2]) };
     });
     if (nodes.length < minimum) fail(name, `needs at least ${minimum} host:port entries`, raw);
@@ -98,6 +104,7 @@ export const hostPortList =
 export const replicasAndTimeout: Rule<{ replicas: number; timeoutMs: number } | undefined> = (raw, name) => {
   if (raw === undefined || raw.trim() === '') return undefined;
   const match = /^\s*(\d{1,2}):(\d{1,5})\s*$/.exec(raw);
-  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) return fail(name, 'must be replicas:timeoutMs, e.g. 1:100', raw);
+  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1)
+    return fail(name, 'must be replicas:timeoutMs, e.g. 1:100', raw);
   return { replicas: Number(match[1]), timeoutMs: Number(match[2]) };
 };

@@ -18,16 +18,24 @@ export interface OpsConfig {
 export function loadOpsConfig(env: Env, nodeEnv: NodeEnv, publicPort: number): OpsConfig {
   const production = nodeEnv === 'production';
   const rawPort = env.METRICS_PORT === '' ? undefined : env.METRICS_PORT;
-  const metricsPort = rawPort === undefined ? (production ? 9464 : undefined) : integer(0, 0, 65535)(rawPort, 'METRICS_PORT');
+  const metricsPort =
+    rawPort === undefined ? (production ? 9464 : undefined) : integer(0, 0, 65535)(rawPort, 'METRICS_PORT');
   // The same port twice would fail at listen(), after the public port already answers.
   if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === publicPort) {
     throw new ConfigError(`Invalid configuration: METRICS_PORT must differ from PORT (both ${publicPort})`);
   }
-  return { metricsPort, metricsHost: metricsHost(env.METRICS_HOST), docsEnabled: bool(!production)(env.DOCS_ENABLED, 'DOCS_ENABLED') };
+  return {
+    metricsPort,
+    metricsHost: metricsHost(env.METRICS_HOST),
+    docsEnabled: bool(!production)(env.DOCS_ENABLED, 'DOCS_ENABLED'),
+  };
 }
 
 function metricsHost(raw: string | undefined): string {
   const value = raw?.trim() || '127.0.0.1';
-  if (isIP(value) === 0) throw new ConfigError(`Invalid configuration: METRICS_HOST must be an IP address, e.g. 127.0.0.1 or 0.0.0.0 (got ${echo(raw)})`);
+  if (isIP(value) === 0)
+    throw new ConfigError(
+      `Invalid configuration: METRICS_HOST must be an IP address, e.g. 127.0.0.1 or 0.0.0.0 (got ${echo(raw)})`,
+    );
   return value;
 }

@@ -18,7 +18,11 @@ describe('loadPaymentsConfig', () => {
     expect(loadPaymentsConfig({ PAYMENT_WEBHOOK_SECRET: '' }, 'production').webhookSecret).toBeUndefined();
     expect(loadPaymentsConfig({ PAYMENT_WEBHOOK_SECRET: 'short' }, 'test').webhookSecret).toBe('short');
     expect(() => loadPaymentsConfig({ PAYMENT_WEBHOOK_SECRET: 'short' }, 'production')).toThrow(ConfigError);
-    expect(() => loadPaymentsConfig({ PAYMENT_WEBHOOK_SECRET: 'short' }, 'production')).toThrow(/PAYMENT_WEBHOOK_SECRET/);
-    expect(loadPaymentsConfig({ PAYMENT_WEBHOOK_SECRET: 'x'.repeat(32) }, 'production').webhookSecret).toBe('x'.repeat(32));
+    expect(() => loadPaymentsConfig({ PAYMENT_WEBHOOK_SECRET: 'short' }, 'production')).toThrow(
+      /PAYMENT_WEBHOOK_SECRET/,
+    );
+    expect(loadPaymentsConfig({ PAYMENT_WEBHOOK_SECRET: 'x'.repeat(32) }, 'production').webhookSecret).toBe(
+      'x'.repeat(32),
+    );
   });
 });

@@ -15,9 +15,14 @@ export function loadPaymentsConfig(env: Env, nodeEnv: 'development' | 'productio
   const webhookSecret = env.PAYMENT_WEBHOOK_SECRET === '' ? undefined : env.PAYMENT_WEBHOOK_SECRET;
   // A short secret is guessable offline from one signed event; ask for what HMAC-SHA256 deserves.
   if (webhookSecret !== undefined && Buffer.byteLength(webhookSecret) < 32 && nodeEnv === 'production') {
-    throw new ConfigError('Invalid configuration: PAYMENT_WEBHOOK_SECRET must be at least 32 bytes when NODE_ENV=production');
+    throw new ConfigError(
+      'Invalid configuration: PAYMENT_WEBHOOK_SECRET must be at least 32 bytes when NODE_ENV=production',
+    );
   }
   const currency = (env.PAYMENT_CURRENCY || 'usd').trim().toLowerCase();
-  if (!/^[a-z]{3}$/.test(currency)) throw new ConfigError(`Invalid configuration: PAYMENT_CURRENCY must be a three-letter ISO 4217 code (got ${echo(env.PAYMENT_CURRENCY)})`);
+  if (!/^[a-z]{3}$/.test(currency))
+    throw new ConfigError(
+      `Invalid configuration: PAYMENT_CURRENCY must be a three-letter ISO 4217 code (got ${echo(env.PAYMENT_CURRENCY)})`,
+    );
   return { webhookSecret, direct: bool(nodeEnv !== 'production')(env.PAYMENTS_DIRECT, 'PAYMENTS_DIRECT'), currency };
 }

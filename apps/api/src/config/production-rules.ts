@@ -8,8 +8,14 @@ const PLACEHOLDER = /<[^<>]+>/;
 
 export function refusePlaceholders(env: Env): void {
   for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && /^(JWT|DATABASE|REDIS|REDLOCK|PAYMENT|WAITING_ROOM|CORS|TRUST)_/.test(name) && PLACEHOLDER.test(value)) {
-      throw new ConfigError(`Invalid configuration: ${name} still holds the placeholder ${PLACEHOLDER.exec(value)![0]} from .env.example; set a real value`);
+    if (
+      value !== undefined &&
+      /^(JWT|DATABASE|REDIS|REDLOCK|PAYMENT|WAITING_ROOM|CORS|TRUST)_/.test(name) &&
+      PLACEHOLDER.test(value)
+    ) {
+      throw new ConfigError(
+        `Invalid configuration: ${name} still holds the placeholder ${PLACEHOLDER.exec(value)![0]} from .env.example; set a real value`,
+      );
     }
   }
 }
@@ -22,10 +28,17 @@ export function refusePlaceholders(env: Env): void {
  */
 export function refuseUnsafeProduction(env: Env): void {
   const database = new URL(url(DEFAULT_DATABASE_URL, ['postgres:', 'postgresql:'])(env.DATABASE_URL, 'DATABASE_URL'));
-  if (!env.DATABASE_URL || (decodeURIComponent(database.username) === 'postgres' && decodeURIComponent(database.password) === 'postgres')) {
-    throw new ConfigError('Invalid configuration: DATABASE_URL must be set, with credentials of your own (not postgres:postgres), when NODE_ENV=production');
+  if (
+    !env.DATABASE_URL ||
+    (decodeURIComponent(database.username) === 'postgres' && decodeURIComponent(database.password) === 'postgres')
+  ) {
+    throw new ConfigError(
+      'Invalid configuration: DATABASE_URL must be set, with credentials of your own (not postgres:postgres), when NODE_ENV=production',
+    );
   }
   if (bool(false)(env.PAYMENTS_DIRECT, 'PAYMENTS_DIRECT')) {
-    throw new ConfigError('Invalid configuration: PAYMENTS_DIRECT=true lets buyers mark orders PAID without paying; refused when NODE_ENV=production (payments arrive by webhook)');
+    throw new ConfigError(
+      'Invalid configuration: PAYMENTS_DIRECT=true lets buyers mark orders PAID without paying; refused when NODE_ENV=production (payments arrive by webhook)',
+    );
   }
 }

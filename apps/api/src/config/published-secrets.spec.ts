@@ -25,7 +25,11 @@ function secretsInRepository(): Array<{ value: string; file: string }> {
   const files = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
   const found: Array<{ value: string; file: string }> = [];
   for (const file of files) {
-    if (!/\.(ts|js|mjs|json|ya?ml|md|sh|example|env|cfg|html)$|Dockerfile$|^\.env/.test(file) || file.endsWith('package-lock.json')) continue;
+    if (
+      !/\.(ts|js|mjs|json|ya?ml|md|sh|example|env|cfg|html)$|Dockerfile$|^\.env/.test(file) ||
+      file.endsWith('package-lock.json')
+    )
+      continue;
     let text: string;
     try {
       text = readFileSync(join(ROOT, file), 'utf8');

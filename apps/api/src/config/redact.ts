@@ -10,7 +10,8 @@ export function redactCredentials(raw: string): string {
 }
 
 /** `"value"` with its credentials redacted, or `nothing` when unset: what an error says it got. */
-export const echo = (raw: string | undefined): string => (raw === undefined ? 'nothing' : JSON.stringify(redactCredentials(raw)));
+export const echo = (raw: string | undefined): string =>
+  raw === undefined ? 'nothing' : JSON.stringify(redactCredentials(raw));
 
 // A list is split only where another address starts, so a comma inside a password stays inside it.
 const BEFORE_ANOTHER_ADDRESS = /,(?=\s*[a-z][a-z0-9+.-]*:?\/\/)/i;

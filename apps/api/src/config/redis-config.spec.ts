@@ -24,22 +24,42 @@ function refusal(env: Env): string {
 
 describe('Redis TLS and credentials, the same in every mode', () => {
   it('applies REDIS_TLS and REDIS_PASSWORD / REDIS_USERNAME to a single Redis too (they were ignored there)', () => {
-    const node = loadConfig(dev({ REDIS_URL: 'redis://cache.internal:6380/2', REDIS_TLS: 'true', REDIS_USERNAME: 'app', REDIS_PASSWORD: 'pw' })).redis.node;
+    const node = loadConfig(
+      dev({
+        REDIS_URL: 'redis://cache.internal:6380/2',
+        REDIS_TLS: 'true',
+        REDIS_USERNAME: 'app',
+        REDIS_PASSWORD: 'pw',
+      }),
+    ).redis.node;
     expect(node).toEqual({ host: 'cache.internal', port: 6380, db: 2, username: 'app', password: 'pw', tls: true });
   });
 
   it("takes the URL's own credentials and TLS when the variables are unset, and REDIS_PASSWORD over the URL's", () => {
-    expect(loadConfig(dev({ REDIS_URL: 'rediss://app:p%40ss@r:6380' })).redis.node).toEqual({ host: 'r', port: 6380, db: 0, username: 'app', password: 'p@ss', tls: true });
+    expect(loadConfig(dev({ REDIS_URL: 'rediss://app:p%40ss@r:6380' })).redis.node).toEqual({
+      host: 'r',
+      port: 6380,
+      db: 0,
+      username: 'app',
+      password: 'p@ss',
+      tls: true,
+    });
     expect(loadConfig(dev({ REDIS_URL: 'redis://:old@r', REDIS_PASSWORD: 'new' })).redis.node.password).toBe('new');
   });
 
   it('refuses REDIS_TLS=false beside a rediss:// URL instead of ignoring one of them', () => {
-    expect(refusal(dev({ REDIS_URL: 'rediss://r:6380', REDIS_TLS: 'false' }))).toMatch(/^Invalid configuration: REDIS_TLS is false but REDIS_URL asks for TLS/);
-    expect(refusal(dev({ REDIS_TLS: 'false', REDLOCK_URLS: 'redis://a:1,redis://b:1,rediss://c:1' }))).toMatch(/REDIS_TLS is false but REDLOCK_URLS asks for TLS/);
+    expect(refusal(dev({ REDIS_URL: 'rediss://r:6380', REDIS_TLS: 'false' }))).toMatch(
+      /^Invalid configuration: REDIS_TLS is false but REDIS_URL asks for TLS/,
+    );
+    expect(refusal(dev({ REDIS_TLS: 'false', REDLOCK_URLS: 'redis://a:1,redis://b:1,rediss://c:1' }))).toMatch(
+      /REDIS_TLS is false but REDLOCK_URLS asks for TLS/,
+    );
   });
 
-  it("gives each Redlock node its own password, else REDIS_PASSWORD, and TLS with REDIS_TLS", () => {
-    const nodes = loadConfig(dev({ REDLOCK_URLS: 'redis://:own@a:1,redis://b:2,redis://c:3', REDIS_PASSWORD: 'shared', REDIS_TLS: 'true' })).redis.redlockNodes;
+  it('gives each Redlock node its own password, else REDIS_PASSWORD, and TLS with REDIS_TLS', () => {
+    const nodes = loadConfig(
+      dev({ REDLOCK_URLS: 'redis://:own@a:1,redis://b:2,redis://c:3', REDIS_PASSWORD: 'shared', REDIS_TLS: 'true' }),
+    ).redis.redlockNodes;
     expect(nodes.map((node) => [node.host, node.password, node.tls])).toEqual([
       ['a', 'own', true],
       ['b', 'shared', true],
@@ -55,8 +75,12 @@ describe('Redis TLS and credentials, the same in every mode', () => {
 
 describe('production and a Redis without a password', () => {
   it('refuses, naming the variable, a standalone, Cluster, Sentinel or Redlock node without one', () => {
-    expect(refusal(production({}))).toMatch(/^Invalid configuration: REDIS_URL reaches a Redis without a password, refused when NODE_ENV=production/);
-    expect(refusal(production({ REDIS_MODE: 'cluster', REDIS_CLUSTER_NODES: 'r1:7000' }))).toMatch(/^Invalid configuration: REDIS_PASSWORD reaches a Redis without a password/);
+    expect(refusal(production({}))).toMatch(
+      /^Invalid configuration: REDIS_URL reaches a Redis without a password, refused when NODE_ENV=production/,
+    );
+    expect(refusal(production({ REDIS_MODE: 'cluster', REDIS_CLUSTER_NODES: 'r1:7000' }))).toMatch(
+      /^Invalid configuration: REDIS_PASSWORD reaches a Redis without a password/,
+    );
     const sentinel = { REDIS_MODE: 'sentinel', REDIS_SENTINELS: 's1:26379', REDIS_PASSWORD: 'data-pw' };
     expect(refusal(production(sentinel))).toMatch(/REDIS_SENTINEL_PASSWORD reaches a Redis without a password/);
     const redlock = { REDIS_URL: 'redis://:pw@r:6379', REDLOCK_URLS: 'redis://:pw@a:1,redis://b:2,redis://:pw@c:3' };

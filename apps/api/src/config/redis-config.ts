@@ -1,4 +1,16 @@
-import { bool, ConfigError, Env, fail, HostPort, hostPortList, integer, oneOf, url, urlList, userInfo } from './env.schema';
+import {
+  bool,
+  ConfigError,
+  Env,
+  fail,
+  HostPort,
+  hostPortList,
+  integer,
+  oneOf,
+  url,
+  urlList,
+  userInfo,
+} from './env.schema';
 
 export type RedisMode = 'standalone' | 'sentinel' | 'cluster';
 
@@ -45,13 +57,29 @@ const PROTOCOLS = ['redis:', 'rediss:'];
  */
 export function loadRedisConfig(env: Env, nodeEnv: 'development' | 'production' | 'test'): RedisConfig {
   const tls = env.REDIS_TLS === undefined || env.REDIS_TLS === '' ? undefined : bool(false)(env.REDIS_TLS, 'REDIS_TLS');
-  const shared: SharedSettings = { username: env.REDIS_USERNAME || undefined, password: env.REDIS_PASSWORD || undefined, tls };
-  const node = redisNode(url('redis://127.0.0.1:6379', PROTOCOLS)(env.REDIS_URL, 'REDIS_URL'), 'REDIS_URL', shared, 'shared first');
-  const redlockNodes = urlList(PROTOCOLS, 3)(env.REDLOCK_URLS, 'REDLOCK_URLS').map((raw) => redisNode(raw, 'REDLOCK_URLS', shared, 'own first'));
+  const shared: SharedSettings = {
+    username: env.REDIS_USERNAME || undefined,
+    password: env.REDIS_PASSWORD || undefined,
+    tls,
+  };
+  const node = redisNode(
+    url('redis://127.0.0.1:6379', PROTOCOLS)(env.REDIS_URL, 'REDIS_URL'),
+    'REDIS_URL',
+    shared,
+    'shared first',
+  );
+  const redlockNodes = urlList(PROTOCOLS, 3)(env.REDLOCK_URLS, 'REDLOCK_URLS').map((raw) =>
+    redisNode(raw, 'REDLOCK_URLS', shared, 'own first'),
+  );
   const config: RedisConfig = {
     ...topology(env),
     node,
-    auth: { username: node.username, password: node.password, sentinelPassword: env.REDIS_SENTINEL_PASSWORD || undefined, tls: node.tls },
+    auth: {
+      username: node.username,
+      password: node.password,
+      sentinelPassword: env.REDIS_SENTINEL_PASSWORD || undefined,
+      tls: node.tls,
+    },
     redlockNodes,
     allowNoAuth: bool(false)(env.REDIS_ALLOW_NO_AUTH, 'REDIS_ALLOW_NO_AUTH'),
     keyPrefix: env.REDIS_KEY_PREFIX ?? 'fs:',
@@ -92,14 +120,20 @@ interface SharedSettings {
  * credentials for REDIS_URL (REDIS_PASSWORD is documented to win), under them for a Redlock node
  * (each independent node may have a password of its own).
  */
-function redisNode(raw: string, name: string, shared: SharedSettings, credentials: 'shared first' | 'own first'): RedisNode {
+function redisNode(
+  raw: string,
+  name: string,
+  shared: SharedSettings,
+  credentials: 'shared first' | 'own first',
+): RedisNode {
   const parsed = new URL(raw);
   // ioredis would read options from the query; this configuration is the only place they come from.
   if (parsed.search) fail(name, 'takes no ?options (set REDIS_TLS, REDIS_USERNAME, REDIS_PASSWORD instead)', raw);
   const db = parsed.pathname.replace(/^\//, '');
   if (db !== '' && !/^\d{1,2}$/.test(db)) fail(name, 'may name a database number only (redis://host:6379/0)', raw);
   const rediss = parsed.protocol === 'rediss:';
-  if (shared.tls === false && rediss) fail('REDIS_TLS', `is false but ${name} asks for TLS (rediss://); drop one of them`, 'false');
+  if (shared.tls === false && rediss)
+    fail('REDIS_TLS', `is false but ${name} asks for TLS (rediss://); drop one of them`, 'false');
   const own = userInfo(parsed)!; // url() checked the encoding
   const [first, second] = credentials === 'shared first' ? [shared, own] : [own, shared];
   return {
@@ -117,7 +151,9 @@ function topology(env: Env): Pick<RedisConfig, 'mode' | 'sentinels' | 'sentinelN
   const mode = oneOf<RedisMode>('standalone', ['standalone', 'sentinel', 'cluster'])(env.REDIS_MODE, 'REDIS_MODE');
   const sentinels = hostPortList(1)(env.REDIS_SENTINELS, 'REDIS_SENTINELS');
   const clusterNodes = hostPortList(1)(env.REDIS_CLUSTER_NODES, 'REDIS_CLUSTER_NODES');
-  if (mode === 'sentinel' && sentinels.length === 0) throw new ConfigError('Invalid configuration: REDIS_SENTINELS is required when REDIS_MODE=sentinel');
-  if (mode === 'cluster' && clusterNodes.length === 0) throw new ConfigError('Invalid configuration: REDIS_CLUSTER_NODES is required when REDIS_MODE=cluster');
+  if (mode === 'sentinel' && sentinels.length === 0)
+    throw new ConfigError('Invalid configuration: REDIS_SENTINELS is required when REDIS_MODE=sentinel');
+  if (mode === 'cluster' && clusterNodes.length === 0)
+    throw new ConfigError('Invalid configuration: REDIS_CLUSTER_NODES is required when REDIS_MODE=cluster');
   return { mode, sentinels, sentinelName: env.REDIS_SENTINEL_NAME || 'mymaster', clusterNodes };
 }

@@ -27,7 +27,8 @@ function parse(raw: string | undefined): TrustProxy {
   if (value === '' || value === 'false') return false;
   if (value === 'true') return true;
   if (/^\d+$/.test(value)) return integer(0, 0, 100)(value, 'TRUST_PROXY') || false;
-  const expectation = 'must be false, true, a hop count, or comma-separated proxy addresses/CIDRs (or loopback, linklocal, uniquelocal)';
+  const expectation =
+    'must be false, true, a hop count, or comma-separated proxy addresses/CIDRs (or loopback, linklocal, uniquelocal)';
   return value.split(',').map((part) => {
     const entry = part.trim();
     if (NAMED_RANGES.includes(entry) || prefixOf(entry) !== undefined) return entry;

@@ -28,14 +28,18 @@ export class DatabaseClock {
   nowMs(): Promise<number> {
     const reading = this.reading;
     const monotonicMs = performance.now();
-    if (reading && monotonicMs - reading.monotonicMs < READING_MAX_AGE_MS) return Promise.resolve(reading.databaseMs + (monotonicMs - reading.monotonicMs));
+    if (reading && monotonicMs - reading.monotonicMs < READING_MAX_AGE_MS)
+      return Promise.resolve(reading.databaseMs + (monotonicMs - reading.monotonicMs));
     this.inFlight ??= this.read().finally(() => (this.inFlight = undefined));
     return this.inFlight;
   }
 
   private async read(): Promise<number> {
     const sentAt = performance.now();
-    const [row] = await queryRows<{ ms: number }>(this.db, 'SELECT extract(epoch FROM clock_timestamp())::float8 * 1000 AS ms');
+    const [row] = await queryRows<{ ms: number }>(
+      this.db,
+      'SELECT extract(epoch FROM clock_timestamp())::float8 * 1000 AS ms',
+    );
     const answeredAt = performance.now();
     // The database read its clock somewhere during the round trip: take the middle.
     this.reading = { databaseMs: Number(row.ms), monotonicMs: (sentAt + answeredAt) / 2 };

@@ -14,7 +14,12 @@ import { runMigrationsExclusively } from './run-migrations';
         const { url, poolSize, statementTimeoutMs } = config.get('database', { infer: true });
         const migrate = config.get('database', { infer: true }).migrate;
         // migrationsRun is read by dataSourceFactory below, which runs them under an advisory lock.
-        return { ...dataSourceOptions(url, poolSize, statementTimeoutMs), migrationsRun: migrate, retryAttempts: 10, retryDelay: 1000 };
+        return {
+          ...dataSourceOptions(url, poolSize, statementTimeoutMs),
+          migrationsRun: migrate,
+          retryAttempts: 10,
+          retryDelay: 1000,
+        };
       },
       dataSourceFactory: async (options) => {
         const dataSource = await new DataSource({ ...options!, migrationsRun: false }).initialize();

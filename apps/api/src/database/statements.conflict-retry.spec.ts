@@ -4,7 +4,11 @@ const conflict = (code: string) => Object.assign(new Error('deadlock detected'),
 
 describe('withConflictRetry', () => {
   it('runs a transaction again after a deadlock or serialization failure', async () => {
-    const work = jest.fn().mockRejectedValueOnce(conflict('40P01')).mockRejectedValueOnce(conflict('40001')).mockResolvedValue('done');
+    const work = jest
+      .fn()
+      .mockRejectedValueOnce(conflict('40P01'))
+      .mockRejectedValueOnce(conflict('40001'))
+      .mockResolvedValue('done');
     await expect(withConflictRetry(work)).resolves.toBe('done');
     expect(work).toHaveBeenCalledTimes(3);
   });

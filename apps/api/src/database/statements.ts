@@ -41,12 +41,22 @@ export class HotStatements {
    * rejects with OutcomeUnknownError, never with an error that reads as "not done". A failure to
    * get a connection is definite: nothing was sent.
    */
-  async runAnswerable<T extends QueryResultRow>(name: string, text: string, values: unknown[], replyTimeoutMs: number): Promise<T[]> {
+  async runAnswerable<T extends QueryResultRow>(
+    name: string,
+    text: string,
+    values: unknown[],
+    replyTimeoutMs: number,
+  ): Promise<T[]> {
     const client = await connectWithin(this.pool(), replyTimeoutMs);
     let broken: Error | undefined;
     try {
       // query_timeout per query: node-postgres reads it from the query config over the pool's.
-      const config = { ...(this.prepared ? { name } : {}), text, values, query_timeout: Math.max(1, Math.floor(replyTimeoutMs)) };
+      const config = {
+        ...(this.prepared ? { name } : {}),
+        text,
+        values,
+        query_timeout: Math.max(1, Math.floor(replyTimeoutMs)),
+      };
       const result = await client.query<T>(config as QueryConfig);
       return result.rows;
     } catch (error) {
@@ -70,16 +80,23 @@ async function connectWithin(pool: Pool, ms: number): Promise<PoolClient> {
   let gaveUp = false;
   const connecting = pool.connect();
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      gaveUp = true;
-      reject(new Error('timeout exceeded when trying to connect'));
-    }, Math.max(1, Math.floor(ms)));
+    timer = setTimeout(
+      () => {
+        gaveUp = true;
+        reject(new Error('timeout exceeded when trying to connect'));
+      },
+      Math.max(1, Math.floor(ms)),
+    );
   });
   try {
     return await Promise.race([connecting, timeout]);
   } finally {
     clearTimeout(timer);
-    if (gaveUp) connecting.then((late) => late.release(), () => undefined);
+    if (gaveUp)
+      connecting.then(
+        (late) => late.release(),
+        () => undefined,
+      );
   }
 }
 

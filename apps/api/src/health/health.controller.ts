@@ -27,7 +27,10 @@ export class HealthController {
    * a probe at most a second old (readiness-probe.ts), never a query per call.
    */
   @Get()
-  @ApiOperation({ summary: 'Readiness: 200 {"status":"ok"} when Postgres and Redis answered a probe at most 1 s old, else 503 {"status":"error"}' })
+  @ApiOperation({
+    summary:
+      'Readiness: 200 {"status":"ok"} when Postgres and Redis answered a probe at most 1 s old, else 503 {"status":"error"}',
+  })
   @ApiOkResponse({ description: '{ "status": "ok" }' })
   @ApiServiceUnavailableResponse({ description: '{ "status": "error" }: Postgres or Redis did not answer' })
   async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<{ status: 'ok' | 'error' }> {
@@ -39,7 +42,9 @@ export class HealthController {
   @Get('details')
   @HealthCheck()
   @RouteConfig(OPS_ROUTE)
-  @ApiOperation({ summary: 'Each dependency and why it is down (Terminus format); the METRICS_PORT listener, or PORT in development' })
+  @ApiOperation({
+    summary: 'Each dependency and why it is down (Terminus format); the METRICS_PORT listener, or PORT in development',
+  })
   @ApiResponse({ status: 200, description: 'Terminus report: { status: "ok", info, error, details }' })
   @ApiServiceUnavailableResponse({ description: 'Terminus report with status "error"' })
   details() {

@@ -24,7 +24,8 @@ export class ReadinessProbe {
   ) {}
 
   ready(): Promise<boolean> {
-    if (this.verdict && Date.now() - this.verdict.atMs < READINESS_PROBE_TTL_MS) return Promise.resolve(this.verdict.ready);
+    if (this.verdict && Date.now() - this.verdict.atMs < READINESS_PROBE_TTL_MS)
+      return Promise.resolve(this.verdict.ready);
     this.inFlight ??= this.check().then((ready) => {
       this.verdict = { ready, atMs: Date.now() };
       this.inFlight = undefined;

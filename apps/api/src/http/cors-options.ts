@@ -2,7 +2,14 @@ import type { FastifyCorsOptions } from '@fastify/cors';
 import type { CorsOrigins } from '../config/edge-config';
 
 /** What a storefront page sends: the token, a JSON body, a purchase's key, a revalidation, its own request id, a waiting room's admission. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'X-Request-Id', 'Admission'];
+export const CORS_ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Idempotency-Key',
+  'If-None-Match',
+  'X-Request-Id',
+  'Admission',
+];
 /** What a storefront page may read beyond the CORS-safelisted headers (Cache-Control and Content-Type are). */
 export const CORS_EXPOSED_HEADERS = ['Retry-After', 'X-Request-Id', 'ETag'];
 export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT'];
@@ -21,7 +28,9 @@ export function corsOptions(origins: CorsOrigins): FastifyCorsOptions | undefine
   if (origins !== '*' && origins.length === 0) return undefined;
   const allowed = origins === '*' ? undefined : new Set(origins);
   return {
-    origin: allowed ? (origin, answer) => answer(null, origin !== undefined && allowed.has(origin) ? origin : false) : '*',
+    origin: allowed
+      ? (origin, answer) => answer(null, origin !== undefined && allowed.has(origin) ? origin : false)
+      : '*',
     methods: CORS_METHODS,
     allowedHeaders: CORS_ALLOWED_HEADERS,
     exposedHeaders: CORS_EXPOSED_HEADERS,

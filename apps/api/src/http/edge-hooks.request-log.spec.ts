@@ -18,7 +18,16 @@ describe('AppLogger', () => {
   function capture(level: string): { logger: AppLogger; lines: () => Array<Record<string, unknown>> } {
     const chunks: string[] = [];
     const sink = new Writable({ write: (chunk, _encoding, done) => (chunks.push(String(chunk)), done()) });
-    return { logger: new AppLogger(pino({ level }, sink)), lines: () => chunks.join('').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) };
+    return {
+      logger: new AppLogger(pino({ level }, sink)),
+      lines: () =>
+        chunks
+          .join('')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
+    };
   }
 
   it('writes Nest messages as JSON lines with their context', () => {
@@ -27,7 +36,11 @@ describe('AppLogger', () => {
     logger.warn('rate limit skipped: redis unavailable', 'UserThrottlerGuard');
     expect(lines()).toEqual([
       expect.objectContaining({ level: 30, context: 'NestApplication', msg: 'Nest application successfully started' }),
-      expect.objectContaining({ level: 40, context: 'UserThrottlerGuard', msg: 'rate limit skipped: redis unavailable' }),
+      expect.objectContaining({
+        level: 40,
+        context: 'UserThrottlerGuard',
+        msg: 'rate limit skipped: redis unavailable',
+      }),
     ]);
   });
 
@@ -35,6 +48,8 @@ describe('AppLogger', () => {
     const { logger, lines } = capture('warn');
     logger.log('not written', 'Somewhere');
     logger.error('boom', 'Error: boom\n    at here', 'Errors');
-    expect(lines()).toEqual([expect.objectContaining({ level: 50, context: 'Errors', stack: 'Error: boom\n    at here', msg: 'boom' })]);
+    expect(lines()).toEqual([
+      expect.objectContaining({ level: 50, context: 'Errors', stack: 'Error: boom\n    at here', msg: 'boom' }),
+    ]);
   });
 });

@@ -100,7 +100,12 @@ export function installShutdownGate(fastify: FastifyInstance, state: ShutdownSta
   const body = JSON.stringify(errorBody(code, 'this instance is shutting down, retry'));
   fastify.addHook('onRequest', (_request, reply, done) => {
     if (!state.closing) return done();
-    void reply.code(STATUS_OF[code]).header('retry-after', '1').header('connection', 'close').header('content-type', 'application/json; charset=utf-8').send(body);
+    void reply
+      .code(STATUS_OF[code])
+      .header('retry-after', '1')
+      .header('connection', 'close')
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(body);
   });
 }
 
@@ -112,7 +117,10 @@ export interface DrainBounds {
 }
 
 /** The bounds for a limit: 16 bodies' worth, at least 4 MiB, for at most 5 s. */
-export const drainBoundsFor = (limitBytes: number): DrainBounds => ({ bytes: Math.max(16 * limitBytes, 4 * 1024 * 1024), ms: 5000 });
+export const drainBoundsFor = (limitBytes: number): DrainBounds => ({
+  bytes: Math.max(16 * limitBytes, 4 * 1024 * 1024),
+  ms: 5000,
+});
 
 const tooLarge = (): Error => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
 
@@ -142,7 +150,10 @@ export function installOversizedBodyDrain(fastify: FastifyInstance, defaultLimit
       return;
     }
     if (request.headers['transfer-encoding'] === undefined) return done(null, payload);
-    done(null, cappedBody(payload, limitBytes, bounds, () => closeAfterAnswer(reply)));
+    done(
+      null,
+      cappedBody(payload, limitBytes, bounds, () => closeAfterAnswer(reply)),
+    );
   });
 }
 
@@ -222,7 +233,11 @@ export function installRequestLog(fastify: FastifyInstance, logger: Logger): voi
     const level = requestLogLevel(reply.statusCode);
     if (logger.isLevelEnabled(level)) {
       logger[level](
-        { req: { id: request.id, method: request.method, url: loggedUrl(request.routeOptions?.url, request.url) }, res: { statusCode: reply.statusCode }, responseTime: Math.round(reply.elapsedTime) },
+        {
+          req: { id: request.id, method: request.method, url: loggedUrl(request.routeOptions?.url, request.url) },
+          res: { statusCode: reply.statusCode },
+          responseTime: Math.round(reply.elapsedTime),
+        },
         'request completed',
       );
     }

@@ -18,7 +18,9 @@ export async function installHttpEdge(app: NestFastifyApplication, edge: EdgeCon
 }
 
 /** The server options of the edge: which proxies to believe, and where request ids come from. */
-export function edgeServerOptions(edge: EdgeConfig): Pick<FastifyServerOptions, 'trustProxy' | 'genReqId' | 'requestIdHeader'> {
+export function edgeServerOptions(
+  edge: EdgeConfig,
+): Pick<FastifyServerOptions, 'trustProxy' | 'genReqId' | 'requestIdHeader'> {
   return {
     // Off unless configured: otherwise any client could choose the address it is limited and logged by.
     trustProxy: fastifyTrustProxy(edge.trustProxy),

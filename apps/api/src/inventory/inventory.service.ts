@@ -1,6 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DistributedLockService, encodeKeySegment, HeldLock, Lock, WithLock, type WithLockOptions } from '@app/distributed-lock';
+import {
+  DistributedLockService,
+  encodeKeySegment,
+  HeldLock,
+  Lock,
+  WithLock,
+  type WithLockOptions,
+} from '@app/distributed-lock';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppException, productNotFound } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
@@ -30,7 +37,8 @@ interface StockChange {
   segments: number;
 }
 
-const waitingRoomColumn = (dto: CreateProductDto): string | null => (dto.waitingRoom ? JSON.stringify(toWaitingRoomSettings(dto.waitingRoom)) : null);
+const waitingRoomColumn = (dto: CreateProductDto): string | null =>
+  dto.waitingRoom ? JSON.stringify(toWaitingRoomSettings(dto.waitingRoom)) : null;
 
 /** Admin seeding and the stock changes other modules make through it. */
 @Injectable()
@@ -62,7 +70,19 @@ export class InventoryService {
           `INSERT INTO products (sku, name, price_cents, stock, supplied, per_user_limit, sale_starts_at, sale_ends_at, segments, waiting_room, waiting_room_seed)
            VALUES ($1, $2, $3, $4::int, $5::bigint, $6, $7, $8, $9, $10::jsonb, $11::bytea) RETURNING ${PRODUCT_COLUMNS}`,
           // A waiting room's seed is drawn with it, before anyone can join (sale-seed.ts).
-          [dto.sku, dto.name, dto.priceCents, segments > 1 ? 0 : dto.stock, dto.stock, dto.perUserLimit ?? 1, dto.saleStartsAt ?? null, dto.saleEndsAt ?? null, segments, waitingRoomColumn(dto), dto.waitingRoom ? drawSaleSeed() : null],
+          [
+            dto.sku,
+            dto.name,
+            dto.priceCents,
+            segments > 1 ? 0 : dto.stock,
+            dto.stock,
+            dto.perUserLimit ?? 1,
+            dto.saleStartsAt ?? null,
+            dto.saleEndsAt ?? null,
+            segments,
+            waitingRoomColumn(dto),
+            dto.waitingRoom ? drawSaleSeed() : null,
+          ],
         );
         if (segments > 1) {
           await tx.query(
@@ -100,20 +120,26 @@ export class InventoryService {
   @WithLock('stock:<productId>', LOCK_OPTIONS)
   private async setProductStock({ productId, stock }: StockChange, @HeldLock() lock?: Lock): Promise<SetOutcome> {
     const fence = lock ? lock.fence : null;
-    const result = await withConflictRetry(() => this.db.transaction((tx) => this.ledger.setAbsolute(tx, productId, stock, fence))).catch((error: unknown) =>
-      stockSetAfterFailure(this.db, productId, false, stock, error),
-    );
-    if (result === 'stale-fence' && fence !== null) await this.fenceRepair.repairFenceIfReset({ productId, segment: null }, lock);
+    const result = await withConflictRetry(() =>
+      this.db.transaction((tx) => this.ledger.setAbsolute(tx, productId, stock, fence)),
+    ).catch((error: unknown) => stockSetAfterFailure(this.db, productId, false, stock, error));
+    if (result === 'stale-fence' && fence !== null)
+      await this.fenceRepair.repairFenceIfReset({ productId, segment: null }, lock);
     if (result === 'ok') await this.catalog.afterStockChange(productId, stock);
     return result;
   }
 
   /** Under every segment's lock at once (one multi-key lock, taken in canonical order). */
   @WithLock((change: StockChange) => stockLockKeys(change.productId, change.segments), LOCK_OPTIONS)
-  private async setSegmentedStock({ productId, stock, segments }: StockChange, @HeldLock() lock?: Lock): Promise<SetOutcome> {
+  private async setSegmentedStock(
+    { productId, stock, segments }: StockChange,
+    @HeldLock() lock?: Lock,
+  ): Promise<SetOutcome> {
     const fence = lock ? lock.fence : null;
     try {
-      await withConflictRetry(() => this.db.transaction((tx) => this.ledger.setSegmented(tx, productId, stock, segments, fence)));
+      await withConflictRetry(() =>
+        this.db.transaction((tx) => this.ledger.setSegmented(tx, productId, stock, segments, fence)),
+      );
     } catch (error) {
       if (error instanceof StaleSegmentsError) return 'stale-fence';
       await stockSetAfterFailure(this.db, productId, true, stock, error);
@@ -138,6 +164,10 @@ export class InventoryService {
    */
   async repairAfterStaleFence(unit: StockUnit, lock: Lock | undefined, error: unknown): Promise<void> {
     if (!(error instanceof StaleFenceException)) return;
-    await this.fenceRepair.repairFenceIfReset(unit, lock).catch((failure: unknown) => reportBackgroundFailure(this.log, 'fence-repair', `product ${unit.productId}`, failure));
+    await this.fenceRepair
+      .repairFenceIfReset(unit, lock)
+      .catch((failure: unknown) =>
+        reportBackgroundFailure(this.log, 'fence-repair', `product ${unit.productId}`, failure),
+      );
   }
 }

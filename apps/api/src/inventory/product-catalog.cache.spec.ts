@@ -15,7 +15,17 @@ function slowRedis() {
   return { redis: redis as unknown as RedisConnection, gets, commands };
 }
 
-const view = (stock: number) => ({ id: '7', sku: 'S', name: 'n', priceCents: 1, stock, perUserLimit: 1, saleStartsAt: null, saleEndsAt: null }) as ProductView;
+const view = (stock: number) =>
+  ({
+    id: '7',
+    sku: 'S',
+    name: 'n',
+    priceCents: 1,
+    stock,
+    perUserLimit: 1,
+    saleStartsAt: null,
+    saleEndsAt: null,
+  }) as ProductView;
 const entry = (stock: number) => JSON.stringify({ v: view(stock), f: Date.now() + 30_000 });
 
 describe('ProductCache reads', () => {

@@ -70,7 +70,9 @@ export class ProductCache {
   async write(productId: string, view: ProductView | null): Promise<void> {
     this.inFlight.delete(productId);
     const entry = { v: view, f: Date.now() + (view ? FRESH_MS : MISSING_FRESH_MS) };
-    await this.redis.set(productKeys(this.prefix.value, productId).view, JSON.stringify(entry), 'EX', KEEP_S).catch(() => undefined);
+    await this.redis
+      .set(productKeys(this.prefix.value, productId).view, JSON.stringify(entry), 'EX', KEEP_S)
+      .catch(() => undefined);
   }
 
   async invalidate(productId: string): Promise<void> {
@@ -157,7 +159,8 @@ export class ProductCatalog {
    * an empty segment needs the other segments counted before the product is called sold out.
    */
   async afterUnitChange(unit: StockUnit, unitStock: number): Promise<void> {
-    if (unit.segment === null || unitStock > 0) return this.afterStockChange(unit.productId, unitStock, unit.segment !== null);
+    if (unit.segment === null || unitStock > 0)
+      return this.afterStockChange(unit.productId, unitStock, unit.segment !== null);
     let total: number;
     try {
       total = await this.ledger.segmentedTotal(this.db, unit.productId);
@@ -180,7 +183,9 @@ export class ProductCatalog {
 
   /** Rebuilds when this caller wins the rebuild lock; undefined when someone else is on it. */
   private async rebuildOnce(productId: string): Promise<ProductView | null | undefined> {
-    const lock = await this.locks.tryAcquire(productKeys('', productId).rebuild, { ttlMs: 2000 }).catch(() => 'no-redis' as const);
+    const lock = await this.locks
+      .tryAcquire(productKeys('', productId).rebuild, { ttlMs: 2000 })
+      .catch(() => 'no-redis' as const);
     if (lock === null) return undefined;
     try {
       const view = await this.loadFromDatabase(productId);
@@ -204,4 +209,5 @@ export class ProductCatalog {
 
 /** Whether the sale window of these terms is open at `nowMs` (the one place the window is judged). */
 export const isSaleOpen = (terms: SaleTerms, nowMs: number): boolean =>
-  (terms.saleStartsAtMs === null || nowMs >= terms.saleStartsAtMs) && (terms.saleEndsAtMs === null || nowMs < terms.saleEndsAtMs);
+  (terms.saleStartsAtMs === null || nowMs >= terms.saleStartsAtMs) &&
+  (terms.saleEndsAtMs === null || nowMs < terms.saleEndsAtMs);

@@ -11,7 +11,10 @@ export class ProductView {
   @ApiProperty({ example: 1 }) perUserLimit!: number;
   @ApiProperty({ example: '2026-11-21T12:00:00.000Z', nullable: true, type: String }) saleStartsAt!: string | null;
   @ApiProperty({ example: null, nullable: true, type: String }) saleEndsAt!: string | null;
-  @ApiPropertyOptional({ example: 8, description: 'present for segmented products: how many segment rows share the stock' })
+  @ApiPropertyOptional({
+    example: 8,
+    description: 'present for segmented products: how many segment rows share the stock',
+  })
   segments?: number;
   @ApiPropertyOptional({ type: WaitingRoomView, description: 'present for products sold through a waiting room' })
   waitingRoom?: WaitingRoomView;
@@ -30,7 +33,8 @@ export interface ProductRow {
   waiting_room: WaitingRoomSettings | null;
 }
 
-export const PRODUCT_COLUMNS = 'id, sku, name, price_cents, stock, per_user_limit, sale_starts_at, sale_ends_at, segments, waiting_room';
+export const PRODUCT_COLUMNS =
+  'id, sku, name, price_cents, stock, per_user_limit, sale_starts_at, sale_ends_at, segments, waiting_room';
 
 /** The product as the API shows it: a segmented product's stock is the sum of its segments. */
 export const PRODUCT_SELECT = `SELECT p.id, p.sku, p.name, p.price_cents, p.per_user_limit, p.sale_starts_at, p.sale_ends_at, p.segments, p.waiting_room,

@@ -12,11 +12,20 @@ import { ProductCatalog } from './product-catalog.service';
 import { ProductView } from './product.view';
 
 const CACHE_HEADERS = {
-  'Cache-Control': { description: 'public, max-age=PRODUCT_CACHE_MAX_AGE_S, stale-while-revalidate=PRODUCT_CACHE_SWR_S', schema: { type: 'string', example: 'public, max-age=2, stale-while-revalidate=10' } },
-  ETag: { description: 'weak validator of this representation; send it back in If-None-Match', schema: { type: 'string', example: 'W/"q3Zr0yQ9c1n0Gf1bS7f2oVvQk4M"' } },
+  'Cache-Control': {
+    description: 'public, max-age=PRODUCT_CACHE_MAX_AGE_S, stale-while-revalidate=PRODUCT_CACHE_SWR_S',
+    schema: { type: 'string', example: 'public, max-age=2, stale-while-revalidate=10' },
+  },
+  ETag: {
+    description: 'weak validator of this representation; send it back in If-None-Match',
+    schema: { type: 'string', example: 'W/"q3Zr0yQ9c1n0Gf1bS7f2oVvQk4M"' },
+  },
 };
 const NOT_FOUND_HEADERS = {
-  'Cache-Control': { description: 'public, max-age=PRODUCT_CACHE_MAX_AGE_S: a cache in front may answer the same id for that long', schema: { type: 'string', example: 'public, max-age=2' } },
+  'Cache-Control': {
+    description: 'public, max-age=PRODUCT_CACHE_MAX_AGE_S: a cache in front may answer the same id for that long',
+    schema: { type: 'string', example: 'public, max-age=2' },
+  },
 };
 
 @ApiTags('storefront')
@@ -46,12 +55,30 @@ export class ProductsController {
 
   @Get(':id')
   @Public()
-  @ApiOperation({ summary: 'A product with its remaining stock (cached; rebuilt by one reader at a time); cacheable at the edge, revalidates to 304' })
-  @ApiHeader({ name: 'If-None-Match', required: false, description: 'the ETag of a copy you hold: 304 without a body while it is current' })
+  @ApiOperation({
+    summary:
+      'A product with its remaining stock (cached; rebuilt by one reader at a time); cacheable at the edge, revalidates to 304',
+  })
+  @ApiHeader({
+    name: 'If-None-Match',
+    required: false,
+    description: 'the ETag of a copy you hold: 304 without a body while it is current',
+  })
   @ApiOkResponse({ type: ProductView, headers: CACHE_HEADERS })
-  @ApiResponse({ status: 304, description: 'Not Modified: the copy named by If-None-Match is current (no body)', headers: CACHE_HEADERS })
-  @ApiNotFoundResponse({ description: 'PRODUCT_NOT_FOUND (cacheable for PRODUCT_CACHE_MAX_AGE_S)', headers: NOT_FOUND_HEADERS })
-  @ApiResponse({ status: 429, description: "RATE_LIMITED: this client address's budget for the route (PUBLIC_READS_PER_SECOND_PER_ADDRESS) is spent, with Retry-After" })
+  @ApiResponse({
+    status: 304,
+    description: 'Not Modified: the copy named by If-None-Match is current (no body)',
+    headers: CACHE_HEADERS,
+  })
+  @ApiNotFoundResponse({
+    description: 'PRODUCT_NOT_FOUND (cacheable for PRODUCT_CACHE_MAX_AGE_S)',
+    headers: NOT_FOUND_HEADERS,
+  })
+  @ApiResponse({
+    status: 429,
+    description:
+      "RATE_LIMITED: this client address's budget for the route (PUBLIC_READS_PER_SECOND_PER_ADDRESS) is spent, with Retry-After",
+  })
   async get(
     @Param('id', ParseIdPipe) id: string,
     @Headers('if-none-match') ifNoneMatch: string | undefined,

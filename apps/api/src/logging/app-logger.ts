@@ -7,7 +7,14 @@ export function createRootLogger(level: string): Logger {
 }
 
 type NestLevel = 'log' | 'error' | 'warn' | 'debug' | 'verbose' | 'fatal';
-const PINO_LEVEL: Record<NestLevel, Level> = { log: 'info', error: 'error', warn: 'warn', debug: 'debug', verbose: 'trace', fatal: 'fatal' };
+const PINO_LEVEL: Record<NestLevel, Level> = {
+  log: 'info',
+  error: 'error',
+  warn: 'warn',
+  debug: 'debug',
+  verbose: 'trace',
+  fatal: 'fatal',
+};
 
 /**
  * Nest's own messages (start-up, our `new Logger(...)` calls) as pino lines with their context,
@@ -45,7 +52,10 @@ export class AppLogger implements LoggerService {
     const level = PINO_LEVEL[nestLevel];
     if (!this.pino.isLevelEnabled(level)) return;
     // Nest passes the context last; error() may pass a stack before it.
-    const context = params.length && typeof params[params.length - 1] === 'string' ? (params[params.length - 1] as string) : undefined;
+    const context =
+      params.length && typeof params[params.length - 1] === 'string'
+        ? (params[params.length - 1] as string)
+        : undefined;
     const stack = nestLevel === 'error' && params.length === 2 && typeof params[0] === 'string' ? params[0] : undefined;
     const fields: Record<string, unknown> = context ? { context } : {};
     if (stack) fields.stack = stack;

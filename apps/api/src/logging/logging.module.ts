@@ -9,7 +9,14 @@ import { AppLogger, createRootLogger } from './app-logger';
  */
 @Global()
 @Module({
-  providers: [{ provide: AppLogger, inject: [ConfigService], useFactory: (config: TypedConfigService) => new AppLogger(createRootLogger(config.get('logLevel', { infer: true }))) }],
+  providers: [
+    {
+      provide: AppLogger,
+      inject: [ConfigService],
+      useFactory: (config: TypedConfigService) =>
+        new AppLogger(createRootLogger(config.get('logLevel', { infer: true }))),
+    },
+  ],
   exports: [AppLogger],
 })
 export class LoggingModule {}

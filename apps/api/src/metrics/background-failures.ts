@@ -6,7 +6,11 @@ const NAME = 'background_failures_total';
 
 const failures: Counter<'task' | 'reason'> =
   (register.getSingleMetric(NAME) as Counter<'task' | 'reason'> | undefined) ??
-  new Counter({ name: NAME, help: 'Failures of work no request waits for (jobs, after-commit bookkeeping, stray rejections), by task and contract code', labelNames: ['task', 'reason'] });
+  new Counter({
+    name: NAME,
+    help: 'Failures of work no request waits for (jobs, after-commit bookkeeping, stray rejections), by task and contract code',
+    labelNames: ['task', 'reason'],
+  });
 
 /**
  * The one way work that no request waits for reports a failure: a log line with its context and a
@@ -17,6 +21,7 @@ export function reportBackgroundFailure(logger: Logger, task: string, context: s
   const reason = classifyError(error).body.code;
   failures.inc({ task, reason });
   const message = error instanceof Error ? error.message : String(error);
-  if (reason === 'INTERNAL_ERROR') logger.error(`${task} failed (${context}): ${error instanceof Error ? (error.stack ?? message) : message}`);
+  if (reason === 'INTERNAL_ERROR')
+    logger.error(`${task} failed (${context}): ${error instanceof Error ? (error.stack ?? message) : message}`);
   else logger.warn(`${task} failed (${context}): ${reason}: ${message}`);
 }

@@ -13,7 +13,10 @@ export class MetricsController {
   @RouteConfig(OPS_ROUTE)
   @Header('Content-Type', register.contentType)
   @ApiProduces('text/plain')
-  @ApiOperation({ summary: 'Prometheus metrics: lock waits/holds/renewals/losses, purchases by outcome, HTTP latency (the METRICS_PORT listener, or PORT in development)' })
+  @ApiOperation({
+    summary:
+      'Prometheus metrics: lock waits/holds/renewals/losses, purchases by outcome, HTTP latency (the METRICS_PORT listener, or PORT in development)',
+  })
   @ApiOkResponse({ description: 'Prometheus text format' })
   metrics(): Promise<string> {
     return register.metrics();

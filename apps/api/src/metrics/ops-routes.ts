@@ -7,7 +7,10 @@ import type { OpsConfig } from '../config/ops-config';
 export const OPS_ROUTE = { ops: true } as const;
 
 type Hook = (...args: never[]) => unknown;
-const append = <T extends Hook>(existing: T | T[] | undefined, hook: T): T[] => [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), hook];
+const append = <T extends Hook>(existing: T | T[] | undefined, hook: T): T[] => [
+  ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]),
+  hook,
+];
 const isOpsRoute = (config: unknown): boolean => (config as { ops?: boolean } | undefined)?.ops === true;
 
 /** The operations listener of one app: started by main.ts, closed with the app. */
@@ -32,7 +35,8 @@ export function installOpsRoutes(fastify: FastifyInstance, ops: OpsConfig): OpsL
 const listeners = new WeakMap<FastifyInstance, OpsListener>();
 
 /** The operations listener installOpsRoutes set up for this Fastify instance. */
-export const opsListenerOf = (fastify: FastifyInstance): OpsListener => listeners.get(fastify) ?? { listen: () => Promise.resolve(undefined) };
+export const opsListenerOf = (fastify: FastifyInstance): OpsListener =>
+  listeners.get(fastify) ?? { listen: () => Promise.resolve(undefined) };
 
 function opsListener(fastify: FastifyInstance, ops: OpsConfig): OpsListener {
   if (ops.metricsPort === undefined) return { listen: () => Promise.resolve(undefined) };
@@ -42,10 +46,16 @@ function opsListener(fastify: FastifyInstance, ops: OpsConfig): OpsListener {
     reply.callNotFound();
   };
   fastify.addHook('onRoute', (route: RouteOptions) => {
-    if (isOpsRoute(route.config)) route.onRequest = append(route.onRequest as Hook | Hook[] | undefined, notFound) as RouteOptions['onRequest'];
+    if (isOpsRoute(route.config))
+      route.onRequest = append(route.onRequest as Hook | Hook[] | undefined, notFound) as RouteOptions['onRequest'];
   });
   fastify.addHook('onRequest', (request, reply, done) => {
-    if (fromOpsListener.has(request.raw) && !isOpsRoute(request.routeOptions.config) && request.routeOptions.url !== undefined) return reply.callNotFound();
+    if (
+      fromOpsListener.has(request.raw) &&
+      !isOpsRoute(request.routeOptions.config) &&
+      request.routeOptions.url !== undefined
+    )
+      return reply.callNotFound();
     done();
   });
   let server: Server | undefined;
@@ -63,7 +73,13 @@ function opsListener(fastify: FastifyInstance, ops: OpsConfig): OpsListener {
         });
         // Two instances on one host with the default port: say which variable to change.
         server.once('error', (error: NodeJS.ErrnoException) =>
-          reject(error.code === 'EADDRINUSE' ? new Error(`METRICS_PORT ${ops.metricsPort} is already in use on ${host}; give each instance on this host its own METRICS_PORT`) : error),
+          reject(
+            error.code === 'EADDRINUSE'
+              ? new Error(
+                  `METRICS_PORT ${ops.metricsPort} is already in use on ${host}; give each instance on this host its own METRICS_PORT`,
+                )
+              : error,
+          ),
         );
         server.listen(ops.metricsPort, host, () => resolve((server!.address() as AddressInfo).port));
       }),

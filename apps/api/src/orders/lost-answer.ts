@@ -13,9 +13,18 @@ import { ORDER_COLUMNS, OrderRow } from './order.view';
  * the change did not happen and will not: 503 DEPENDENCY_UNAVAILABLE. Any other error (a refusal
  * of ours, an error reply of Postgres) is definite and goes on unchanged.
  */
-export async function orderAfterFailure(db: DataSource, orderId: string, error: unknown, changed: (order: OrderRow) => boolean): Promise<OrderRow> {
+export async function orderAfterFailure(
+  db: DataSource,
+  orderId: string,
+  error: unknown,
+  changed: (order: OrderRow) => boolean,
+): Promise<OrderRow> {
   if (error instanceof HttpException || !isOutcomeUnknown(error)) throw error;
-  const order = await readBack(db, async (tx) => (await queryRows<OrderRow>(tx, `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 FOR UPDATE`, [orderId]))[0]);
+  const order = await readBack(
+    db,
+    async (tx) =>
+      (await queryRows<OrderRow>(tx, `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 FOR UPDATE`, [orderId]))[0],
+  );
   if (order && changed(order)) return order;
   throw Object.assign(dependencyUnavailable('the database'), { cause: error });
 }

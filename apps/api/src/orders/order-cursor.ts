@@ -13,7 +13,8 @@ export interface OrderPosition {
  * Cursors of the id-only form issued before the listing was ordered by createdAt are still
  * accepted; they name the order whose position the page continues after.
  */
-export const encodeCursor = (last: OrderPosition): string => Buffer.from(`t:${last.createdUs}:${last.id}`).toString('base64url');
+export const encodeCursor = (last: OrderPosition): string =>
+  Buffer.from(`t:${last.createdUs}:${last.id}`).toString('base64url');
 
 export function decodeCursor(cursor: string): OrderPosition | { id: string; createdUs?: undefined } {
   const decoded = Buffer.from(cursor, 'base64url').toString('utf8');

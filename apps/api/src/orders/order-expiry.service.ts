@@ -47,7 +47,10 @@ export class OrderExpiryService implements OnApplicationBootstrap, OnApplication
   }
 
   onApplicationBootstrap(): void {
-    const timer = setInterval(() => void this.tick().catch((error) => reportBackgroundFailure(this.log, JOB, 'tick', error)), this.intervalMs);
+    const timer = setInterval(
+      () => void this.tick().catch((error) => reportBackgroundFailure(this.log, JOB, 'tick', error)),
+      this.intervalMs,
+    );
     timer.unref();
     this.scheduler.addInterval(JOB, timer);
   }

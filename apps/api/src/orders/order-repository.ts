@@ -10,7 +10,10 @@ export class OrderRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   async findByIdempotencyKey(userId: string, key: string): Promise<OrderRow | undefined> {
-    const rows: OrderRow[] = await this.db.query(`SELECT ${ORDER_COLUMNS} FROM orders WHERE user_id = $1 AND idempotency_key = $2`, [userId, key]);
+    const rows: OrderRow[] = await this.db.query(
+      `SELECT ${ORDER_COLUMNS} FROM orders WHERE user_id = $1 AND idempotency_key = $2`,
+      [userId, key],
+    );
     return rows[0];
   }
 
@@ -19,7 +22,10 @@ export class OrderRepository {
    * buyer only), oldest first, at most `limit`: an index scan (the unique index leads with the key).
    */
   findAllByPurchaseId(purchaseId: string, limit: number): Promise<OrderRow[]> {
-    return this.db.query(`SELECT ${ORDER_COLUMNS} FROM orders WHERE idempotency_key = $1 ORDER BY id LIMIT $2`, [purchaseId, limit]);
+    return this.db.query(`SELECT ${ORDER_COLUMNS} FROM orders WHERE idempotency_key = $1 ORDER BY id LIMIT $2`, [
+      purchaseId,
+      limit,
+    ]);
   }
 
   async findById(id: string, tx: EntityManager | DataSource = this.db): Promise<OrderRow | undefined> {
@@ -35,7 +41,10 @@ export class OrderRepository {
     const rows: { stock: number }[] =
       unit.segment === null
         ? await this.db.query('SELECT stock FROM products WHERE id = $1', [unit.productId])
-        : await this.db.query('SELECT stock FROM product_segments WHERE product_id = $1 AND segment = $2', [unit.productId, unit.segment]);
+        : await this.db.query('SELECT stock FROM product_segments WHERE product_id = $1 AND segment = $2', [
+            unit.productId,
+            unit.segment,
+          ]);
     return rows[0]?.stock;
   }
 }

@@ -11,7 +11,8 @@ import { TypedConfigService } from '../config/app-config.module';
 const ROUTE_BUDGET = 'orders:routeBudget';
 
 /** The route's own per-user budget (RATE_LIMIT_PER_SECOND a second), kept apart from every other route's. */
-export const RouteBudget = (name: 'order.list' | 'order.get' | 'order.pay' | 'order.cancel' | 'purchase.status') => SetMetadata(ROUTE_BUDGET, name);
+export const RouteBudget = (name: 'order.list' | 'order.get' | 'order.pay' | 'order.cancel' | 'purchase.status') =>
+  SetMetadata(ROUTE_BUDGET, name);
 
 /**
  * Per-user rate limit on the order routes, shared by every instance through Redis. A budget per
@@ -30,7 +31,11 @@ export class OrderRouteLimit implements CanActivate {
     prefix: RedisKeyPrefix,
     @Inject(ConfigService) config: TypedConfigService,
   ) {
-    this.limiter = new WindowRateLimiter(counterFor(redis), prefix.value, config.get('http', { infer: true }).rateLimitPerSecond);
+    this.limiter = new WindowRateLimiter(
+      counterFor(redis),
+      prefix.value,
+      config.get('http', { infer: true }).rateLimitPerSecond,
+    );
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -39,7 +44,11 @@ export class OrderRouteLimit implements CanActivate {
     if (!budget) return true;
     const caller = request.user?.id !== undefined ? `user:${request.user.id}` : `ip:${String(request.ip)}`;
     let spent = this.budgets.get(budget);
-    if (!spent) this.budgets.set(budget, (spent = new RateBudget(this.limiter, new Logger(OrderRouteLimit.name), `${budget} requests`)));
+    if (!spent)
+      this.budgets.set(
+        budget,
+        (spent = new RateBudget(this.limiter, new Logger(OrderRouteLimit.name), `${budget} requests`)),
+      );
     await spent.spend(`${budget}:${caller}`);
     return true;
   }

@@ -15,7 +15,8 @@ export class OrderView {
     example: 'p-3f0c9a52-6a5e-4c43-9d1e-0c7c8e0f6b1a',
     nullable: true,
     type: String,
-    description: 'the purchase that made it: its Idempotency-Key, or an id the API generated (null for orders older than purchase ids)',
+    description:
+      'the purchase that made it: its Idempotency-Key, or an id the API generated (null for orders older than purchase ids)',
   })
   purchaseId!: string | null;
 }
@@ -34,7 +35,8 @@ export interface OrderRow {
   segment: number | null;
 }
 
-export const ORDER_COLUMNS = 'id, product_id, user_id, quantity, status, idempotency_key, request_hash, created_at, expires_at, paid_at, segment';
+export const ORDER_COLUMNS =
+  'id, product_id, user_id, quantity, status, idempotency_key, request_hash, created_at, expires_at, paid_at, segment';
 
 export function toOrderView(row: OrderRow): OrderView {
   return {
@@ -51,4 +53,8 @@ export function toOrderView(row: OrderRow): OrderView {
 }
 
 /** The order as the purchase first answered it, for idempotent replays. */
-export const asFirstAnswered = (row: OrderRow): OrderView => ({ ...toOrderView(row), status: 'PENDING_PAYMENT', paidAt: null });
+export const asFirstAnswered = (row: OrderRow): OrderView => ({
+  ...toOrderView(row),
+  status: 'PENDING_PAYMENT',
+  paidAt: null,
+});

@@ -1,6 +1,15 @@
 import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import { ApiBearerAuth, ApiConflictResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiConflictResponse,
+  ApiForbiddenResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentUser } from '../auth/auth.decorators';
 import { AuthUser } from '../auth/auth.types';
 import { ParseIdPipe } from '../common/parse-id.pipe';
@@ -12,8 +21,10 @@ import { OrderRouteLimit, RouteBudget } from './order-route-limit';
 import { PaymentRouteConfig } from '../payments/payment-routes';
 
 const DIRECT_PAYMENT_ROUTE: PaymentRouteConfig = { requires: 'PAYMENTS_DIRECT' };
-const RATE_LIMITED = 'RATE_LIMITED: this caller\'s budget for the route is spent (RATE_LIMIT_PER_SECOND), with Retry-After';
-const LOST_REPLY = 'DEPENDENCY_UNAVAILABLE: nothing was done (a lost database reply is read back before answering), with Retry-After';
+const RATE_LIMITED =
+  "RATE_LIMITED: this caller's budget for the route is spent (RATE_LIMIT_PER_SECOND), with Retry-After";
+const LOST_REPLY =
+  'DEPENDENCY_UNAVAILABLE: nothing was done (a lost database reply is read back before answering), with Retry-After';
 
 @ApiTags('orders')
 @ApiBearerAuth()
@@ -36,7 +47,7 @@ export class OrdersController {
   @UseGuards(OrderRouteLimit)
   @ApiOperation({ summary: "One order (the customer's own, or any for an admin)" })
   @ApiOkResponse({ type: OrderView })
-  @ApiForbiddenResponse({ description: 'FORBIDDEN: another customer\'s order' })
+  @ApiForbiddenResponse({ description: "FORBIDDEN: another customer's order" })
   @ApiNotFoundResponse({ description: 'ORDER_NOT_FOUND' })
   @ApiResponse({ status: 429, description: RATE_LIMITED })
   get(@CurrentUser() user: AuthUser, @Param('id', ParseIdPipe) id: string): Promise<OrderView> {
@@ -50,7 +61,8 @@ export class OrdersController {
   @UseGuards(OrderRouteLimit)
   @ApiOperation({
     summary: 'Pay a pending order without a payment provider (its own customer only)',
-    description: 'Served only when PAYMENTS_DIRECT=true (development and test by default); otherwise 404 like an unknown route, and payments arrive by POST /payments/webhook.',
+    description:
+      'Served only when PAYMENTS_DIRECT=true (development and test by default); otherwise 404 like an unknown route, and payments arrive by POST /payments/webhook.',
   })
   @ApiOkResponse({ type: OrderView })
   @ApiForbiddenResponse({ description: "FORBIDDEN: another customer's order (checked before any lock)" })
@@ -66,11 +78,16 @@ export class OrdersController {
   @HttpCode(200)
   @RouteBudget('order.cancel')
   @UseGuards(OrderRouteLimit)
-  @ApiOperation({ summary: 'Cancel an order: its customer while PENDING_PAYMENT, an admin also when PAID (a refund); stock and quota return' })
+  @ApiOperation({
+    summary:
+      'Cancel an order: its customer while PENDING_PAYMENT, an admin also when PAID (a refund); stock and quota return',
+  })
   @ApiOkResponse({ type: OrderView })
   @ApiForbiddenResponse({ description: "FORBIDDEN: another customer's order (checked before any lock)" })
   @ApiNotFoundResponse({ description: 'ORDER_NOT_FOUND' })
-  @ApiConflictResponse({ description: 'INVALID_ORDER_STATE: not cancellable by this caller (a customer cannot cancel a PAID order)' })
+  @ApiConflictResponse({
+    description: 'INVALID_ORDER_STATE: not cancellable by this caller (a customer cannot cancel a PAID order)',
+  })
   @ApiResponse({ status: 429, description: RATE_LIMITED })
   @ApiResponse({ status: 503, description: LOST_REPLY })
   cancel(@CurrentUser() user: AuthUser, @Param('id', ParseIdPipe) id: string): Promise<OrderView> {

@@ -66,8 +66,14 @@ export class OrdersService {
     if (query.status) add('status = ?', query.status);
     if (query.cursor) {
       const after = decodeCursor(query.cursor);
-      if (after.createdUs === undefined) add('(created_at, id) < (SELECT created_at, id FROM orders WHERE id = ?)', after.id);
-      else add(`(created_at, id) < (timestamptz 'epoch' + ?::bigint * interval '1 microsecond', ?::bigint)`, after.createdUs, after.id);
+      if (after.createdUs === undefined)
+        add('(created_at, id) < (SELECT created_at, id FROM orders WHERE id = ?)', after.id);
+      else
+        add(
+          `(created_at, id) < (timestamptz 'epoch' + ?::bigint * interval '1 microsecond', ?::bigint)`,
+          after.createdUs,
+          after.id,
+        );
     }
     params.push(limit + 1);
     const rows: (OrderRow & { created_us: string })[] = await this.db.query(
@@ -77,7 +83,11 @@ export class OrdersService {
     );
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    return { items: page.map(toOrderView), nextCursor: rows.length > limit ? encodeCursor({ createdUs: String(last.created_us), id: String(last.id) }) : null };
+    return {
+      items: page.map(toOrderView),
+      nextCursor:
+        rows.length > limit ? encodeCursor({ createdUs: String(last.created_us), id: String(last.id) }) : null,
+    };
   }
 
   async get(user: AuthUser, orderId: string): Promise<OrderView> {
@@ -135,7 +145,10 @@ export class OrdersService {
   }
 
   @WithLock((change: OrderCancel) => stockLockKey(change.unit), LOCK_OPTIONS)
-  private async cancelUnderStockLock({ orderId, order, unit, cancellable }: OrderCancel, @HeldLock() lock?: Lock): Promise<OrderView> {
+  private async cancelUnderStockLock(
+    { orderId, order, unit, cancellable }: OrderCancel,
+    @HeldLock() lock?: Lock,
+  ): Promise<OrderView> {
     const fence = lock ? lock.fence : null;
     let result: { row: OrderRow; stock: number | undefined } | undefined;
     try {
@@ -151,7 +164,12 @@ export class OrdersService {
   }
 
   /** One transaction, rows in the one lock order: the order, the stock row, the quota row. */
-  private cancelIn(orderId: string, cancellable: readonly OrderStatus[], unit: StockUnit, fence: Fence): Promise<{ row: OrderRow; stock: number } | undefined> {
+  private cancelIn(
+    orderId: string,
+    cancellable: readonly OrderStatus[],
+    unit: StockUnit,
+    fence: Fence,
+  ): Promise<{ row: OrderRow; stock: number } | undefined> {
     return this.db.transaction(async (tx) => {
       const rows = await queryRows<OrderRow>(
         tx,

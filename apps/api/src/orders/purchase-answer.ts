@@ -45,25 +45,43 @@ export class PurchaseAnswer {
 
   async write(reply: FastifyReply, purchase: Answered, outcome: PurchaseOutcome): Promise<void> {
     const { status, body, headers } = 'result' in outcome ? this.ofResult(outcome.result) : this.ofError(outcome.error);
-    this.outcomes.inc({ outcome: 'result' in outcome ? outcomeLabel(outcome.result) : String((body as { code?: unknown }).code) });
+    this.outcomes.inc({
+      outcome: 'result' in outcome ? outcomeLabel(outcome.result) : String((body as { code?: unknown }).code),
+    });
     this.queues.countIfLate(purchase.arrivedAt);
     if (purchase.admission) await purchase.admission.settle(status);
     void reply.code(status).header('Purchase-Id', purchase.purchaseId).headers(headers).send(body);
   }
 
-  private ofResult(result: PurchaseResult): { status: number; body: OrderView | object; headers: Record<string, string> } {
+  private ofResult(result: PurchaseResult): {
+    status: number;
+    body: OrderView | object;
+    headers: Record<string, string>;
+  } {
     if (result.kind === 'order') return { status: 201, body: result.order, headers: {} };
     return {
       status: 202,
       body: purchasePending(result.purchaseId),
-      headers: { Location: this.statusRoute.replace(':purchaseId', encodeURIComponent(result.purchaseId)), 'Retry-After': String(PENDING_RETRY_AFTER_S) },
+      headers: {
+        Location: this.statusRoute.replace(':purchaseId', encodeURIComponent(result.purchaseId)),
+        'Retry-After': String(PENDING_RETRY_AFTER_S),
+      },
     };
   }
 
-  private ofError(error: unknown): { status: number; body: { statusCode: number; code: string }; headers: Record<string, string> } {
+  private ofError(error: unknown): {
+    status: number;
+    body: { statusCode: number; code: string };
+    headers: Record<string, string>;
+  } {
     const { body, retryAfterS } = this.errors.toAnswer(error);
-    return { status: body.statusCode, body, headers: retryAfterS === undefined ? {} : { 'Retry-After': String(retryAfterS) } };
+    return {
+      status: body.statusCode,
+      body,
+      headers: retryAfterS === undefined ? {} : { 'Retry-After': String(retryAfterS) },
+    };
   }
 }
 
-const outcomeLabel = (result: PurchaseResult): string => (result.kind === 'pending' ? 'pending' : result.replayed ? 'replayed' : 'created');
+const outcomeLabel = (result: PurchaseResult): string =>
+  result.kind === 'pending' ? 'pending' : result.replayed ? 'replayed' : 'created';

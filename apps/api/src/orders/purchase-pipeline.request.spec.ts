@@ -7,9 +7,12 @@ describe('Idempotency-Key', () => {
     expect(parseIdempotencyKey(undefined)).toBeUndefined();
   });
 
-  it.each(['', 'x'.repeat(129), 'has space', 'star*', 'ünïcode', "quote'"])('refuses %p with VALIDATION_FAILED', (key) => {
-    expect(() => parseIdempotencyKey(key)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
-  });
+  it.each(['', 'x'.repeat(129), 'has space', 'star*', 'ünïcode', "quote'"])(
+    'refuses %p with VALIDATION_FAILED',
+    (key) => {
+      expect(() => parseIdempotencyKey(key)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+    },
+  );
 
   it('fingerprints the product and quantity, so a different body under the same key is detected', () => {
     expect(purchaseFingerprint('1', 1)).toBe(purchaseFingerprint('1', 1));

@@ -113,14 +113,23 @@ export class PurchasePipeline {
     this.answer.followStatusRoute(fastify);
     fastify.addHook('onReady', async () => {
       // Without the pipeline the handler would find no purchase: every purchase a 500.
-      if (bound === 0) throw new Error('no route is marked @PurchaseRoute(), or PurchasePipeline.install ran after the routes were registered');
+      if (bound === 0)
+        throw new Error(
+          'no route is marked @PurchaseRoute(), or PurchasePipeline.install ran after the routes were registered',
+        );
     });
   }
 
   /** The purchase to serve, or the answer it gets here: a refusal, or the replay of a retried key. */
-  private async run(request: Request, arrivedAt: number): Promise<Purchase | { purchase: Draft; outcome: PurchaseOutcome }> {
+  private async run(
+    request: Request,
+    arrivedAt: number,
+  ): Promise<Purchase | { purchase: Draft; outcome: PurchaseOutcome }> {
     const key = request.headers['idempotency-key'];
-    const draft: Draft = { purchaseId: typeof key === 'string' && isIdempotencyKey(key) ? key : generatePurchaseId(), arrivedAt };
+    const draft: Draft = {
+      purchaseId: typeof key === 'string' && isIdempotencyKey(key) ? key : generatePurchaseId(),
+      arrivedAt,
+    };
     for (const stage of this.stages) {
       let refusal: unknown;
       try {
@@ -220,7 +229,8 @@ export interface PurchaseBody {
  */
 export function parsePurchaseBody(body: unknown): PurchaseBody {
   if (body === undefined) return { quantity: 1 };
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest('the request body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalidRequest('the request body must be a JSON object');
   let quantity: unknown = 1;
   for (const key in body) {
     if (!Object.prototype.hasOwnProperty.call(body, key)) continue;

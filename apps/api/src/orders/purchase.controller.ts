@@ -1,6 +1,16 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiBearerAuth, ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiOperation,
+  ApiParam,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { PurchaseDto } from './dto/purchase.dto';
 import { OrderView } from './order.view';
 import { PurchaseService } from './purchase.service';
@@ -29,17 +39,35 @@ export class PurchaseController {
   @HttpCode(201)
   @ApiParam({ name: 'id', description: 'the product id (a positive integer)' })
   @ApiOperation({ summary: 'Buy units of a product; 201 only once the order is committed' })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'retries with the same key return the first answer and deduct once' })
-  @ApiHeader({ name: 'Admission', required: false, description: "for a product with a waiting room: the `admission` of this buyer's ADMITTED ticket" })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'retries with the same key return the first answer and deduct once',
+  })
+  @ApiHeader({
+    name: 'Admission',
+    required: false,
+    description: "for a product with a waiting room: the `admission` of this buyer's ADMITTED ticket",
+  })
   @ApiBody({ type: PurchaseDto, required: false })
-  @ApiCreatedResponse({ type: OrderView, headers: { 'Purchase-Id': { description: "the purchase's id (every answer carries it)", schema: { type: 'string' } } } })
+  @ApiCreatedResponse({
+    type: OrderView,
+    headers: {
+      'Purchase-Id': { description: "the purchase's id (every answer carries it)", schema: { type: 'string' } },
+    },
+  })
   @ApiResponse({
     status: 202,
     type: PurchasePendingView,
-    description: "PURCHASE_PENDING: the database's answer was lost and its outcome could not be learnt in time; GET the Location (/purchases/:purchaseId) after Retry-After",
+    description:
+      "PURCHASE_PENDING: the database's answer was lost and its outcome could not be learnt in time; GET the Location (/purchases/:purchaseId) after Retry-After",
   })
   @ApiConflictResponse({ description: 'SOLD_OUT or PER_USER_LIMIT' })
-  @ApiResponse({ status: 403, description: 'SALE_NOT_ACTIVE; NOT_ADMITTED (a product with a waiting room, without a valid Admission for this buyer)' })
+  @ApiResponse({
+    status: 403,
+    description:
+      'SALE_NOT_ACTIVE; NOT_ADMITTED (a product with a waiting room, without a valid Admission for this buyer)',
+  })
   @ApiResponse({ status: 422, description: 'IDEMPOTENCY_KEY_REUSED' })
   @ApiResponse({ status: 429, description: 'RATE_LIMITED, with Retry-After' })
   @ApiResponse({

@@ -18,7 +18,8 @@ export const purchaseFingerprint = (productId: string, quantity: number): string
   createHash('sha256').update(`purchase\n${productId}\n${quantity}`).digest('hex');
 
 /** An order (new, or replayed for a retried key); or PENDING: the outcome is not known yet (202). */
-export type PurchaseResult = { kind: 'order'; order: OrderView; replayed: boolean } | { kind: 'pending'; purchaseId: string };
+export type PurchaseResult =
+  { kind: 'order'; order: OrderView; replayed: boolean } | { kind: 'pending'; purchaseId: string };
 
 /**
  * A purchase the pipeline let through: queued on its stock unit's queue (a segment's, picked by
@@ -38,12 +39,20 @@ export class PurchaseService {
   async purchase(request: Purchase): Promise<PurchaseResult> {
     const { user, productId, quantity, idempotencyKey, purchaseId, arrivedAt, terms } = request;
     const fingerprint = idempotencyKey ? purchaseFingerprint(productId, quantity) : null;
-    const item: BatchItem = { userId: user.id, quantity, idempotencyKey: idempotencyKey ?? null, requestHash: fingerprint, purchaseId };
+    const item: BatchItem = {
+      userId: user.id,
+      quantity,
+      idempotencyKey: idempotencyKey ?? null,
+      requestHash: fingerprint,
+      purchaseId,
+    };
     // Marked before it is queued, so before it can commit: a refused retry of the key then finds its order.
     if (idempotencyKey) await this.usedKeys.record(user.id, idempotencyKey);
     const result =
       terms.segments > 1
-        ? await this.segments.route(productId, terms.segments, (segment) => this.enqueue({ productId, segment }, item, arrivedAt))
+        ? await this.segments.route(productId, terms.segments, (segment) =>
+            this.enqueue({ productId, segment }, item, arrivedAt),
+          )
         : await this.enqueue({ productId, segment: null }, item, arrivedAt);
     return this.answer(request, terms, fingerprint, result);
   }
@@ -54,17 +63,25 @@ export class PurchaseService {
    * Redis read says), so refused retries with fresh keys cost Postgres nothing.
    */
   async replayOf(request: Purchase): Promise<PurchaseResult | undefined> {
-    if (!request.idempotencyKey || !(await this.usedKeys.mayHaveUsed(request.user.id, request.idempotencyKey))) return undefined;
+    if (!request.idempotencyKey || !(await this.usedKeys.mayHaveUsed(request.user.id, request.idempotencyKey)))
+      return undefined;
     const prior = await this.orders.findByIdempotencyKey(request.user.id, request.idempotencyKey);
     return prior && this.replay(prior, purchaseFingerprint(request.productId, request.quantity));
   }
 
   /** Queues the purchase on its unit's queue, whose batches StockService serves under the unit's lock. */
   private enqueue(unit: StockUnit, item: BatchItem, arrivedAt: number): Promise<BatchOutcome> {
-    return this.queues.submit(stockLockKey(unit), item, arrivedAt, (items: BatchItem[], window) => this.stock.serve(unit, items, window));
+    return this.queues.submit(stockLockKey(unit), item, arrivedAt, (items: BatchItem[], window) =>
+      this.stock.serve(unit, items, window),
+    );
   }
 
-  private async answer(request: Purchase, terms: SaleTerms, fingerprint: string | null, result: BatchOutcome): Promise<PurchaseResult> {
+  private async answer(
+    request: Purchase,
+    terms: SaleTerms,
+    fingerprint: string | null,
+    result: BatchOutcome,
+  ): Promise<PurchaseResult> {
     switch (result.outcome) {
       case 'CREATED':
         return {

@@ -8,7 +8,11 @@ import { EntityManager } from 'typeorm';
 @Injectable()
 export class QuotaLedger {
   async release(tx: EntityManager, userId: string, productId: string, quantity: number): Promise<void> {
-    await tx.query('UPDATE user_product_quota SET quantity = quantity - $3 WHERE user_id = $1 AND product_id = $2', [userId, productId, quantity]);
+    await tx.query('UPDATE user_product_quota SET quantity = quantity - $3 WHERE user_id = $1 AND product_id = $2', [
+      userId,
+      productId,
+      quantity,
+    ]);
   }
 
   /**
@@ -19,7 +23,10 @@ export class QuotaLedger {
   async releaseMany(tx: EntityManager, productId: string, quantities: Map<string, number>): Promise<void> {
     const users = [...quantities.keys()];
     if (users.length > 1) {
-      await tx.query('SELECT 1 FROM user_product_quota WHERE product_id = $1 AND user_id = ANY($2::varchar[]) ORDER BY user_id FOR UPDATE', [productId, users]);
+      await tx.query(
+        'SELECT 1 FROM user_product_quota WHERE product_id = $1 AND user_id = ANY($2::varchar[]) ORDER BY user_id FOR UPDATE',
+        [productId, users],
+      );
     }
     for (const userId of users) await this.release(tx, userId, productId, quantities.get(userId)!);
   }

@@ -15,7 +15,11 @@ export class SegmentRouter {
   private readonly emptyUntil = new Map<string, number[]>();
 
   /** Offers the purchase to segments (through `submitTo`) until one serves it or every one is sold out. */
-  async route(productId: string, segments: number, submitTo: (segment: number) => Promise<BatchOutcome>): Promise<BatchOutcome> {
+  async route(
+    productId: string,
+    segments: number,
+    submitTo: (segment: number) => Promise<BatchOutcome>,
+  ): Promise<BatchOutcome> {
     const tried = new Set<number>();
     let last: BatchOutcome | undefined;
     for (let attempt = 0; attempt < segments; attempt++) {
@@ -32,9 +36,15 @@ export class SegmentRouter {
   private pick(productId: string, segments: number, tried: Set<number>): number | undefined {
     const now = Date.now();
     const empty = this.emptyUntil.get(productId) ?? [];
-    const candidates = Array.from({ length: segments }, (_, s) => s).filter((s) => !tried.has(s) && (empty[s] ?? 0) <= now);
+    const candidates = Array.from({ length: segments }, (_, s) => s).filter(
+      (s) => !tried.has(s) && (empty[s] ?? 0) <= now,
+    );
     // When every untried segment looks empty, check one anyway: this process's view may be stale.
-    const pool = candidates.length ? candidates : Array.from({ length: segments }, (_, s) => s).filter((s) => !tried.has(s)).slice(0, 1);
+    const pool = candidates.length
+      ? candidates
+      : Array.from({ length: segments }, (_, s) => s)
+          .filter((s) => !tried.has(s))
+          .slice(0, 1);
     return pool.length ? pool[Math.floor(Math.random() * pool.length)] : undefined;
   }
 

@@ -81,9 +81,19 @@ const LOST_ANSWER_OUTCOMES = new Set<BatchOutcomeKind>(['SETTLED', 'NOT_COMMITTE
 
 // No re-entry (so no AsyncLocalStorage: see WithLockOptions.reentrant); the statement checks the
 // fence, so Postgres has the last word; the lock wait is bounded by the batch's deadline.
-const LOCK_OPTIONS: WithLockOptions = { reentrant: false, fenced: true, waitMs: (batch: StockBatch) => batch.lockWaitMs };
+const LOCK_OPTIONS: WithLockOptions = {
+  reentrant: false,
+  fenced: true,
+  waitMs: (batch: StockBatch) => batch.lockWaitMs,
+};
 
-const emptyOutcome = (outcome: BatchOutcomeKind): BatchOutcome => ({ outcome, orderId: null, createdAt: null, expiresAt: null, stockLeft: null });
+const emptyOutcome = (outcome: BatchOutcomeKind): BatchOutcome => ({
+  outcome,
+  orderId: null,
+  createdAt: null,
+  expiresAt: null,
+  stockLeft: null,
+});
 
 /** One batch of purchases of one stock unit, served under that unit's lock. */
 export interface StockBatch extends StockUnit {
@@ -108,7 +118,11 @@ export class StockService {
   private readonly lockWaitMs: number;
   private readonly batchSizes: Histogram =
     (register.getSingleMetric('purchase_batch_size') as Histogram | undefined) ??
-    new Histogram({ name: 'purchase_batch_size', help: 'Purchases served per lock hold', buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256] });
+    new Histogram({
+      name: 'purchase_batch_size',
+      help: 'Purchases served per lock hold',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    });
 
   constructor(
     private readonly statements: HotStatements,
@@ -127,7 +141,11 @@ export class StockService {
    * the deadline ran out before it could run (nothing done). A batch whose answer was lost measured
    * the fault, not the service: the queue's model keeps its view.
    */
-  async serve(unit: StockUnit, items: BatchItem[], window: BatchWindow): Promise<{ outcomes: BatchOutcome[]; measured: boolean }> {
+  async serve(
+    unit: StockUnit,
+    items: BatchItem[],
+    window: BatchWindow,
+  ): Promise<{ outcomes: BatchOutcome[]; measured: boolean }> {
     const lockWaitMs = Math.max(0, Math.min(this.lockWaitMs, Math.floor(window.endsBy - window.startedAt)));
     const batch: StockBatch = { ...unit, items, endsBy: window.endsBy, lockWaitMs };
     let outcomes: BatchOutcome[];
@@ -180,7 +198,13 @@ export class StockService {
   }
 
   /** One run of purchase_batch under its own attempt id (a conflict retry reuses it: the failed run left nothing). */
-  private runAttempt(unit: StockUnit, batch: BatchItem[], fence: Fence, endsBy: number, attemptId: string): Promise<BatchRow[]> {
+  private runAttempt(
+    unit: StockUnit,
+    batch: BatchItem[],
+    fence: Fence,
+    endsBy: number,
+    attemptId: string,
+  ): Promise<BatchRow[]> {
     const budget = statementBudget(endsBy); // taken again by a retry: the deadline does not move
     return this.statements.runAnswerable<BatchRow>(
       'purchase_batch',
@@ -213,7 +237,13 @@ export class StockService {
       const changed = rows.some((r) => r.outcome === 'CREATED');
       if (changed || last.stock_left === 0) await this.catalog.afterUnitChange(unit, last.stock_left);
     }
-    return rows.map((r) => ({ outcome: r.outcome, orderId: r.order_id === null ? null : String(r.order_id), createdAt: r.created_at, expiresAt: r.expires_at, stockLeft: r.stock_left }));
+    return rows.map((r) => ({
+      outcome: r.outcome,
+      orderId: r.order_id === null ? null : String(r.order_id),
+      createdAt: r.created_at,
+      expiresAt: r.expires_at,
+      stockLeft: r.stock_left,
+    }));
   }
 
   /**
@@ -221,13 +251,26 @@ export class StockService {
    * orders back within the batch's time: the orders it made (the others' refusals are not known,
    * so they are answered "nothing was done"), or NOTHING_DONE. Failing that, PENDING, settled later.
    */
-  private async settleLost(unit: StockUnit, batch: BatchItem[], attemptId: string, endsBy: number): Promise<BatchOutcome[] | typeof NOTHING_DONE> {
+  private async settleLost(
+    unit: StockUnit,
+    batch: BatchItem[],
+    attemptId: string,
+    endsBy: number,
+  ): Promise<BatchOutcome[] | typeof NOTHING_DONE> {
     const withinMs = Math.floor(endsBy - monotonicNow());
     const orders = withinMs >= 1 ? await this.settlement.settle(attemptId, batch, withinMs) : undefined;
     if (orders?.every((order) => order === undefined)) return NOTHING_DONE;
-    if (orders) return orders.map((order) => (order ? { ...emptyOutcome('SETTLED'), order } : emptyOutcome('NOT_COMMITTED')));
+    if (orders)
+      return orders.map((order) => (order ? { ...emptyOutcome('SETTLED'), order } : emptyOutcome('NOT_COMMITTED')));
     void this.pending.remember(
-      batch.map((b) => ({ userId: b.userId, purchaseId: b.purchaseId, productId: unit.productId, quantity: b.quantity, attemptId, state: 'PENDING' as const })),
+      batch.map((b) => ({
+        userId: b.userId,
+        purchaseId: b.purchaseId,
+        productId: unit.productId,
+        quantity: b.quantity,
+        attemptId,
+        state: 'PENDING' as const,
+      })),
     );
     return batch.map(() => emptyOutcome('PENDING'));
   }

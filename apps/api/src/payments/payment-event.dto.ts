@@ -26,13 +26,20 @@ export class PaymentEventDto {
   @IsPositiveId({ message: 'orderId must be a positive integer, as a string' })
   orderId!: string;
 
-  @ApiProperty({ example: 3998, description: "must equal the order's total: the product's price in cents times the quantity" })
+  @ApiProperty({
+    example: 3998,
+    description: "must equal the order's total: the product's price in cents times the quantity",
+  })
   @IsInt()
   @Min(0)
   @Max(Number.MAX_SAFE_INTEGER)
   amountCents!: number;
 
-  @ApiProperty({ required: false, example: 'usd', description: 'ISO 4217 code, any case; when present it must be PAYMENT_CURRENCY' })
+  @ApiProperty({
+    required: false,
+    example: 'usd',
+    description: 'ISO 4217 code, any case; when present it must be PAYMENT_CURRENCY',
+  })
   @IsOptional()
   @IsString()
   @Matches(/^[A-Za-z]{3}$/, { message: 'currency must be a three-letter ISO 4217 code' })

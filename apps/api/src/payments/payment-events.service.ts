@@ -47,7 +47,11 @@ export class PaymentEventsService {
     const order = rows[0];
     if (order.total !== String(event.amountCents)) throw amountMismatch(event.orderId, event.amountCents, order.total);
     const result: PaymentResult =
-      event.type === 'payment.failed' ? 'FAILED_RECORDED' : order.status === 'PENDING_PAYMENT' && order.in_time ? 'PAID' : 'ORDER_NOT_PAYABLE';
+      event.type === 'payment.failed'
+        ? 'FAILED_RECORDED'
+        : order.status === 'PENDING_PAYMENT' && order.in_time
+          ? 'PAID'
+          : 'ORDER_NOT_PAYABLE';
     const inserted = await queryRows(
       tx,
       `INSERT INTO payment_events (event_id, order_id, type, amount_cents, result) VALUES ($1, $2, $3, $4, $5)
@@ -59,7 +63,8 @@ export class PaymentEventsService {
       const first = await this.recorded(tx, event.eventId);
       return { eventId: event.eventId, orderId: first?.orderId ?? event.orderId, result: 'ALREADY_PROCESSED' };
     }
-    if (result === 'PAID') await tx.query(`UPDATE orders SET status = 'PAID', paid_at = now() WHERE id = $1`, [event.orderId]);
+    if (result === 'PAID')
+      await tx.query(`UPDATE orders SET status = 'PAID', paid_at = now() WHERE id = $1`, [event.orderId]);
     return { eventId: event.eventId, orderId: event.orderId, result };
   }
 
@@ -76,8 +81,15 @@ export class PaymentEventsService {
     return { eventId: event.eventId, orderId: stored.orderId, result: stored.result };
   }
 
-  private async recorded(runner: DataSource | EntityManager, eventId: string): Promise<{ orderId: string; result: PaymentResult } | undefined> {
-    const rows = await queryRows<{ order_id: string; result: PaymentResult }>(runner, 'SELECT order_id::text AS order_id, result FROM payment_events WHERE event_id = $1', [eventId]);
+  private async recorded(
+    runner: DataSource | EntityManager,
+    eventId: string,
+  ): Promise<{ orderId: string; result: PaymentResult } | undefined> {
+    const rows = await queryRows<{ order_id: string; result: PaymentResult }>(
+      runner,
+      'SELECT order_id::text AS order_id, result FROM payment_events WHERE event_id = $1',
+      [eventId],
+    );
     return rows.length ? { orderId: rows[0].order_id, result: rows[0].result } : undefined;
   }
 }

@@ -13,13 +13,21 @@ export interface PaymentRouteConfig {
 export type RawBodyRequest = FastifyRequest & { rawBody?: Buffer };
 
 type Hook = (...args: never[]) => unknown;
-const append = <T extends Hook>(existing: T | T[] | undefined, hook: T): T[] => [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), hook];
+const append = <T extends Hook>(existing: T | T[] | undefined, hook: T): T[] => [
+  ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]),
+  hook,
+];
 
 /**
  * Copies the body's chunks as they flow to the JSON parser, which goes on enforcing the body
  * limit and the content length; the copy is complete when the parser sees the end.
  */
-function captureRawBody(request: FastifyRequest, _reply: FastifyReply, payload: NodeJS.ReadableStream, done: (err: Error | null, stream?: NodeJS.ReadableStream) => void): void {
+function captureRawBody(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  payload: NodeJS.ReadableStream,
+  done: (err: Error | null, stream?: NodeJS.ReadableStream) => void,
+): void {
   const chunks: Buffer[] = [];
   const tap = new Transform({
     transform(chunk: Buffer, _encoding, next) {
@@ -49,7 +57,15 @@ export function installPaymentRoutes(fastify: FastifyInstance, payments: Payment
   const enabled = { PAYMENTS_DIRECT: payments.direct, PAYMENT_WEBHOOK_SECRET: payments.webhookSecret !== undefined };
   fastify.addHook('onRoute', (route: RouteOptions) => {
     const config = (route.config ?? {}) as PaymentRouteConfig;
-    if (config.requires && !enabled[config.requires]) route.onRequest = append(route.onRequest as Hook | Hook[] | undefined, answerNotFound) as RouteOptions['onRequest'];
-    if (config.rawBody) route.preParsing = append(route.preParsing as Hook | Hook[] | undefined, captureRawBody) as RouteOptions['preParsing'];
+    if (config.requires && !enabled[config.requires])
+      route.onRequest = append(
+        route.onRequest as Hook | Hook[] | undefined,
+        answerNotFound,
+      ) as RouteOptions['onRequest'];
+    if (config.rawBody)
+      route.preParsing = append(
+        route.preParsing as Hook | Hook[] | undefined,
+        captureRawBody,
+      ) as RouteOptions['preParsing'];
   });
 }

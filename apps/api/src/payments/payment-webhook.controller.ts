@@ -1,7 +1,17 @@
 import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import { ApiBadRequestResponse, ApiBody, ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiHeader,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import { Public } from '../auth/auth.decorators';
 import { createValidationPipe } from '../common/validation.pipe';
 import { TypedConfigService } from '../config/app-config.module';
@@ -49,14 +59,22 @@ export class PaymentWebhookController {
     description: `t=<unix seconds>,v1=<hex HMAC-SHA256(PAYMENT_WEBHOOK_SECRET, t + "." + raw body)>; several v1 allowed; t within ${SIGNATURE_TOLERANCE_S} s`,
   })
   @ApiBody({ type: PaymentEventDto })
-  @ApiOkResponse({ type: PaymentEventAnswer, description: 'PAID, ALREADY_PROCESSED, ORDER_NOT_PAYABLE or FAILED_RECORDED' })
+  @ApiOkResponse({
+    type: PaymentEventAnswer,
+    description: 'PAID, ALREADY_PROCESSED, ORDER_NOT_PAYABLE or FAILED_RECORDED',
+  })
   @ApiBadRequestResponse({ description: 'VALIDATION_FAILED: a malformed event (checked after the signature)' })
   @ApiUnauthorizedResponse({ description: 'SIGNATURE_INVALID: missing, wrong, or a timestamp too far away' })
   @ApiNotFoundResponse({ description: 'ORDER_NOT_FOUND (nothing recorded)' })
-  @ApiResponse({ status: 422, description: "AMOUNT_MISMATCH: amountCents is not the order's total, or currency is not PAYMENT_CURRENCY (nothing recorded)" })
+  @ApiResponse({
+    status: 422,
+    description:
+      "AMOUNT_MISMATCH: amountCents is not the order's total, or currency is not PAYMENT_CURRENCY (nothing recorded)",
+  })
   @ApiResponse({ status: 503, description: 'DEPENDENCY_UNAVAILABLE: nothing was recorded; deliver it again' })
   receive(@Body(EVENT_PIPE) event: Readonly<PaymentEventDto>): Promise<PaymentEventAnswer> {
-    if (event.currency !== undefined && event.currency.toLowerCase() !== this.currency) throw currencyMismatch(event.orderId, event.currency, this.currency);
+    if (event.currency !== undefined && event.currency.toLowerCase() !== this.currency)
+      throw currencyMismatch(event.orderId, event.currency, this.currency);
     return this.events.apply(event);
   }
 }

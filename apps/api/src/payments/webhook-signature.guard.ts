@@ -28,7 +28,12 @@ export class WebhookSignatureGuard implements CanActivate {
     // installPaymentRoutes already answers 404 without a secret; this keeps the guard safe alone.
     if (this.secret === undefined) throw new NotFoundException(`Cannot ${request.method} ${request.url}`);
     const header = request.headers['payment-signature'];
-    const verdict = verifySignature(typeof header === 'string' ? header : undefined, request.rawBody ?? Buffer.alloc(0), this.secret, Math.floor((await this.clock.nowMs()) / 1000));
+    const verdict = verifySignature(
+      typeof header === 'string' ? header : undefined,
+      request.rawBody ?? Buffer.alloc(0),
+      this.secret,
+      Math.floor((await this.clock.nowMs()) / 1000),
+    );
     if (!verdict.valid) throw signatureInvalid(verdict.reason);
     return true;
   }

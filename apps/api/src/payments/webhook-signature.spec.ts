@@ -16,20 +16,27 @@ describe('verifySignature', () => {
   });
 
   it('refuses a signature made with another secret, and a missing or malformed header', () => {
-    expect(verifySignature(header(NOW, signPayload('another-secret-of-thirty-two-bytes', NOW, BODY)), BODY, SECRET, NOW).valid).toBe(false);
+    expect(
+      verifySignature(header(NOW, signPayload('another-secret-of-thirty-two-bytes', NOW, BODY)), BODY, SECRET, NOW)
+        .valid,
+    ).toBe(false);
     expect(verifySignature(undefined, BODY, SECRET, NOW).valid).toBe(false);
     expect(verifySignature('v1=abc', BODY, SECRET, NOW).valid).toBe(false);
     expect(verifySignature(header(NOW, 'zz'), BODY, SECRET, NOW).valid).toBe(false);
   });
 
   it('refuses a timestamp more than 300 s away either way, and accepts one at the edge', () => {
-    for (const t of [NOW - 301, NOW + 301]) expect(verifySignature(header(t, signPayload(SECRET, t, BODY)), BODY, SECRET, NOW).valid).toBe(false);
-    for (const t of [NOW - 300, NOW + 300]) expect(verifySignature(header(t, signPayload(SECRET, t, BODY)), BODY, SECRET, NOW).valid).toBe(true);
+    for (const t of [NOW - 301, NOW + 301])
+      expect(verifySignature(header(t, signPayload(SECRET, t, BODY)), BODY, SECRET, NOW).valid).toBe(false);
+    for (const t of [NOW - 300, NOW + 300])
+      expect(verifySignature(header(t, signPayload(SECRET, t, BODY)), BODY, SECRET, NOW).valid).toBe(true);
   });
 
   it('accepts any one of several v1 signatures (a provider rotating its secret)', () => {
     const old = signPayload('the-old-secret-of-thirty-two-bytes', NOW, BODY);
-    expect(verifySignature(header(NOW, old, signPayload(SECRET, NOW, BODY)), BODY, SECRET, NOW)).toEqual({ valid: true });
+    expect(verifySignature(header(NOW, old, signPayload(SECRET, NOW, BODY)), BODY, SECRET, NOW)).toEqual({
+      valid: true,
+    });
     expect(verifySignature(header(NOW, old, old), BODY, SECRET, NOW).valid).toBe(false);
   });
 });

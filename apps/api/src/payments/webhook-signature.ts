@@ -33,11 +33,17 @@ export function parseSignatureHeader(header: string): { timestampS: number; sign
  * Any one `v1` may match: a provider rotating its secret signs with the old and the new one.
  * Digests are compared in constant time, so the answer's timing tells nothing of the expected one.
  */
-export function verifySignature(header: string | undefined, rawBody: Buffer, secret: string, nowS: number): SignatureVerdict {
+export function verifySignature(
+  header: string | undefined,
+  rawBody: Buffer,
+  secret: string,
+  nowS: number,
+): SignatureVerdict {
   if (!header) return { valid: false, reason: 'the Payment-Signature header is missing' };
   const parsed = parseSignatureHeader(header);
   if (!parsed) return { valid: false, reason: 'the Payment-Signature header needs t=<unix seconds> and v1=<hex>' };
-  if (parsed.signatures.length > MAX_SIGNATURES) return { valid: false, reason: `at most ${MAX_SIGNATURES} v1 signatures are read` };
+  if (parsed.signatures.length > MAX_SIGNATURES)
+    return { valid: false, reason: `at most ${MAX_SIGNATURES} v1 signatures are read` };
   if (Math.abs(nowS - parsed.timestampS) > SIGNATURE_TOLERANCE_S) {
     return { valid: false, reason: `the signature's timestamp is more than ${SIGNATURE_TOLERANCE_S} s away` };
   }

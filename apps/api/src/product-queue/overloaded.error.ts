@@ -8,6 +8,10 @@ export class OverloadedException extends AppException {
     readonly reason: RefusalReason,
     retryAfterS: number,
   ) {
-    super(ErrorCode.Overloaded, 'too many purchases for this product right now, nothing was done; retry after Retry-After', retryAfterS);
+    super(
+      ErrorCode.Overloaded,
+      'too many purchases for this product right now, nothing was done; retry after Retry-After',
+      retryAfterS,
+    );
   }
 }

@@ -1,6 +1,21 @@
-import { AdmissionLimits, completionMs, decide, inFlightLeftMs, retryAfterS, ServiceTimeModel, unitCap, UnitLoad } from './product-queue';
+import {
+  AdmissionLimits,
+  completionMs,
+  decide,
+  inFlightLeftMs,
+  retryAfterS,
+  ServiceTimeModel,
+  unitCap,
+  UnitLoad,
+} from './product-queue';
 
-const LIMITS: AdmissionLimits = { maxBatch: 10, minSamples: 3, answerMarginMs: 50, unitCapFloor: 10, unitCapCeiling: 1000 };
+const LIMITS: AdmissionLimits = {
+  maxBatch: 10,
+  minSamples: 3,
+  answerMarginMs: 50,
+  unitCapFloor: 10,
+  unitCapCeiling: 1000,
+};
 const DEADLINE = 2000;
 // A unit measured at 10 ms per batch plus 1 ms per purchase: a full batch of 10 takes 20 ms.
 const measured = (): ServiceTimeModel => {
@@ -24,7 +39,10 @@ describe('admission policy', () => {
   });
 
   it('expects a batch that overran its measured time to run as long again, at most to its bound', () => {
-    const running = (elapsed: number): UnitLoad => ({ queued: 0, inFlight: { size: 10, startedAt: now - elapsed, endsBy: now - elapsed + 1000 } });
+    const running = (elapsed: number): UnitLoad => ({
+      queued: 0,
+      inFlight: { size: 10, startedAt: now - elapsed, endsBy: now - elapsed + 1000 },
+    });
     expect(inFlightLeftMs(running(5), measured(), now)).toBeCloseTo(15, 5);
     expect(inFlightLeftMs(running(300), measured(), now)).toBe(300);
     expect(inFlightLeftMs(running(800), measured(), now)).toBe(200);
@@ -34,7 +52,11 @@ describe('admission policy', () => {
   it('refuses at once, with a Retry-After from the backlog, a purchase whose estimated answer is past its deadline', () => {
     // 150 queued: 15 full batches = 300 ms, plus in flight; only 250 ms of the deadline left
     const load: UnitLoad = { queued: 150, inFlight: { size: 10, startedAt: now, endsBy: now + 1900 } };
-    expect(decide(load, 250, measured(), DEADLINE, LIMITS, now)).toEqual({ admit: false, reason: 'wait_estimate', retryAfterS: 1 });
+    expect(decide(load, 250, measured(), DEADLINE, LIMITS, now)).toEqual({
+      admit: false,
+      reason: 'wait_estimate',
+      retryAfterS: 1,
+    });
     expect(decide(load, 1900, measured(), DEADLINE, LIMITS, now)).toEqual({ admit: true });
   });
 
@@ -62,12 +84,18 @@ describe('admission policy', () => {
 
   it('refuses newcomers behind a batch stalled longer than their deadline allows; an idle unit still admits (the probe)', () => {
     const stalled: UnitLoad = { queued: 3, inFlight: { size: 1, startedAt: now - 1000, endsBy: now + 900 } };
-    expect(decide(stalled, 800, measured(), DEADLINE, LIMITS, now)).toMatchObject({ admit: false, reason: 'wait_estimate' });
+    expect(decide(stalled, 800, measured(), DEADLINE, LIMITS, now)).toMatchObject({
+      admit: false,
+      reason: 'wait_estimate',
+    });
     expect(decide(idle, 800, measured(), DEADLINE, LIMITS, now)).toEqual({ admit: true });
   });
 
   it('refuses a purchase whose deadline is already (nearly) spent before it reached the queue', () => {
-    expect(decide(idle, LIMITS.answerMarginMs, measured(), DEADLINE, LIMITS, now)).toMatchObject({ admit: false, reason: 'wait_estimate' });
+    expect(decide(idle, LIMITS.answerMarginMs, measured(), DEADLINE, LIMITS, now)).toMatchObject({
+      admit: false,
+      reason: 'wait_estimate',
+    });
   });
 
   it('gives Retry-After in whole seconds from the backlog, at least 1 and at most 60', () => {

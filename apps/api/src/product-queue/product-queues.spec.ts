@@ -7,7 +7,9 @@ import { LIMITS, ProductQueues } from './product-queues';
 
 const DEADLINE = 2000;
 const QUEUE_MAX = 300;
-const config = { get: () => ({ purchaseDeadlineMs: DEADLINE, purchaseQueueMax: QUEUE_MAX }) } as unknown as TypedConfigService & ConfigService;
+const config = {
+  get: () => ({ purchaseDeadlineMs: DEADLINE, purchaseQueueMax: QUEUE_MAX }),
+} as unknown as TypedConfigService & ConfigService;
 
 /** A server that records each batch it is handed and answers every purchase with its own item. */
 function recordingServer(): { serve: ServeBatch<number, string>; batches: number[][]; release(): void } {
@@ -49,7 +51,10 @@ describe('ProductQueues', () => {
     const answers = [queues.submit('stock:1', 1, now, server.serve)];
     await settled();
     // The first batch holds the "lock"; these arrive meanwhile, one of them having arrived earlier.
-    answers.push(queues.submit('stock:1', 3, now + 2, server.serve), queues.submit('stock:1', 2, now + 1, server.serve));
+    answers.push(
+      queues.submit('stock:1', 3, now + 2, server.serve),
+      queues.submit('stock:1', 2, now + 1, server.serve),
+    );
     server.release();
     await expect(Promise.all(answers)).resolves.toEqual(['served 1', 'served 3', 'served 2']);
     expect(server.batches).toEqual([[1], [2, 3]]);
@@ -62,7 +67,10 @@ describe('ProductQueues', () => {
     const held = [0, 1, 2].map((unit) => queues.submit(`stock:${unit}`, unit, now, server.serve));
     await settled(); // one batch in flight per unit: those purchases left their queues
     for (let i = 0; i < QUEUE_MAX; i++) held.push(queues.submit(`stock:${i % 3}`, i, now, server.serve));
-    await expect(queues.submit('stock:another', 0, now, server.serve)).rejects.toMatchObject({ reason: 'queue_full', retryAfterS: expect.any(Number) });
+    await expect(queues.submit('stock:another', 0, now, server.serve)).rejects.toMatchObject({
+      reason: 'queue_full',
+      retryAfterS: expect.any(Number),
+    });
     server.release();
     await Promise.all(held);
     // Served, they left the queues: there is room again.
@@ -72,7 +80,10 @@ describe('ProductQueues', () => {
   it('prechecks without queueing: a fresh purchase passes, one whose deadline is spent is refused', () => {
     const queues = queuesUnderTest();
     expect(queues.precheck(['stock:7'], 1000, 1010)).toBeUndefined();
-    expect(queues.precheck(['stock:7'], 1000, 1000 + DEADLINE - 10)).toMatchObject({ reason: 'wait_estimate', retryAfterS: 1 });
+    expect(queues.precheck(['stock:7'], 1000, 1000 + DEADLINE - 10)).toMatchObject({
+      reason: 'wait_estimate',
+      retryAfterS: 1,
+    });
     expect(queues.snapshot('stock:7')).toBeUndefined();
   });
 
@@ -105,7 +116,10 @@ describe('ProductQueues', () => {
   it('answers every purchase of a batch refused by its server OVERLOADED, with the reason', async () => {
     const queues = queuesUnderTest();
     const refuse: ServeBatch<number, string> = () => Promise.reject(new BatchRefusedError('lock_wait'));
-    await expect(queues.submit('stock:10', 1, monotonicNow(), refuse)).rejects.toMatchObject({ code: 'OVERLOADED', reason: 'lock_wait' });
+    await expect(queues.submit('stock:10', 1, monotonicNow(), refuse)).rejects.toMatchObject({
+      code: 'OVERLOADED',
+      reason: 'lock_wait',
+    });
   });
 
   it('gives a batch whose server throws that error, and goes on serving the queue', async () => {

@@ -3,7 +3,15 @@ import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../config/app-config.module';
 import { EventLoopLag } from './event-loop-lag';
 import { OverloadedException } from './overloaded.error';
-import { AdmissionLimits, monotonicNow, ProductQueue, QueueHooks, QueueSnapshot, ServeBatch, Verdict } from './product-queue';
+import {
+  AdmissionLimits,
+  monotonicNow,
+  ProductQueue,
+  QueueHooks,
+  QueueSnapshot,
+  ServeBatch,
+  Verdict,
+} from './product-queue';
 import { QueueMetrics } from './queue.metrics';
 
 /**
@@ -65,7 +73,8 @@ export class ProductQueues implements OnModuleDestroy {
   submit<I, O>(unit: string, item: I, arrivedAt: number, serve: ServeBatch<I, O>): Promise<O> {
     const queue = this.queueOf(unit, serve);
     const now = monotonicNow();
-    const verdict = this.queued >= this.globalCap ? this.full(queue, now) : queue.verdict(arrivedAt + this.deadlineMs - now, now);
+    const verdict =
+      this.queued >= this.globalCap ? this.full(queue, now) : queue.verdict(arrivedAt + this.deadlineMs - now, now);
     if (!verdict.admit) return Promise.reject(this.refusal(verdict));
     this.setQueued(this.queued + 1);
     return queue.offer(item, arrivedAt);
@@ -111,10 +120,13 @@ export class ProductQueues implements OnModuleDestroy {
 
   private verdictNow(unit: string, arrivedAt: number, now: number): Verdict {
     const queue = this.queues.get(unit);
-    if (this.queued >= this.globalCap) return queue ? this.full(queue, now) : { admit: false, reason: 'queue_full', retryAfterS: 1 };
+    if (this.queued >= this.globalCap)
+      return queue ? this.full(queue, now) : { admit: false, reason: 'queue_full', retryAfterS: 1 };
     const remainingMs = arrivedAt + this.deadlineMs - now;
     if (queue) return queue.verdict(remainingMs, now);
-    return remainingMs > this.answerMarginMs() ? { admit: true } : { admit: false, reason: 'wait_estimate', retryAfterS: 1 };
+    return remainingMs > this.answerMarginMs()
+      ? { admit: true }
+      : { admit: false, reason: 'wait_estimate', retryAfterS: 1 };
   }
 
   private full(queue: { retryAfterS(now: number): number }, now: number): Verdict {

@@ -8,7 +8,10 @@ const existing = <M>(name: string): M | undefined => register.getSingleMetric(na
 export class QueueMetrics {
   readonly depth: Gauge =
     existing<Gauge>('purchase_admission_queue_depth') ??
-    new Gauge({ name: 'purchase_admission_queue_depth', help: 'Purchases queued for a product lock in this instance, all products together' });
+    new Gauge({
+      name: 'purchase_admission_queue_depth',
+      help: 'Purchases queued for a product lock in this instance, all products together',
+    });
 
   readonly wait: Histogram =
     existing<Histogram>('purchase_queue_wait_seconds') ??
@@ -20,11 +23,18 @@ export class QueueMetrics {
 
   readonly refused: Counter<'reason'> =
     existing<Counter<'reason'>>('purchase_refused_total') ??
-    new Counter({ name: 'purchase_refused_total', help: 'Purchases answered 503 OVERLOADED, by reason', labelNames: ['reason'] });
+    new Counter({
+      name: 'purchase_refused_total',
+      help: 'Purchases answered 503 OVERLOADED, by reason',
+      labelNames: ['reason'],
+    });
 
   readonly deadlineMisses: Counter =
     existing<Counter>('purchase_deadline_misses_total') ??
-    new Counter({ name: 'purchase_deadline_misses_total', help: 'Purchases answered later than PURCHASE_DEADLINE_MS after their arrival' });
+    new Counter({
+      name: 'purchase_deadline_misses_total',
+      help: 'Purchases answered later than PURCHASE_DEADLINE_MS after their arrival',
+    });
 
   countRefusals(reason: RefusalReason, count = 1): void {
     this.refused.inc({ reason }, count);

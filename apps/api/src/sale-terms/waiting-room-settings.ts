@@ -13,21 +13,38 @@ export const DEFAULT_ADMISSION_TTL_S = 120;
 
 /** The `waitingRoom` object of POST /admin/products. */
 export class WaitingRoomSettingsDto {
-  @ApiPropertyOptional({ example: 50, minimum: 1, maximum: 100_000, description: 'admissions per second; omitted: paced from the measured purchase service rate' })
+  @ApiPropertyOptional({
+    example: 50,
+    minimum: 1,
+    maximum: 100_000,
+    description: 'admissions per second; omitted: paced from the measured purchase service rate',
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(100_000)
   admitPerSecond?: number;
 
-  @ApiPropertyOptional({ example: DEFAULT_ADMISSION_TTL_S, default: DEFAULT_ADMISSION_TTL_S, minimum: 1, maximum: 86_400, description: 'how long an admission lets its buyer purchase' })
+  @ApiPropertyOptional({
+    example: DEFAULT_ADMISSION_TTL_S,
+    default: DEFAULT_ADMISSION_TTL_S,
+    minimum: 1,
+    maximum: 86_400,
+    description: 'how long an admission lets its buyer purchase',
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(86_400)
   admissionTtlS?: number;
 
-  @ApiPropertyOptional({ example: 600, default: 0, minimum: 0, maximum: 604_800, description: 'seconds before saleStartsAt that joining opens; those tickets are shuffled at the start' })
+  @ApiPropertyOptional({
+    example: 600,
+    default: 0,
+    minimum: 0,
+    maximum: 604_800,
+    description: 'seconds before saleStartsAt that joining opens; those tickets are shuffled at the start',
+  })
   @IsOptional()
   @IsInt()
   @Min(0)
@@ -37,7 +54,8 @@ export class WaitingRoomSettingsDto {
 
 /** The settings shown on a product. */
 export class WaitingRoomView implements WaitingRoomSettings {
-  @ApiProperty({ example: 50, nullable: true, type: Number, description: 'null: paced automatically' }) admitPerSecond!: number | null;
+  @ApiProperty({ example: 50, nullable: true, type: Number, description: 'null: paced automatically' })
+  admitPerSecond!: number | null;
   @ApiProperty({ example: DEFAULT_ADMISSION_TTL_S }) admissionTtlS!: number;
   @ApiProperty({ example: 0 }) preQueueS!: number;
 }

@@ -30,10 +30,11 @@ export class FenceRepair {
     const rows: { lock_fence: string }[] =
       unit.segment === null
         ? await this.db.query('SELECT lock_fence FROM products WHERE id = $1', [unit.productId])
-        : await this.db.query('SELECT max(lock_fence) AS lock_fence FROM product_segments WHERE product_id = $1', [unit.productId]);
+        : await this.db.query('SELECT max(lock_fence) AS lock_fence FROM product_segments WHERE product_id = $1', [
+            unit.productId,
+          ]);
     if (!rows.length || rows[0].lock_fence === null) return false;
     await this.locks.advanceFence(stockLockKey(unit), Number(rows[0].lock_fence));
     return true;
   }
 }
-

@@ -14,7 +14,9 @@ export const stockLockKey = (unit: StockUnit): string =>
 
 /** The keys of every unit of a product: its own, or each of its segments'. */
 export const stockLockKeys = (productId: string, segments: number): string[] =>
-  segments > 1 ? Array.from({ length: segments }, (_, segment) => stockLockKey({ productId, segment })) : [stockLockKey({ productId, segment: null })];
+  segments > 1
+    ? Array.from({ length: segments }, (_, segment) => stockLockKey({ productId, segment }))
+    : [stockLockKey({ productId, segment: null })];
 
 /**
  * Redis keys for one product. They all carry the hash tag the lock library gives the product's

@@ -56,7 +56,13 @@ export class StockLedger {
   }
 
   /** The same for a segmented product, under all its segment locks: the units are spread evenly. */
-  async setSegmented(tx: EntityManager, productId: string, stock: number, segments: number, fence: Fence): Promise<SetOutcome> {
+  async setSegmented(
+    tx: EntityManager,
+    productId: string,
+    stock: number,
+    segments: number,
+    fence: Fence,
+  ): Promise<SetOutcome> {
     const currentTotal = await this.segmentedTotal(tx, productId);
     const updated = await queryRows(
       tx,
@@ -70,13 +76,23 @@ export class StockLedger {
       // All segments or none: a partial write would break conservation, so undo by failing the transaction.
       throw new StaleSegmentsError();
     }
-    await tx.query('UPDATE products SET supplied = supplied + ($2::int - $3::int), updated_at = now() WHERE id = $1', [productId, stock, currentTotal]);
+    await tx.query('UPDATE products SET supplied = supplied + ($2::int - $3::int), updated_at = now() WHERE id = $1', [
+      productId,
+      stock,
+      currentTotal,
+    ]);
     return 'ok';
   }
 
   /** A segmented product's units in all its segments. */
-  async segmentedTotal(runner: { query(sql: string, params?: unknown[]): Promise<unknown> }, productId: string): Promise<number> {
-    const rows = (await runner.query('SELECT COALESCE(SUM(stock), 0)::int AS total FROM product_segments WHERE product_id = $1', [productId])) as { total: number }[];
+  async segmentedTotal(
+    runner: { query(sql: string, params?: unknown[]): Promise<unknown> },
+    productId: string,
+  ): Promise<number> {
+    const rows = (await runner.query(
+      'SELECT COALESCE(SUM(stock), 0)::int AS total FROM product_segments WHERE product_id = $1',
+      [productId],
+    )) as { total: number }[];
     return rows[0].total;
   }
 }

@@ -33,7 +33,8 @@ export class AdmissionGate {
   async take(productId: string, userId: string, header: unknown): Promise<TakenAdmission> {
     const claims = this.signer.readAdmission(header);
     if (!claims) throw notAdmitted('send the Admission your admitted ticket carries');
-    if (claims.productId !== productId || claims.userTag !== this.signer.userTag(userId)) throw notAdmitted('this Admission is for another user or product');
+    if (claims.productId !== productId || claims.userTag !== this.signer.userTag(userId))
+      throw notAdmitted('this Admission is for another user or product');
     const now = Date.now();
     if (claims.expiresAtMs <= now) throw notAdmitted('this Admission has expired');
     let holds: boolean;

@@ -23,7 +23,9 @@ const LEASE_MS = 3000;
 const OPEN_SALES = `${PRODUCT_SELECT} WHERE p.waiting_room IS NOT NULL AND (p.sale_starts_at IS NULL OR p.sale_starts_at <= now() + interval '${IDLE_BACKOFF_MS * 2} milliseconds') AND (p.sale_ends_at IS NULL OR p.sale_ends_at > now())`;
 const STOCK_OF = `${PRODUCT_SELECT} WHERE p.id = ANY($1::bigint[])`;
 
-type Sale = Pick<ProductRow, 'id' | 'segments' | 'per_user_limit' | 'sale_starts_at'> & { waiting_room: WaitingRoomSettings };
+type Sale = Pick<ProductRow, 'id' | 'segments' | 'per_user_limit' | 'sale_starts_at'> & {
+  waiting_room: WaitingRoomSettings;
+};
 
 /**
  * Admits buyers. Every instance schedules the step; a job lock lets one run it at a time (the
@@ -95,7 +97,9 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
     const listed: Sale[] = await this.db.query(OPEN_SALES);
     if (!listed.length) this.idleUntil = Date.now() + IDLE_BACKOFF_MS;
     const now = Date.now();
-    const sales = listed.filter((sale) => sale.sale_starts_at === null || new Date(sale.sale_starts_at).getTime() <= now);
+    const sales = listed.filter(
+      (sale) => sale.sale_starts_at === null || new Date(sale.sale_starts_at).getTime() <= now,
+    );
     if (!sales.length) return;
     const boughtBefore = new Map<string, number>();
     for (const sale of sales) boughtBefore.set(String(sale.id), await this.openQueue(sale));
@@ -122,7 +126,15 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
     const id = String(sale.id);
     const settings = sale.waiting_room;
     const rate = settings.admitPerSecond ?? automaticRate(this.queues, id, sale.segments);
-    const result = await this.store.admit(id, { nowMs: Date.now(), stock, rate, ttlMs: settings.admissionTtlS * 1000, boughtBefore, graceMs: this.graceMs, perUserLimit: sale.per_user_limit });
+    const result = await this.store.admit(id, {
+      nowMs: Date.now(),
+      stock,
+      rate,
+      ttlMs: settings.admissionTtlS * 1000,
+      boughtBefore,
+      graceMs: this.graceMs,
+      perUserLimit: sale.per_user_limit,
+    });
     this.metrics.admissions.inc(result.admitted);
     this.metrics.expired.inc(result.expired);
     this.metrics.waiting.set({ product_id: id }, result.waiting);

@@ -3,7 +3,15 @@ import { automaticRate } from './admission-rate';
 
 /** Queues whose snapshots report these measured models. */
 const queuesWith = (lines: Record<string, ServiceTimeModel>) => ({
-  snapshot: (name: string) => (lines[name] ? { queued: 0, inFlight: undefined, batchMs: (n: number) => lines[name].batchMs(n), measuredBatches: lines[name].samples } : undefined),
+  snapshot: (name: string) =>
+    lines[name]
+      ? {
+          queued: 0,
+          inFlight: undefined,
+          batchMs: (n: number) => lines[name].batchMs(n),
+          measuredBatches: lines[name].samples,
+        }
+      : undefined,
 });
 const noQueues = queuesWith({});
 

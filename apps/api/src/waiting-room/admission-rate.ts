@@ -11,7 +11,11 @@ const MAX_RATE = 5000;
  * second at full batches, by this instance's service-time model of each unit (the prior until
  * the unit has sold something here). Admitted buyers then meet the purchase deadline.
  */
-export function automaticRate(queues: Pick<ProductQueues, 'snapshot'> | undefined, productId: string, segments: number): number {
+export function automaticRate(
+  queues: Pick<ProductQueues, 'snapshot'> | undefined,
+  productId: string,
+  segments: number,
+): number {
   const prior = new ServiceTimeModel();
   let perSecond = 0;
   for (let segment = 0; segment < segments; segment++) {

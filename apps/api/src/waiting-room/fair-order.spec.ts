@@ -9,9 +9,18 @@ describe('fair order of the pre-queue', () => {
   it('places tickets by the hex HMAC-SHA256 of their id under the seed, ascending', async () => {
     const count = 20_000;
     const places = await rankPreQueue(seed, count);
-    const keyOf = new Map(Array.from({ length: count }, (_, i) => [String(i + 1), createHmac('sha256', seed).update(String(i + 1)).digest('hex')]));
+    const keyOf = new Map(
+      Array.from({ length: count }, (_, i) => [
+        String(i + 1),
+        createHmac('sha256', seed)
+          .update(String(i + 1))
+          .digest('hex'),
+      ]),
+    );
     const expected = [...keyOf.keys()].sort((a, b) => (keyOf.get(a)! < keyOf.get(b)! ? -1 : 1));
-    expect(expected.map((ticketId) => places.readUInt32BE((Number(ticketId) - 1) * 4))).toEqual(expected.map((_, index) => index + 1));
+    expect(expected.map((ticketId) => places.readUInt32BE((Number(ticketId) - 1) * 4))).toEqual(
+      expected.map((_, index) => index + 1),
+    );
   });
 
   it('orders tickets whose HMACs share their first 32 bits by the rest', async () => {
@@ -27,7 +36,10 @@ describe('fair order of the pre-queue', () => {
     }
     expect(pair).toBeDefined();
     const places = await rankPreQueue(seed, pair![1]);
-    const [a, b] = pair!.map((n) => ({ key: createHmac('sha256', seed).update(String(n)).digest('hex'), place: places.readUInt32BE((n - 1) * 4) }));
+    const [a, b] = pair!.map((n) => ({
+      key: createHmac('sha256', seed).update(String(n)).digest('hex'),
+      place: places.readUInt32BE((n - 1) * 4),
+    }));
     expect(Math.abs(a.place - b.place)).toBe(1);
     expect(a.key < b.key).toBe(a.place < b.place);
     // 200,000 HMACs and a ranking: seconds on a busy machine; the order is what is judged here.

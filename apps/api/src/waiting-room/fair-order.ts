@@ -13,7 +13,8 @@ export const seedCommitment = (seed: Buffer): string => createHash('sha256').upd
 /** The public id of ticket number n: its decimal number (unique per product). */
 export const ticketIdOf = (n: number): string => String(n);
 
-export const shuffleKey = (seed: Buffer, ticketId: string): string => createHmac('sha256', seed).update(ticketId, 'utf8').digest('hex');
+export const shuffleKey = (seed: Buffer, ticketId: string): string =>
+  createHmac('sha256', seed).update(ticketId, 'utf8').digest('hex');
 
 /** Tickets keyed per turn of the event loop: the shuffle of a large pre-queue never holds the loop for long. */
 const CHUNK = 5000;
@@ -28,21 +29,30 @@ const INDEX_BITS = 2 ** 21;
  * the order of their whole HMACs.
  */
 export async function rankPreQueue(seed: Buffer, count: number): Promise<Buffer> {
-  if (count >= INDEX_BITS) throw new Error(`a pre-queue of ${count} tickets is more than this shuffle supports (${INDEX_BITS - 1})`);
+  if (count >= INDEX_BITS)
+    throw new Error(`a pre-queue of ${count} tickets is more than this shuffle supports (${INDEX_BITS - 1})`);
   const keys = new Float64Array(count);
   // A KeyObject, imported once: Node 24 imports a Buffer key again on every createHmac (4-5x the cost).
   const seedKey = createSecretKey(seed);
   for (let i = 0; i < count; i++) {
     if (i > 0 && i % CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
-    keys[i] = createHmac('sha256', seedKey).update(ticketIdOf(i + 1), 'utf8').digest().readUInt32BE(0) * INDEX_BITS + i;
+    keys[i] =
+      createHmac('sha256', seedKey)
+        .update(ticketIdOf(i + 1), 'utf8')
+        .digest()
+        .readUInt32BE(0) *
+        INDEX_BITS +
+      i;
   }
   keys.sort();
   const order = Array.from(keys, (key) => key % INDEX_BITS);
-  for (let start = 0; start < count; ) {
+  for (let start = 0; start < count;) {
     let end = start + 1;
     while (end < count && Math.floor(keys[end] / INDEX_BITS) === Math.floor(keys[start] / INDEX_BITS)) end++;
     if (end - start > 1) {
-      const tied = order.slice(start, end).sort((a, b) => compareHex(shuffleKey(seed, ticketIdOf(a + 1)), shuffleKey(seed, ticketIdOf(b + 1))));
+      const tied = order
+        .slice(start, end)
+        .sort((a, b) => compareHex(shuffleKey(seed, ticketIdOf(a + 1)), shuffleKey(seed, ticketIdOf(b + 1))));
       order.splice(start, tied.length, ...tied);
     }
     start = end;

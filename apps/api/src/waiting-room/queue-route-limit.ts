@@ -29,8 +29,16 @@ export class QueueRouteLimit {
     private readonly signer: TicketSigner,
   ) {
     const counter = counterFor(redis);
-    const perCaller = new WindowRateLimiter(counter, prefix.value, config.get('http', { infer: true }).rateLimitPerSecond);
-    const perAddress = new WindowRateLimiter(counter, prefix.value, config.get('waitingRoom', { infer: true }).summaryPerSecondPerAddress);
+    const perCaller = new WindowRateLimiter(
+      counter,
+      prefix.value,
+      config.get('http', { infer: true }).rateLimitPerSecond,
+    );
+    const perAddress = new WindowRateLimiter(
+      counter,
+      prefix.value,
+      config.get('waitingRoom', { infer: true }).summaryPerSecondPerAddress,
+    );
     const log = new Logger(QueueRouteLimit.name);
     this.joins = new RateBudget(perCaller, log, 'queue.join requests');
     this.polls = new RateBudget(perCaller, log, 'queue.poll requests');

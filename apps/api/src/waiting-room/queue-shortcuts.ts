@@ -17,12 +17,19 @@ type Shortcut = (request: FastifyRequest, reply: FastifyReply, done: () => void)
  * malformed product id, a missing or bad token, an error the contract has no code for) goes on to
  * the controller and its guards, to be answered (and counted, and logged) there.
  */
-export function installQueueShortcuts(fastify: FastifyInstance, deps: { room: WaitingRoomService; tokens: TokenVerifier; limit: QueueRouteLimit }): void {
+export function installQueueShortcuts(
+  fastify: FastifyInstance,
+  deps: { room: WaitingRoomService; tokens: TokenVerifier; limit: QueueRouteLimit },
+): void {
   // Each spends its route's budget first, as the controller does (queue-route-limit.ts).
   const poll: Shortcut = (request, reply, done) => {
     const { id, ticket } = request.params as { id?: string; ticket?: string };
     if (!isPositiveId(id)) return done();
-    answer(deps.limit.poll(id, ticket ?? '').then(() => deps.room.poll(id, ticket ?? '')), reply, done);
+    answer(
+      deps.limit.poll(id, ticket ?? '').then(() => deps.room.poll(id, ticket ?? '')),
+      reply,
+      done,
+    );
   };
   const join: Shortcut = (request, reply, done) => {
     const { id } = request.params as { id?: string };
@@ -33,16 +40,26 @@ export function installQueueShortcuts(fastify: FastifyInstance, deps: { room: Wa
     } catch {
       return done(); // the guard answers 401 (and counts the address) its usual way
     }
-    answer(deps.limit.join(user).then(() => deps.room.join(id, user)), reply, done);
+    answer(
+      deps.limit.join(user).then(() => deps.room.join(id, user)),
+      reply,
+      done,
+    );
   };
-  const shortcuts: Record<QueueShortcutKind, { method: string; hook: Shortcut }> = { poll: { method: 'GET', hook: poll }, join: { method: 'POST', hook: join } };
+  const shortcuts: Record<QueueShortcutKind, { method: string; hook: Shortcut }> = {
+    poll: { method: 'GET', hook: poll },
+    join: { method: 'POST', hook: join },
+  };
   // A hook of the routes marked @QueueShortcut() alone, attached as Nest registers them (found by
   // their config, never their path, so a global prefix or URI versioning keeps them).
   fastify.addHook('onRoute', (route: RouteOptions) => {
     const kind = route.config?.queueShortcut;
     // Fastify adds a HEAD route beside each GET with the same config: not a poll.
     if (kind === undefined || route.method !== shortcuts[kind].method) return;
-    route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), shortcuts[kind].hook as preHandlerHookHandler];
+    route.preHandler = [
+      ...(route.preHandler ? [route.preHandler].flat() : []),
+      shortcuts[kind].hook as preHandlerHookHandler,
+    ];
   });
 }
 

@@ -30,14 +30,24 @@ export interface AdmitStep {
 @Injectable()
 export class QueueStore {
   /** Grouped by product and sale start (a product's terms, the same for every join of a turn). */
-  private readonly joins = new TurnBatcher<JoinRequest & { productId: string; saleStartsAtMs: number | null }, JoinReply>((_, joins) => {
+  private readonly joins = new TurnBatcher<
+    JoinRequest & { productId: string; saleStartsAtMs: number | null },
+    JoinReply
+  >((_, joins) => {
     const { productId, saleStartsAtMs } = joins[0];
     const k = this.keys(productId);
-    return runScript(this.redis, JOIN, [k.meta, k.users, k.soldOutFlag, k.ranks, k.admitted, k.bought, k.buying], joinArgs(saleStartsAtMs, nextEpochCandidate(), joins)).then((reply) => parseJoins(reply, joins.length));
+    return runScript(
+      this.redis,
+      JOIN,
+      [k.meta, k.users, k.soldOutFlag, k.ranks, k.admitted, k.bought, k.buying],
+      joinArgs(saleStartsAtMs, nextEpochCandidate(), joins),
+    ).then((reply) => parseJoins(reply, joins.length));
   });
   private readonly polls = new TurnBatcher<number, PollReply>((productId, numbers) => {
     const k = this.keys(productId);
-    return runScript(this.redis, POLL, [k.meta, k.ranks, k.admitted, k.bought, k.soldOutFlag, k.buying], numbers).then(parsePolls);
+    return runScript(this.redis, POLL, [k.meta, k.ranks, k.admitted, k.bought, k.soldOutFlag, k.buying], numbers).then(
+      parsePolls,
+    );
   });
 
   constructor(
@@ -82,7 +92,9 @@ export class QueueStore {
   /** Takes the admission for a purchase; false when it is no longer good. */
   async claim(productId: string, place: number, epoch: string, nowMs: number): Promise<boolean> {
     const k = this.keys(productId);
-    return Number(await runScript(this.redis, CLAIM, [k.admitted, k.buying, k.bought, k.meta], [place, nowMs, epoch])) === 1;
+    return (
+      Number(await runScript(this.redis, CLAIM, [k.admitted, k.buying, k.bought, k.meta], [place, nowMs, epoch])) === 1
+    );
   }
 
   async receipt(productId: string, place: number): Promise<boolean> {

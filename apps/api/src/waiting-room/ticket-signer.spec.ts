@@ -7,8 +7,18 @@ describe('TicketSigner', () => {
   it('reads back the ticket it signed, whatever the user id, in under 100 characters', () => {
     for (const userId of ['u1', 'user.with.dots', 'üser|1', 'x'.repeat(128)]) {
       const userTag = signer.userTag(userId);
-      const ticket = signer.ticket({ productId: '9223372036854775807', epoch: 'AbCdEfGh', number: 999_999_999_999_999, userTag });
-      expect(signer.readTicket(ticket)).toEqual({ productId: '9223372036854775807', epoch: 'AbCdEfGh', number: 999_999_999_999_999, userTag });
+      const ticket = signer.ticket({
+        productId: '9223372036854775807',
+        epoch: 'AbCdEfGh',
+        number: 999_999_999_999_999,
+        userTag,
+      });
+      expect(signer.readTicket(ticket)).toEqual({
+        productId: '9223372036854775807',
+        epoch: 'AbCdEfGh',
+        number: 999_999_999_999_999,
+        userTag,
+      });
       expect(ticket.length).toBeLessThanOrEqual(100);
       expect(ticket).not.toContain(userId);
     }
@@ -17,7 +27,9 @@ describe('TicketSigner', () => {
 
   it('refuses a ticket signed with another key, or any altered field', () => {
     const other = new TicketSigner(waitingRoomKey('another-secret-that-is-32-bytes-long!!', undefined));
-    expect(signer.readTicket(other.ticket({ productId: '42', epoch: 'e1', number: 7, userTag: signer.userTag('u1') }))).toBeNull();
+    expect(
+      signer.readTicket(other.ticket({ productId: '42', epoch: 'e1', number: 7, userTag: signer.userTag('u1') })),
+    ).toBeNull();
     const ticket = signer.ticket({ productId: '42', epoch: 'e1', number: 7, userTag: signer.userTag('u1') });
     const fields = ticket.split('.');
     for (let i = 0; i < fields.length; i++) {
@@ -31,8 +43,20 @@ describe('TicketSigner', () => {
 
   it('never takes an admission for a ticket or a ticket for an admission', () => {
     const userTag = signer.userTag('u1');
-    const admission = signer.admission({ productId: '42', epoch: 'e1', place: 3, expiresAtMs: 1_800_000_000_000, userTag });
-    expect(signer.readAdmission(admission)).toEqual({ productId: '42', epoch: 'e1', place: 3, expiresAtMs: 1_800_000_000_000, userTag });
+    const admission = signer.admission({
+      productId: '42',
+      epoch: 'e1',
+      place: 3,
+      expiresAtMs: 1_800_000_000_000,
+      userTag,
+    });
+    expect(signer.readAdmission(admission)).toEqual({
+      productId: '42',
+      epoch: 'e1',
+      place: 3,
+      expiresAtMs: 1_800_000_000_000,
+      userTag,
+    });
     expect(signer.readTicket(admission)).toBeNull();
     expect(signer.readAdmission(signer.ticket({ productId: '42', epoch: 'e1', number: 3, userTag }))).toBeNull();
   });

@@ -44,7 +44,11 @@ export class TicketSigner {
 
   /** The tag that stands for a user in tickets and admissions (96 bits of an HMAC of the id). */
   userTag(userId: string): string {
-    return createHmac('sha256', this.key).update(`user|${userId}`).digest().subarray(0, USER_TAG_BYTES).toString('base64url');
+    return createHmac('sha256', this.key)
+      .update(`user|${userId}`)
+      .digest()
+      .subarray(0, USER_TAG_BYTES)
+      .toString('base64url');
   }
 
   ticket(claims: TicketClaims): string {
@@ -52,7 +56,14 @@ export class TicketSigner {
   }
 
   admission(claims: AdmissionClaims): string {
-    return this.sign(['a1', claims.productId, claims.epoch, String(claims.place), String(claims.expiresAtMs), claims.userTag]);
+    return this.sign([
+      'a1',
+      claims.productId,
+      claims.epoch,
+      String(claims.place),
+      String(claims.expiresAtMs),
+      claims.userTag,
+    ]);
   }
 
   readTicket(raw: unknown): TicketClaims | null {
@@ -63,8 +74,21 @@ export class TicketSigner {
 
   readAdmission(raw: unknown): AdmissionClaims | null {
     const fields = this.verified(raw, 'a1', 6);
-    if (!fields || !EPOCH.test(fields[2]) || !NUMBER.test(fields[3]) || !NUMBER.test(fields[4]) || !USER_TAG.test(fields[5])) return null;
-    return { productId: fields[1], epoch: fields[2], place: Number(fields[3]), expiresAtMs: Number(fields[4]), userTag: fields[5] };
+    if (
+      !fields ||
+      !EPOCH.test(fields[2]) ||
+      !NUMBER.test(fields[3]) ||
+      !NUMBER.test(fields[4]) ||
+      !USER_TAG.test(fields[5])
+    )
+      return null;
+    return {
+      productId: fields[1],
+      epoch: fields[2],
+      place: Number(fields[3]),
+      expiresAtMs: Number(fields[4]),
+      userTag: fields[5],
+    };
   }
 
   private sign(fields: string[]): string {

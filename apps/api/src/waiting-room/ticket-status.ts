@@ -10,8 +10,10 @@ export class TicketStatusView {
   @ApiProperty({ enum: ['WAITING', 'ADMITTED', 'SOLD_OUT', 'EXPIRED', 'BOUGHT'] }) state!: TicketState;
   @ApiProperty({ example: 42, description: '1 for the next ticket to be admitted, 0 once admitted' }) position!: number;
   @ApiProperty({ example: 8, description: 'estimated seconds until admission' }) etaS!: number;
-  @ApiProperty({ example: 2300, description: 'poll again after this long (spread at random, shorter near the front)' }) pollAfterMs!: number;
-  @ApiPropertyOptional({ description: 'send as the Admission header of POST /products/:id/purchase' }) admission?: string;
+  @ApiProperty({ example: 2300, description: 'poll again after this long (spread at random, shorter near the front)' })
+  pollAfterMs!: number;
+  @ApiPropertyOptional({ description: 'send as the Admission header of POST /products/:id/purchase' })
+  admission?: string;
   @ApiPropertyOptional({ example: '2026-11-21T12:02:00.000Z' }) admissionExpiresAt?: string;
 }
 
@@ -38,10 +40,17 @@ export interface StatusInputs {
 }
 
 /** The state, place and timing of a ticket from what its poll read; the admission is signed by the caller. */
-export function describeTicket(input: StatusInputs): Omit<TicketStatusView, 'ticket' | 'ticketId' | 'admission'> & { admissionExpiresAtMs?: number } {
+export function describeTicket(
+  input: StatusInputs,
+): Omit<TicketStatusView, 'ticket' | 'ticketId' | 'admission'> & { admissionExpiresAtMs?: number } {
   const { reply, nowMs } = input;
   const random = input.random ?? Math.random;
-  const settled = (state: TicketState) => ({ state, position: 0, etaS: 0, pollAfterMs: jitter(SETTLED_POLL_MS, random) });
+  const settled = (state: TicketState) => ({
+    state,
+    position: 0,
+    etaS: 0,
+    pollAfterMs: jitter(SETTLED_POLL_MS, random),
+  });
   if (reply.bought) return settled('BOUGHT');
   if (reply.soldOut) return settled('SOLD_OUT');
   if (reply.place > 0 && reply.place <= reply.served) {
@@ -60,9 +69,18 @@ export function describeTicket(input: StatusInputs): Omit<TicketStatusView, 'tic
   const place = reply.place > 0 ? reply.place : reply.pre >= 0 ? reply.pre : reply.seq;
   const position = Math.max(place - reply.served, 1);
   const rate = reply.rate > 0 ? reply.rate : input.fallbackRate;
-  const untilStartS = input.saleStartsAtMs !== null && input.saleStartsAtMs > nowMs ? (input.saleStartsAtMs - nowMs) / 1000 : 0;
+  const untilStartS =
+    input.saleStartsAtMs !== null && input.saleStartsAtMs > nowMs ? (input.saleStartsAtMs - nowMs) / 1000 : 0;
   const etaS = Math.ceil(untilStartS + position / rate);
-  return { state: 'WAITING', position, etaS, pollAfterMs: jitter(waitingPollMs(etaS, reply.seq - reply.served, input.pollsPerSecond, untilStartS * 1000), random) };
+  return {
+    state: 'WAITING',
+    position,
+    etaS,
+    pollAfterMs: jitter(
+      waitingPollMs(etaS, reply.seq - reply.served, input.pollsPerSecond, untilStartS * 1000),
+      random,
+    ),
+  };
 }
 
 /**
@@ -80,7 +98,12 @@ export function waitingPollMs(etaS: number, waiting: number, pollsPerSecond: num
 }
 
 /** The status of a ticket whose queue Redis lost: EXPIRED, so its holder joins again. */
-export const lostPlace = () => ({ state: 'EXPIRED' as const, position: 0, etaS: 0, pollAfterMs: jitter(SETTLED_POLL_MS, Math.random) });
+export const lostPlace = () => ({
+  state: 'EXPIRED' as const,
+  position: 0,
+  etaS: 0,
+  pollAfterMs: jitter(SETTLED_POLL_MS, Math.random),
+});
 
 /** ±25 %, so buyers who joined together do not poll together. */
 const jitter = (ms: number, random: () => number): number => Math.round(ms * (1 - JITTER + 2 * JITTER * random()));

@@ -41,11 +41,16 @@ describe('TurnBatcher', () => {
     expect(results[599]).toBe(1198);
   });
 
-  it.each(['reject', 'throw', 'short'] as const)('hands a failed call (%s) to every item of it, and goes on', async (mode) => {
-    const failing = recordingSender(mode);
-    const batcher = new TurnBatcher(failing.send);
-    const results = await Promise.allSettled([batcher.add('p', 1), batcher.add('p', 2)]);
-    expect(results.map((r) => r.status)).toEqual(mode === 'short' ? ['fulfilled', 'rejected'] : ['rejected', 'rejected']);
-    expect(failing.calls).toHaveLength(1);
-  });
+  it.each(['reject', 'throw', 'short'] as const)(
+    'hands a failed call (%s) to every item of it, and goes on',
+    async (mode) => {
+      const failing = recordingSender(mode);
+      const batcher = new TurnBatcher(failing.send);
+      const results = await Promise.allSettled([batcher.add('p', 1), batcher.add('p', 2)]);
+      expect(results.map((r) => r.status)).toEqual(
+        mode === 'short' ? ['fulfilled', 'rejected'] : ['rejected', 'rejected'],
+      );
+      expect(failing.calls).toHaveLength(1);
+    },
+  );
 });

@@ -39,7 +39,12 @@ export class TurnBatcher<I, R> {
           sent = Promise.reject(error);
         }
         sent.then(
-          (results) => batch.forEach((waiter, i) => (i < results.length ? waiter.resolve(results[i]) : waiter.reject(new Error('the batch answered fewer results than it was sent')))),
+          (results) =>
+            batch.forEach((waiter, i) =>
+              i < results.length
+                ? waiter.resolve(results[i])
+                : waiter.reject(new Error('the batch answered fewer results than it was sent')),
+            ),
           (error: unknown) => batch.forEach((waiter) => waiter.reject(error)),
         );
       }

@@ -8,5 +8,7 @@ import { hkdfSync } from 'node:crypto';
 export function waitingRoomKey(secret: string | undefined, jwtSecret: string | undefined): Buffer {
   if (secret) return Buffer.from(secret, 'utf8');
   if (!jwtSecret) throw new Error('Invalid configuration: WAITING_ROOM_SECRET is required when JWT_SECRET is unset');
-  return Buffer.from(hkdfSync('sha256', Buffer.from(jwtSecret, 'utf8'), Buffer.alloc(0), 'flash-sale waiting room v1', 32));
+  return Buffer.from(
+    hkdfSync('sha256', Buffer.from(jwtSecret, 'utf8'), Buffer.alloc(0), 'flash-sale waiting room v1', 32),
+  );
 }

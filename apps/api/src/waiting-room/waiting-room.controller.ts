@@ -1,5 +1,14 @@
 import { Controller, Get, HttpCode, Ip, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiConflictResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentUser, Public } from '../auth/auth.decorators';
 import { AuthUser } from '../auth/auth.types';
 import { ParseIdPipe } from '../common/parse-id.pipe';
@@ -12,13 +21,25 @@ class QueueSummaryView implements QueueSummary {
   @ApiProperty({ example: 1200, description: 'tickets not yet admitted' }) waiting!: number;
   @ApiProperty({ example: 40, description: 'outstanding admissions now' }) admitted!: number;
   @ApiProperty({ example: false }) soldOut!: boolean;
-  @ApiProperty({ nullable: true, type: String, description: "hex SHA-256 of the seed's bytes, from the pre-queue's opening" }) seedCommitment!: string | null;
-  @ApiProperty({ nullable: true, type: String, description: 'the seed (hex), from saleStartsAt on' }) seed!: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: "hex SHA-256 of the seed's bytes, from the pre-queue's opening",
+  })
+  seedCommitment!: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'the seed (hex), from saleStartsAt on' }) seed!:
+    string | null;
 }
 
 const NOT_FOUND = 'PRODUCT_NOT_FOUND; NOT_FOUND for a product without a waiting room';
-const RATE_LIMITED = (per: string) => ({ status: 429, description: `RATE_LIMITED: ${per} budget for the route is spent, with Retry-After` });
-const UNAVAILABLE = { status: 503, description: 'DEPENDENCY_UNAVAILABLE: Redis is unreachable (the queue has no database fallback), with Retry-After' };
+const RATE_LIMITED = (per: string) => ({
+  status: 429,
+  description: `RATE_LIMITED: ${per} budget for the route is spent, with Retry-After`,
+});
+const UNAVAILABLE = {
+  status: 503,
+  description: 'DEPENDENCY_UNAVAILABLE: Redis is unreachable (the queue has no database fallback), with Retry-After',
+};
 
 @ApiTags('waiting room')
 @Controller('products')
@@ -35,7 +56,10 @@ export class WaitingRoomController {
   @ApiOperation({ summary: 'Join the waiting room of a product; joining again returns the same ticket and place' })
   @ApiOkResponse({ type: TicketStatusView })
   @ApiResponse({ status: 401, description: 'UNAUTHENTICATED' })
-  @ApiResponse({ status: 403, description: 'SALE_NOT_ACTIVE: before the pre-queue opens (preQueueS before saleStartsAt) or after saleEndsAt' })
+  @ApiResponse({
+    status: 403,
+    description: 'SALE_NOT_ACTIVE: before the pre-queue opens (preQueueS before saleStartsAt) or after saleEndsAt',
+  })
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: 'SOLD_OUT' })
   @ApiResponse(RATE_LIMITED("this user's (RATE_LIMIT_PER_SECOND)"))

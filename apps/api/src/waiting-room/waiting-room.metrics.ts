@@ -6,7 +6,10 @@ function counter<L extends string>(name: string, help: string, labelNames: L[] =
 }
 
 function gauge(name: string, help: string): Gauge<'product_id'> {
-  return (register.getSingleMetric(name) as Gauge<'product_id'> | undefined) ?? new Gauge({ name, help, labelNames: ['product_id'] });
+  return (
+    (register.getSingleMetric(name) as Gauge<'product_id'> | undefined) ??
+    new Gauge({ name, help, labelNames: ['product_id'] })
+  );
 }
 
 /**
@@ -16,9 +19,16 @@ function gauge(name: string, help: string): Gauge<'product_id'> {
 @Injectable()
 export class WaitingRoomMetrics {
   readonly polls = counter('waiting_room_polls_total', 'Waiting-room polls answered, by ticket state', ['state']);
-  readonly joins = counter('waiting_room_joins_total', 'Waiting-room joins, by outcome (new, existing, sold_out, refused)', ['outcome']);
+  readonly joins = counter(
+    'waiting_room_joins_total',
+    'Waiting-room joins, by outcome (new, existing, sold_out, refused)',
+    ['outcome'],
+  );
   readonly admissions = counter('waiting_room_admissions_total', 'Tickets admitted to purchase');
-  readonly expired = counter('waiting_room_expired_admissions_total', 'Admissions that expired unused and gave their place back');
+  readonly expired = counter(
+    'waiting_room_expired_admissions_total',
+    'Admissions that expired unused and gave their place back',
+  );
   readonly receipts = counter('waiting_room_purchases_total', 'Purchases made with an admission (tickets now BOUGHT)');
   readonly waiting = gauge('waiting_room_queue_length', 'Tickets waiting to be admitted');
   readonly outstanding = gauge('waiting_room_admitted', 'Outstanding admissions: admitted, neither bought nor expired');

@@ -28,7 +28,8 @@ import { QueueRouteLimit } from './queue-route-limit';
     {
       provide: WAITING_ROOM_KEY,
       inject: [ConfigService],
-      useFactory: (config: TypedConfigService) => waitingRoomKey(config.get('waitingRoom', { infer: true }).secret, config.get('jwtSecret', { infer: true })),
+      useFactory: (config: TypedConfigService) =>
+        waitingRoomKey(config.get('waitingRoom', { infer: true }).secret, config.get('jwtSecret', { infer: true })),
     },
     { provide: TicketSigner, inject: [WAITING_ROOM_KEY], useFactory: (key: Buffer) => new TicketSigner(key) },
     QueueStore,

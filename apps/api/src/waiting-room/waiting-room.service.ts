@@ -55,7 +55,12 @@ export class WaitingRoomService {
       throw soldOutAtJoin(productId);
     }
     this.metrics.joins.inc({ outcome: joined.created ? 'new' : 'existing' });
-    return this.status(terms, { productId, epoch: joined.epoch, number: joined.number, userTag: this.signer.userTag(user.id) }, undefined, joined.status);
+    return this.status(
+      terms,
+      { productId, epoch: joined.epoch, number: joined.number, userTag: this.signer.userTag(user.id) },
+      undefined,
+      joined.status,
+    );
   }
 
   async poll(productId: string, rawTicket: string): Promise<TicketStatusView> {
@@ -71,7 +76,10 @@ export class WaitingRoomService {
   async summary(productId: string): Promise<QueueSummary> {
     const terms = await this.termsOf(productId);
     const now = Date.now();
-    const [figures, { seed, commitment }] = await Promise.all([this.redis(() => this.store.summary(productId, now)), this.seeds.of(productId)]);
+    const [figures, { seed, commitment }] = await Promise.all([
+      this.redis(() => this.store.summary(productId, now)),
+      this.seeds.of(productId),
+    ]);
     const opensAt = terms.saleStartsAtMs === null ? null : terms.saleStartsAtMs - terms.waitingRoom.preQueueS * 1000;
     const started = terms.saleStartsAtMs === null || now >= terms.saleStartsAtMs;
     return {
@@ -84,7 +92,12 @@ export class WaitingRoomService {
   }
 
   /** A ticket's status; `known` when the join already read it in its own round trip. */
-  private async status(terms: Terms, claims: TicketClaims, ticket = this.signer.ticket(claims), known?: PollReply): Promise<TicketStatusView> {
+  private async status(
+    terms: Terms,
+    claims: TicketClaims,
+    ticket = this.signer.ticket(claims),
+    known?: PollReply,
+  ): Promise<TicketStatusView> {
     const reply = known ?? (await this.redis(() => this.store.poll(claims.productId, claims.number)));
     const now = Date.now();
     // A ticket of a queue that Redis lost (restarted empty, failed over without it) has no place any more.
@@ -99,7 +112,13 @@ export class WaitingRoomService {
     });
     const view: TicketStatusView = { ticket, ticketId: ticketIdOf(claims.number), ...described };
     if (admissionExpiresAtMs !== undefined) {
-      view.admission = this.signer.admission({ productId: claims.productId, place: reply.place, expiresAtMs: admissionExpiresAtMs, userTag: claims.userTag, epoch: claims.epoch });
+      view.admission = this.signer.admission({
+        productId: claims.productId,
+        place: reply.place,
+        expiresAtMs: admissionExpiresAtMs,
+        userTag: claims.userTag,
+        epoch: claims.epoch,
+      });
     }
     return view;
   }

@@ -31,13 +31,21 @@ export function checkLockOptions(options: DistributedLockOptions): void {
   check(typeof options === 'object' && options !== null, 'DistributedLock: options', 'an object', options);
   const { prefix, defaultTtlMs, defaultWaitMs, driftFactor, maxLocalHandoffs, waitForReplicas, subscriber } = options;
   if (prefix !== undefined) check(typeof prefix === 'string', 'options.prefix', 'a string', prefix);
-  if (defaultTtlMs !== undefined) check(isInteger(defaultTtlMs, 1), 'options.defaultTtlMs', 'a whole number of ms, 1 or more', defaultTtlMs);
-  if (defaultWaitMs !== undefined) check(isDuration(defaultWaitMs), 'options.defaultWaitMs', 'a number of ms, 0 or more', defaultWaitMs);
-  if (driftFactor !== undefined) check(isDuration(driftFactor) && driftFactor < 1, 'options.driftFactor', 'a fraction from 0 up to 1', driftFactor);
-  if (maxLocalHandoffs !== undefined) check(isInteger(maxLocalHandoffs, 0), 'options.maxLocalHandoffs', 'a whole number, 0 or more', maxLocalHandoffs);
+  if (defaultTtlMs !== undefined)
+    check(isInteger(defaultTtlMs, 1), 'options.defaultTtlMs', 'a whole number of ms, 1 or more', defaultTtlMs);
+  if (defaultWaitMs !== undefined)
+    check(isDuration(defaultWaitMs), 'options.defaultWaitMs', 'a number of ms, 0 or more', defaultWaitMs);
+  if (driftFactor !== undefined)
+    check(isDuration(driftFactor) && driftFactor < 1, 'options.driftFactor', 'a fraction from 0 up to 1', driftFactor);
+  if (maxLocalHandoffs !== undefined)
+    check(isInteger(maxLocalHandoffs, 0), 'options.maxLocalHandoffs', 'a whole number, 0 or more', maxLocalHandoffs);
   if (subscriber !== undefined) check(isClient(subscriber), 'options.subscriber', 'an ioredis client', subscriber);
   if (waitForReplicas !== undefined) {
-    const valid = typeof waitForReplicas === 'object' && waitForReplicas !== null && isInteger(waitForReplicas.replicas, 1) && isInteger(waitForReplicas.timeoutMs, 0);
+    const valid =
+      typeof waitForReplicas === 'object' &&
+      waitForReplicas !== null &&
+      isInteger(waitForReplicas.replicas, 1) &&
+      isInteger(waitForReplicas.timeoutMs, 0);
     check(valid, 'options.waitForReplicas', '{ replicas: 1 or more, timeoutMs: 0 or more }', waitForReplicas);
   }
 }

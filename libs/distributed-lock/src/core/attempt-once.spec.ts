@@ -19,7 +19,10 @@ describe('attemptOnce', () => {
     released = [];
   });
 
-  const reply = (result: AttemptResult, afterMs = 0) => () => new Promise<AttemptResult>((resolve) => setTimeout(() => resolve(result), afterMs));
+  const reply =
+    (result: AttemptResult, afterMs = 0) =>
+    () =>
+      new Promise<AttemptResult>((resolve) => setTimeout(() => resolve(result), afterMs));
 
   it('answers the reply when it leaves some of the lease', async () => {
     const sentAt = now();
@@ -31,7 +34,10 @@ describe('attemptOnce', () => {
   it('counts a reply whose lease is already spent as a failed try, and gives the lock back', async () => {
     const sentAt = now();
     const spent: AttemptResult = { acquired: true, fence: 7, validUntil: sentAt + 1 };
-    await expect(attemptOnce(backend, request, sentAt, sentAt + 100, reply(spent, 10))).resolves.toEqual({ acquired: false, holderTtlMs: 0 });
+    await expect(attemptOnce(backend, request, sentAt, sentAt + 100, reply(spent, 10))).resolves.toEqual({
+      acquired: false,
+      holderTtlMs: 0,
+    });
     expect(released).toEqual([request]);
   });
 
@@ -49,14 +55,18 @@ describe('attemptOnce', () => {
   it('gives the lock back when the driver gave up on a command that may still run (commandTimeout)', async () => {
     const sentAt = now();
     const timedOut = new Error('Command timed out');
-    await expect(attemptOnce(backend, request, sentAt, sentAt + 100, () => Promise.reject(timedOut))).rejects.toBe(timedOut);
+    await expect(attemptOnce(backend, request, sentAt, sentAt + 100, () => Promise.reject(timedOut))).rejects.toBe(
+      timedOut,
+    );
     expect(released).toEqual([request]);
   });
 
   it('passes on a failed send without giving anything back', async () => {
     const sentAt = now();
     const failure = new Error('ECONNREFUSED');
-    await expect(attemptOnce(backend, request, sentAt, sentAt + 100, () => Promise.reject(failure))).rejects.toBe(failure);
+    await expect(attemptOnce(backend, request, sentAt, sentAt + 100, () => Promise.reject(failure))).rejects.toBe(
+      failure,
+    );
     await expect(
       attemptOnce(backend, request, sentAt, sentAt + 100, () => {
         throw failure;

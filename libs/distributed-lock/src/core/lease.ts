@@ -86,7 +86,8 @@ export class Lease implements LeaseRef {
     if (result.ok && result.validUntil > now()) return this.extended(ttlMs, result.validUntil);
     if ('error' in result) {
       this.services.emit('renewalFailed', { key: this.key, error: result.error });
-      if (this.validUntil > now()) return void this.services.watchdog.due((this.renewAt = now() + Math.min(this.ttlMs / 6, 250)));
+      if (this.validUntil > now())
+        return void this.services.watchdog.due((this.renewAt = now() + Math.min(this.ttlMs / 6, 250)));
     }
     this.markLost('a renewal found it no longer ours');
   }
@@ -124,7 +125,11 @@ export class Lease implements LeaseRef {
       },
       (error: unknown) => {
         emit('unavailable', { key: this.key, error });
-        throw new LockUnavailableError(this.key, 'the release did not reach Redis (the lease will expire on its own)', error);
+        throw new LockUnavailableError(
+          this.key,
+          'the release did not reach Redis (the lease will expire on its own)',
+          error,
+        );
       },
     );
   }
@@ -147,7 +152,9 @@ export class Lease implements LeaseRef {
 
 /** Extends leases in one batch; a release waits for it. A backend that throws counts as failed. */
 export function sendExtension(backend: LockBackend, leases: Lease[], ttls: number[]): Promise<ExtendResult[]> {
-  const batch = new Promise<ExtendResult[]>((resolve) => resolve(backend.extend(leases, ttls))).catch((error: unknown) => leases.map(() => ({ ok: false as const, error })));
+  const batch = new Promise<ExtendResult[]>((resolve) => resolve(backend.extend(leases, ttls))).catch(
+    (error: unknown) => leases.map(() => ({ ok: false as const, error })),
+  );
   leases.forEach((lease) => lease.track(batch));
   return batch;
 }

@@ -40,7 +40,9 @@ export class LocalHandoff {
 
   /** Single keys, on a backend that can hand over, outside fair mode, for callers willing to wait. */
   applies(keys: string[], fair: boolean, waitMs: number): boolean {
-    return this.backend.handOver !== undefined && this.maxRun > 0 && keys.length === 1 && !fair && waitMs > 0 && !this.closed;
+    return (
+      this.backend.handOver !== undefined && this.maxRun > 0 && keys.length === 1 && !fair && waitMs > 0 && !this.closed
+    );
   }
 
   /** Null when no chain of this process is engaged with the key (the uncontended path, no promise); else a turn to wait for. */
@@ -145,7 +147,13 @@ export class LocalHandoff {
     let result: HandOverResult = { kind: 'notHeld' };
     const sentAt = now();
     try {
-      if (this.backend.handOver) result = await this.backend.handOver(lease, { token: next.token, ttlMs: next.ttlMs, queueForMs }, keepLocal, block);
+      if (this.backend.handOver)
+        result = await this.backend.handOver(
+          lease,
+          { token: next.token, ttlMs: next.ttlMs, queueForMs },
+          keepLocal,
+          block,
+        );
     } catch (error) {
       next.settle({ kind: 'contend' });
       throw error;

@@ -23,7 +23,12 @@ export interface Reservation {
   settled: Promise<void>;
 }
 
-export type LocalWaiter = { readonly token: string; readonly ttlMs: number; readonly deadline: number; settle(turn: Turn): void };
+export type LocalWaiter = {
+  readonly token: string;
+  readonly ttlMs: number;
+  readonly deadline: number;
+  settle(turn: Turn): void;
+};
 
 /** A waiter with the timer that ends its wait at its deadline, and its caller's abort signal. */
 type Waiting = LocalWaiter & { timer?: NodeJS.Timeout; signal?: AbortSignal; onAbort?: () => void };

@@ -7,7 +7,15 @@ import { clusterSlot, slotTag } from './backends/cluster-slot';
  * which a silent waiter is dropped), `channel` (where releases and handoffs are announced).
  * `scriptKeys` (lock, fence, queue, waiters) and `lockAndFence` are the scripts' KEYS.
  */
-type LockNames = { lock: string; fence: string; queue: string; waiters: string; channel: string; scriptKeys: string[]; lockAndFence: string[] };
+type LockNames = {
+  lock: string;
+  fence: string;
+  queue: string;
+  waiters: string;
+  channel: string;
+  scriptKeys: string[];
+  lockAndFence: string[];
+};
 
 const HAS_HASH_TAG = /\{[^{}]+\}/;
 /** A key's pub/sub channel is its lock name and this (the release script names it the same way). */
@@ -50,7 +58,15 @@ export class LockNaming {
     const fence = this.counterPerSlot ? `${this.prefix}{${slotTag(clusterSlot(lock))}}#fence` : this.sharedCounter;
     const queue = lock + '#queue';
     const waiters = lock + '#waiters';
-    return { lock, fence, queue, waiters, channel: lock + CHANNEL_SUFFIX, scriptKeys: [lock, fence, queue, waiters], lockAndFence: [lock, fence] };
+    return {
+      lock,
+      fence,
+      queue,
+      waiters,
+      channel: lock + CHANNEL_SUFFIX,
+      scriptKeys: [lock, fence, queue, waiters],
+      lockAndFence: [lock, fence],
+    };
   }
 
   private storedKey(key: string): string {
@@ -70,7 +86,8 @@ export function canonicalKeys(key: string | string[]): string[] {
   if (typeof key === 'string' && key.length > 0) return [key];
   const keys = Array.isArray(key) ? key : [key];
   if (keys.length === 0) throw new TypeError('a lock needs at least one key');
-  for (const k of keys) if (typeof k !== 'string' || k.length === 0) throw new TypeError(`invalid lock key: ${String(k)}`);
+  for (const k of keys)
+    if (typeof k !== 'string' || k.length === 0) throw new TypeError(`invalid lock key: ${String(k)}`);
   return [...new Set(keys)].sort();
 }
 

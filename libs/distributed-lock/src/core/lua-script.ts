@@ -42,7 +42,12 @@ export class LuaScript<Reply> {
   }
 
   /** Runs the script; `map` turns the reply into the caller's answer in the same step. */
-  run<T = Reply>(client: RedisClient, keys: string[], args: ScriptArg[], map = identity as (reply: Reply) => T): Promise<T> {
+  run<T = Reply>(
+    client: RedisClient,
+    keys: string[],
+    args: ScriptArg[],
+    map = identity as (reply: Reply) => T,
+  ): Promise<T> {
     const variant = this.sharded && usesShardedPubSub(client) ? this.sharded : this;
     const sent = client.evalsha(variant.sha, keys.length, ...keys, ...args) as Promise<Reply>;
     return sent.then(map, (error: unknown) => this.recover(error, client, variant, keys, args).then(map));
@@ -52,20 +57,37 @@ export class LuaScript<Reply> {
    * Runs the script once per call in one pipeline, whose reply may be given `timeoutMs`; answers
    * that came back NOSCRIPT are rerun by EVAL. A call that failed answers its error.
    */
-  async runBatch(client: RedisClient, calls: Array<{ keys: string[]; args: ScriptArg[] }>, timeoutMs?: number, what = 'Redis'): Promise<Array<Reply | Error>> {
+  async runBatch(
+    client: RedisClient,
+    calls: Array<{ keys: string[]; args: ScriptArg[] }>,
+    timeoutMs?: number,
+    what = 'Redis',
+  ): Promise<Array<Reply | Error>> {
     const pipeline = client.pipeline();
     calls.forEach(({ keys, args }) => pipeline.evalsha(this.sha, keys.length, ...keys, ...args));
-    const replies = (await (timeoutMs === undefined ? pipeline.exec() : withReplyTimeout(pipeline.exec(), timeoutMs, what))) ?? [];
-    const settle = async ([error, value]: [Error | null, unknown], { keys, args }: (typeof calls)[number]): Promise<Reply> => {
+    const replies =
+      (await (timeoutMs === undefined ? pipeline.exec() : withReplyTimeout(pipeline.exec(), timeoutMs, what))) ?? [];
+    const settle = async (
+      [error, value]: [Error | null, unknown],
+      { keys, args }: (typeof calls)[number],
+    ): Promise<Reply> => {
       if (!error) return value as Reply;
       if (!isNoScript(error)) throw error;
       return (await client.eval(this.source, keys.length, ...keys, ...args)) as Reply;
     };
-    return Promise.all(calls.map((call, i) => settle(replies[i] ?? [new Error('no reply'), null], call).catch((e: Error) => e)));
+    return Promise.all(
+      calls.map((call, i) => settle(replies[i] ?? [new Error('no reply'), null], call).catch((e: Error) => e)),
+    );
   }
 
   /** NOSCRIPT (a fresh, restarted or failed-over server): send the source. A Redis 6 Cluster lacking sharded pub/sub: the plain variant. */
-  private async recover(error: unknown, client: RedisClient, variant: { sha: string; source: string }, keys: string[], args: ScriptArg[]): Promise<Reply> {
+  private async recover(
+    error: unknown,
+    client: RedisClient,
+    variant: { sha: string; source: string },
+    keys: string[],
+    args: ScriptArg[],
+  ): Promise<Reply> {
     try {
       if (!isNoScript(error)) throw error;
       return (await client.eval(variant.source, keys.length, ...keys, ...args)) as Reply;

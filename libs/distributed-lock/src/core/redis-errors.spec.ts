@@ -20,14 +20,24 @@ describe('withReplyTimeout', () => {
 
   it('times out each of many pending calls on its own deadline', async () => {
     const never = () => new Promise<number>(() => undefined);
-    const outcomes = await Promise.allSettled([withReplyTimeout(never(), 30, 'a'), withReplyTimeout(Promise.resolve(1), 30, 'b'), withReplyTimeout(never(), 90, 'c')]);
+    const outcomes = await Promise.allSettled([
+      withReplyTimeout(never(), 30, 'a'),
+      withReplyTimeout(Promise.resolve(1), 30, 'b'),
+      withReplyTimeout(never(), 90, 'c'),
+    ]);
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled', 'rejected']);
   });
 });
 
 describe('isRedisUnreachable', () => {
-  it('knows the driver\'s ways of saying there is no answer', () => {
-    for (const message of ['connect ECONNREFUSED 127.0.0.1:6379', 'Connection is closed.', 'Command timed out', "Stream isn't writeable and enableOfflineQueue options is false", 'Failed to refresh slots cache.']) {
+  it("knows the driver's ways of saying there is no answer", () => {
+    for (const message of [
+      'connect ECONNREFUSED 127.0.0.1:6379',
+      'Connection is closed.',
+      'Command timed out',
+      "Stream isn't writeable and enableOfflineQueue options is false",
+      'Failed to refresh slots cache.',
+    ]) {
       expect(isRedisUnreachable(new Error(message))).toBe(true);
     }
     expect(isRedisUnreachable(new NoReplyError('Redis', 50))).toBe(true);
@@ -35,7 +45,12 @@ describe('isRedisUnreachable', () => {
   });
 
   it('knows Redis\' own "not now" replies, as written', () => {
-    for (const reply of ['MOVED 3999 127.0.0.1:6381', 'READONLY You can\'t write against a read only replica.', 'CLUSTERDOWN The cluster is down', 'LOADING Redis is loading the dataset in memory']) {
+    for (const reply of [
+      'MOVED 3999 127.0.0.1:6381',
+      "READONLY You can't write against a read only replica.",
+      'CLUSTERDOWN The cluster is down',
+      'LOADING Redis is loading the dataset in memory',
+    ]) {
       expect(isRedisUnreachable(new Error(reply))).toBe(true);
     }
   });

@@ -21,7 +21,11 @@ const NOT_NOW_REPLY = /\b(CLUSTERDOWN|TRYAGAIN|MOVED|MASTERDOWN|READONLY|NOREPLI
 export function isRedisUnreachable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  return UNREACHABLE.test(error.message) || NOT_NOW_REPLY.test(error.message) || (typeof code === 'string' && UNREACHABLE.test(code));
+  return (
+    UNREACHABLE.test(error.message) ||
+    NOT_NOW_REPLY.test(error.message) ||
+    (typeof code === 'string' && UNREACHABLE.test(code))
+  );
 }
 
 export class NoReplyError extends Error {
@@ -36,9 +40,18 @@ export class NoReplyError extends Error {
  * watches every pending reply (a timer per command cost more than the rest of an acquire's client
  * work); a pending reply keeps a process alive no more than the driver's socket does.
  */
-export function withReplyTimeout<T>(promise: Promise<T>, ms: number, what: string, onLate?: (value: T) => void): Promise<T> {
+export function withReplyTimeout<T>(
+  promise: Promise<T>,
+  ms: number,
+  what: string,
+  onLate?: (value: T) => void,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const entry: Pending = { at: performance.now() + ms, slot: -1, expire: () => reject(new NoReplyError(what, Math.round(ms))) };
+    const entry: Pending = {
+      at: performance.now() + ms,
+      slot: -1,
+      expire: () => reject(new NoReplyError(what, Math.round(ms))),
+    };
     watchReply(entry);
     promise.then(
       (value) => (pending.delete(entry) ? resolve(value) : onLate?.(value)),

@@ -11,7 +11,8 @@ export function emitSafely(emitter: EventEmitter, event: string, payload: unknow
   for (const listener of emitter.rawListeners(event) as Array<(payload: unknown) => unknown>) {
     try {
       const returned = listener.call(emitter, payload) as PromiseLike<unknown> | undefined;
-      if (typeof returned?.then === 'function') returned.then(undefined, (error: unknown) => warn(`a '${event}' listener of DistributedLock failed`, error));
+      if (typeof returned?.then === 'function')
+        returned.then(undefined, (error: unknown) => warn(`a '${event}' listener of DistributedLock failed`, error));
     } catch (error) {
       warn(`a '${event}' listener of DistributedLock failed`, error);
     }

@@ -5,7 +5,11 @@ import { driftMs, now } from './timing';
 import { WakeSignal, type WakeupHub } from './wakeup-hub';
 
 /** A lock taken: by a try, or `handedOver` by a releasing holder's script (with `block` fences after its own, `queued` waiters left). */
-export type Acquired = Extract<AttemptResult, { acquired: true }> & { handedOver?: true; block?: number; queued?: number };
+export type Acquired = Extract<AttemptResult, { acquired: true }> & {
+  handedOver?: true;
+  block?: number;
+  queued?: number;
+};
 
 export type WaitSettings = { backend: LockBackend; hub: WakeupHub; naming: LockNaming; driftFactor: number };
 
@@ -37,7 +41,13 @@ const jitter = (ms: number): number => ms / 2 + Math.random() * (ms / 2);
  * tries again (`queuedSince`: a holder of this process queued it already: only wait). Resolves
  * undefined when the time is up; rejects with the driver's error when Redis does not answer.
  */
-export async function takeOrWait(settings: WaitSettings, request: AttemptRequest, deadline: number, queuedSince?: number, signal?: AbortSignal): Promise<Acquired | undefined> {
+export async function takeOrWait(
+  settings: WaitSettings,
+  request: AttemptRequest,
+  deadline: number,
+  queuedSince?: number,
+  signal?: AbortSignal,
+): Promise<Acquired | undefined> {
   const { backend } = settings;
   let result = NOT_YET_TRIED;
   let sentAt = queuedSince ?? now();
@@ -70,11 +80,21 @@ export async function takeOrWait(settings: WaitSettings, request: AttemptRequest
       if (wakeup.kind === 'handedOver') {
         // The handoff happened after our last attempt was sent: its lease runs from no earlier.
         const validUntil = sentAt + request.ttlMs - driftMs(request.ttlMs, settings.driftFactor);
-        if (validUntil > now()) return { acquired: true, fence: wakeup.fence, validUntil, handedOver: true, block: wakeup.block, queued: wakeup.queued };
+        if (validUntil > now())
+          return {
+            acquired: true,
+            fence: wakeup.fence,
+            validUntil,
+            handedOver: true,
+            block: wakeup.block,
+            queued: wakeup.queued,
+          };
       }
       if (wakeup.kind === 'timer') backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       sentAt = now();
-      result = await attemptOnce(backend, attempt, sentAt, deadline, () => backend.attempt(attemptFor(deadline - sentAt)));
+      result = await attemptOnce(backend, attempt, sentAt, deadline, () =>
+        backend.attempt(attemptFor(deadline - sentAt)),
+      );
       if (result.acquired) return result;
     }
     if (!queued || !backend.cancelWait) return undefined;
@@ -93,7 +113,13 @@ export async function takeOrWait(settings: WaitSettings, request: AttemptRequest
  * write), whose script may still run: a release of our token follows it on the same connection,
  * so Redis runs it right after the acquire if that ever runs (else it is a no-op).
  */
-export async function attemptOnce(backend: LockBackend, request: LeaseRef, sentAt: number, deadline: number, send: () => Promise<AttemptResult>): Promise<AttemptResult> {
+export async function attemptOnce(
+  backend: LockBackend,
+  request: LeaseRef,
+  sentAt: number,
+  deadline: number,
+  send: () => Promise<AttemptResult>,
+): Promise<AttemptResult> {
   const giveBack = () => backend.release(request).catch(() => false);
   const allowedMs = Math.max(0, deadline - sentAt) + REPLY_GRACE_MS;
   const sent = send().catch((error: unknown) => {
@@ -107,7 +133,8 @@ export async function attemptOnce(backend: LockBackend, request: LeaseRef, sentA
 }
 
 /** A failure after which the command may still have run in Redis (it was written, no reply read). */
-const mayHaveRun = (error: unknown): boolean => error instanceof Error && /Command timed out|Connection is closed|ECONNRESET|EPIPE/i.test(error.message);
+const mayHaveRun = (error: unknown): boolean =>
+  error instanceof Error && /Command timed out|Connection is closed|ECONNRESET|EPIPE/i.test(error.message);
 
 /** Past the holder's lease the lock is free: no point sleeping longer. */
 function untilLeaseEnds(result: AttemptResult): number {

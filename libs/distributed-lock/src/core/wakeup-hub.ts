@@ -108,7 +108,9 @@ export class WakeupHub {
   }
 
   private unsubscribe(connection: RedisClient, channel: string): Promise<unknown> {
-    return (usesShardedPubSub(connection) ? connection.sunsubscribe(channel) : connection.unsubscribe(channel)).catch(() => undefined);
+    return (usesShardedPubSub(connection) ? connection.sunsubscribe(channel) : connection.unsubscribe(channel)).catch(
+      () => undefined,
+    );
   }
 
   private keepUnclaimed(token: string, handedOver: HandedOver): void {
@@ -177,7 +179,12 @@ export class WakeupHub {
     }
     const [kind, token, fence, block, queued] = message.split(' ');
     if (kind !== 'g') return;
-    const handedOver: HandedOver = { kind: 'handedOver', fence: Number(fence), block: Number(block ?? 0), queued: Number(queued ?? 0) };
+    const handedOver: HandedOver = {
+      kind: 'handedOver',
+      fence: Number(fence),
+      block: Number(block ?? 0),
+      queued: Number(queued ?? 0),
+    };
     const watcher = watchers.get(token);
     if (watcher) watcher.wake(handedOver);
     else this.keepUnclaimed(token, handedOver);

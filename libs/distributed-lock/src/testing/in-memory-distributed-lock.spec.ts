@@ -40,7 +40,9 @@ describe('InMemoryDistributedLock', () => {
     const locks = new InMemoryDistributedLock({ defaultWaitMs: 50 });
     await locks.using('stock:3', {}, async (_s, outer) => {
       await locks.using('stock:3', {}, async (_s2, inner) => expect(inner.fence).toBe(outer.fence));
-      await expect(locks.using('stock:3', { reentrant: false }, async () => 'ran')).rejects.toBeInstanceOf(LockTimeoutError);
+      await expect(locks.using('stock:3', { reentrant: false }, async () => 'ran')).rejects.toBeInstanceOf(
+        LockTimeoutError,
+      );
     });
     await locks.using('stock:3', { reentrant: false }, async (_s, lock) => {
       expect(locks.current('stock:3')).toBeUndefined();

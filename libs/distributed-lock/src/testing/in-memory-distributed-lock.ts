@@ -27,7 +27,12 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
       if (opts.signal?.aborted) throw new LockAbortedError(String(key), opts.signal.reason);
       const lock = this.take(key, opts);
       if (lock) {
-        this.emit('acquired', { key: lock.key, waitMs: performance.now() - started, fence: lock.fence, reentrant: false });
+        this.emit('acquired', {
+          key: lock.key,
+          waitMs: performance.now() - started,
+          fence: lock.fence,
+          reentrant: false,
+        });
         return lock;
       }
       const remaining = waitMs - (performance.now() - started);
@@ -43,7 +48,11 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
     return this.take(key, opts);
   }
 
-  async using<T>(key: string | string[], opts: AcquireOptions, fn: (signal: AbortSignal, lock: Lock) => Promise<T>): Promise<T> {
+  async using<T>(
+    key: string | string[],
+    opts: AcquireOptions,
+    fn: (signal: AbortSignal, lock: Lock) => Promise<T>,
+  ): Promise<T> {
     const outer = this.context.getStore() ?? [];
     const reentered = opts.reentrant === false ? undefined : outer.find((lock) => lock.key === displayKey(key));
     if (reentered) {
@@ -52,7 +61,9 @@ export class InMemoryDistributedLock extends EventEmitter implements LockEngine 
     }
     const lock = await this.acquire(key, opts);
     try {
-      return await (opts.reentrant === false ? fn(lock.signal, lock) : this.context.run([...outer, lock], () => fn(lock.signal, lock)));
+      return await (opts.reentrant === false
+        ? fn(lock.signal, lock)
+        : this.context.run([...outer, lock], () => fn(lock.signal, lock)));
     } finally {
       await lock.release();
     }

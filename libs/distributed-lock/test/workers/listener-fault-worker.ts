@@ -43,10 +43,12 @@ async function main(): Promise<void> {
     locks.on('renewalFailed', () => { throw new Error('a throwing renewalFailed listener'); }); // prettier-ignore
   }
   const work = (key: string, ms: number) =>
-    locks.using(key, { ttlMs: 900 }, () => sleep(ms)).then(
-      () => 'completed',
-      (error: Error) => error.name,
-    );
+    locks
+      .using(key, { ttlMs: 900 }, () => sleep(ms))
+      .then(
+        () => 'completed',
+        (error: Error) => error.name,
+      );
   const kept = work('kept', 2000);
   const victim = mode === 'throwing-lost' ? work('victim', 2000) : Promise.resolve('none');
   await sleep(150);
@@ -56,7 +58,9 @@ async function main(): Promise<void> {
   if (mode === 'rejected-renewal') await breakExtendFor(400, 'reject');
   const [keptOutcome, victimOutcome] = await Promise.all([kept, victim]);
   await sleep(50);
-  process.stdout.write(`${JSON.stringify({ keptOutcome, victimOutcome, keptRenewalsAfterFault: extendedAfterFault.filter((k) => k === 'kept').length, processFaults })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ keptOutcome, victimOutcome, keptRenewalsAfterFault: extendedAfterFault.filter((k) => k === 'kept').length, processFaults })}\n`,
+  );
   await locks.close();
   redis.disconnect();
 }

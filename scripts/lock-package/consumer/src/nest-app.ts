@@ -4,7 +4,13 @@ import 'reflect-metadata';
 import { Controller, Injectable, Module, Param, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import Redis from 'ioredis';
-import { CurrentLock, DistributedLockModule, DistributedLockService, LockTimeoutError, WithLock } from '@flash-sale/distributed-lock';
+import {
+  CurrentLock,
+  DistributedLockModule,
+  DistributedLockService,
+  LockTimeoutError,
+  WithLock,
+} from '@flash-sale/distributed-lock';
 import { FakeDistributedLockService } from '@flash-sale/distributed-lock/testing';
 import { assert, check } from './check';
 
@@ -34,7 +40,9 @@ class Purchases {
   controllers: [Purchases],
   imports: [
     DistributedLockModule.forRootAsync({
-      useFactory: () => ({ redisFactory: () => new Redis(Number(process.env.REDIS_PORT), '127.0.0.1', { maxRetriesPerRequest: 1 }) }),
+      useFactory: () => ({
+        redisFactory: () => new Redis(Number(process.env.REDIS_PORT), '127.0.0.1', { maxRetriesPerRequest: 1 }),
+      }),
     }),
   ],
   providers: [Stock],
@@ -50,9 +58,12 @@ async function main(): Promise<void> {
       const second = await stock.reserve({ productId: 'p1' });
       assert.ok(first > 0 && second > first, `fences ${first} then ${second}`);
     });
-    await check("@WithLock takes a placeholder from the @Param('id') argument before an object's property", async () => {
-      assert.equal(await app.get(Purchases).purchase({ id: 'from-object' }, 'from-param'), 'stock:from-param');
-    });
+    await check(
+      "@WithLock takes a placeholder from the @Param('id') argument before an object's property",
+      async () => {
+        assert.equal(await app.get(Purchases).purchase({ id: 'from-object' }, 'from-param'), 'stock:from-param');
+      },
+    );
     await check('DistributedLockService: tryAcquire null while held, LockTimeoutError after waitMs', async () => {
       const locks = app.get(DistributedLockService);
       const held = await locks.acquire('stock:p2');

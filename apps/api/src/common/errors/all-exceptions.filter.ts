@@ -28,7 +28,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     } else if (answer.body.code === ErrorCode.DependencyUnavailable) {
       // Operators need the cause of a 503, which the client's message does not carry.
       const cause = (exception as { cause?: { message?: string } }).cause?.message;
-      this.logger.warn(`503 ${answer.body.message}: ${exception instanceof Error ? exception.message : String(exception)}${cause ? ` (cause: ${cause})` : ''}`);
+      this.logger.warn(
+        `503 ${answer.body.message}: ${exception instanceof Error ? exception.message : String(exception)}${cause ? ` (cause: ${cause})` : ''}`,
+      );
     }
     return answer;
   }
@@ -42,8 +44,13 @@ export function classifyError(exception: unknown): ErrorAnswer {
   if (exception instanceof LockTimeoutError || exception instanceof LockLostError || isTransactionConflict(exception)) {
     return { body: errorBody(ErrorCode.LockTimeout, 'the product is busy, retry shortly'), retryAfterS: 1 };
   }
-  if (isRedisUnavailable(exception)) return { body: errorBody(ErrorCode.DependencyUnavailable, 'redis is unavailable, retry later'), retryAfterS: 1 };
-  if (isDatabaseUnavailable(exception)) return { body: errorBody(ErrorCode.DependencyUnavailable, 'the database is unavailable, retry later'), retryAfterS: 2 };
+  if (isRedisUnavailable(exception))
+    return { body: errorBody(ErrorCode.DependencyUnavailable, 'redis is unavailable, retry later'), retryAfterS: 1 };
+  if (isDatabaseUnavailable(exception))
+    return {
+      body: errorBody(ErrorCode.DependencyUnavailable, 'the database is unavailable, retry later'),
+      retryAfterS: 2,
+    };
   const framework = fromFrameworkError((exception ?? {}) as { statusCode?: number; code?: string; message?: string });
   return framework ?? { body: errorBody(ErrorCode.Internal, 'internal error') };
 }

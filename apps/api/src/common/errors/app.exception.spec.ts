@@ -9,7 +9,11 @@ describe('AppException', () => {
     expect(error.code).toBe(ErrorCode.SoldOut);
     expect(error.retryAfterS).toBe(2);
     expect(error.getStatus()).toBe(409);
-    expect(error.getResponse()).toEqual({ statusCode: 409, code: 'SOLD_OUT', message: 'product 7 does not have enough stock' });
+    expect(error.getResponse()).toEqual({
+      statusCode: 409,
+      code: 'SOLD_OUT',
+      message: 'product 7 does not have enough stock',
+    });
   });
 
   it('captures no stack frames (a refusal is an answer, not a fault)', () => {

@@ -23,7 +23,8 @@ export class AppException extends HttpException {
   }
 }
 
-export const productNotFound = (id: string) => new AppException(ErrorCode.ProductNotFound, `product ${id} does not exist`);
+export const productNotFound = (id: string) =>
+  new AppException(ErrorCode.ProductNotFound, `product ${id} does not exist`);
 export const orderNotFound = (id: string) => new AppException(ErrorCode.OrderNotFound, `order ${id} does not exist`);
 export const dependencyUnavailable = (what: string, retryAfterS = 1) =>
   new AppException(ErrorCode.DependencyUnavailable, `${what} is unavailable, retry later`, retryAfterS);

@@ -2,7 +2,15 @@ import { isRedisUnreachable, LockUnavailableError } from '@app/distributed-lock'
 /** Recognises failures of Postgres or Redis that mean "unreachable", not "bad request". */
 
 const PG_UNAVAILABLE_SQLSTATE = /^(08|53|57P0[1-4]|58)/; // connection, resources, shutdown, system errors
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 const PG_UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',
@@ -65,7 +73,10 @@ const lastWarnedAt = new Map<string, number>();
  * per `what`; any other failure is thrown as it is. The product lock's own choice (LOCK_FALLBACK:
  * run on Postgres alone, or refuse) is the lock module's `whenUnreachable`.
  */
-export function skipWhenRedisDown(error: unknown, context: { log: { warn(message: string): void }; what: string }): void {
+export function skipWhenRedisDown(
+  error: unknown,
+  context: { log: { warn(message: string): void }; what: string },
+): void {
   if (!isRedisUnavailable(error)) throw error;
   const now = Date.now();
   if (now - (lastWarnedAt.get(context.what) ?? 0) >= WARN_EVERY_MS) {

@@ -40,20 +40,32 @@ export function fromHttpException(exception: HttpException): ErrorAnswer {
   const code = CODE_BY_STATUS[status] ?? (status >= 500 ? ErrorCode.Internal : ErrorCode.ValidationFailed);
   if (typeof response === 'object' && response !== null && 'details' in response) {
     // Terminus health report: keep its format, add the contract fields.
-    return { body: { ...(response as object), statusCode: status, code, message: 'a dependency is unavailable' }, retryAfterS: 1 };
+    return {
+      body: { ...(response as object), statusCode: status, code, message: 'a dependency is unavailable' },
+      retryAfterS: 1,
+    };
   }
-  const raw = typeof response === 'object' && response !== null ? (response as { message?: unknown }).message : response;
+  const raw =
+    typeof response === 'object' && response !== null ? (response as { message?: unknown }).message : response;
   const message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : exception.message;
   return answer(code, message, status === 503 || status === 429 ? 1 : undefined, status);
 }
 
 /** Errors raised by Fastify itself (body parsing, limits) carry a 4xx statusCode and an FST_ code. */
-export function fromFrameworkError(error: { statusCode?: number; code?: string; message?: string }): ErrorAnswer | undefined {
+export function fromFrameworkError(error: {
+  statusCode?: number;
+  code?: string;
+  message?: string;
+}): ErrorAnswer | undefined {
   const status = error.statusCode;
   if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return answer(ErrorCode.PayloadTooLarge, 'request body is too large');
-  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return answer(ErrorCode.UnsupportedMediaType, 'send JSON (content-type: application/json)');
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return answer(ErrorCode.PayloadTooLarge, 'request body is too large');
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return answer(ErrorCode.UnsupportedMediaType, 'send JSON (content-type: application/json)');
   const code = CODE_BY_STATUS[status] ?? ErrorCode.ValidationFailed;
-  const message = error.code?.startsWith('FST_ERR_CTP') ? 'request body is not valid JSON' : (error.message ?? 'bad request');
+  const message = error.code?.startsWith('FST_ERR_CTP')
+    ? 'request body is not valid JSON'
+    : (error.message ?? 'bad request');
   return answer(code, message, undefined, status);
 }

@@ -63,4 +63,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
 };
 
 /** The contract's error body for a code: `{ statusCode, code, message }`. */
-export const errorBody = (code: ErrorCode, message: string): { statusCode: number; code: ErrorCode; message: string } => ({ statusCode: STATUS_OF[code], code, message });
+export const errorBody = (
+  code: ErrorCode,
+  message: string,
+): { statusCode: number; code: ErrorCode; message: string } => ({ statusCode: STATUS_OF[code], code, message });

@@ -17,7 +17,10 @@ function frameworkErrors(error: { code?: string }, _request: FastifyRequest, rep
       : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? [ErrorCode.UriTooLong, 'a path parameter is too long']
         : [ErrorCode.ValidationFailed, 'the request does not match any route'];
-  void reply.code(STATUS_OF[code]).header('content-type', 'application/json; charset=utf-8').send(contractBody(code, message));
+  void reply
+    .code(STATUS_OF[code])
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(contractBody(code, message));
 }
 
 /**
@@ -35,7 +38,9 @@ function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void 
         : [ErrorCode.ValidationFailed, 'the request is not valid HTTP'];
   const body = contractBody(code, message);
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${STATUS_OF[code]} ${STATUS_CODES[STATUS_OF[code]]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${STATUS_OF[code]} ${STATUS_CODES[STATUS_OF[code]]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(error);
 }

@@ -7,6 +7,10 @@ import { AppException } from './app.exception';
  */
 export class StaleFenceException extends AppException {
   constructor(productId: string) {
-    super(ErrorCode.LockTimeout, `the lock on product ${productId} was lost before the write; nothing changed, retry`, 1);
+    super(
+      ErrorCode.LockTimeout,
+      `the lock on product ${productId} was lost before the write; nothing changed, retry`,
+      1,
+    );
   }
 }

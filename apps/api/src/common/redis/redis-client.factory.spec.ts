@@ -31,7 +31,11 @@ describe('createRedisClient', () => {
       await expect(client.set('replayed', 'yes', 'PX', 60_000, 'NX')).rejects.toThrow('Command timed out');
       proxy.setMode({ kind: 'pass' }); // resets the swallowed connection; the client reconnects
       let back = false;
-      for (let i = 0; i < 100 && !back; i++) back = await client.ping().then(() => true, () => sleep(50).then(() => false));
+      for (let i = 0; i < 100 && !back; i++)
+        back = await client.ping().then(
+          () => true,
+          () => sleep(50).then(() => false),
+        );
       expect(back).toBe(true);
       // A command re-sent on reconnect would have been written before that ping on the same
       // connection, and Redis answers in order: it has run by now, or it never will.

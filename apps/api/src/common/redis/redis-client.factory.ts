@@ -34,7 +34,15 @@ function failFastOptions(commandTimeoutMs: number, name: string): RedisOptions {
  */
 export function createRedisClient(node: RedisNode, commandTimeoutMs: number, name: string): Redis {
   const { host, port, db, username, password, tls } = node;
-  const client = new Redis({ ...failFastOptions(commandTimeoutMs, name), host, port, db, username, password, ...(tls ? { tls: {} } : {}) });
+  const client = new Redis({
+    ...failFastOptions(commandTimeoutMs, name),
+    host,
+    port,
+    db,
+    username,
+    password,
+    ...(tls ? { tls: {} } : {}),
+  });
   // Errors surface on commands; the connection-level event only needs to not crash the process.
   client.on('error', () => undefined);
   return client;
@@ -44,7 +52,12 @@ export function createRedisClient(node: RedisNode, commandTimeoutMs: number, nam
 export function createRedisConnection(redis: AppConfig['redis'], name: string): RedisConnection {
   if (redis.mode === 'standalone') return createRedisClient(redis.node, redis.commandTimeoutMs, name);
   const { username, password, sentinelPassword, tls } = redis.auth;
-  const options: RedisOptions = { ...failFastOptions(redis.commandTimeoutMs, name), username, password, ...(tls ? { tls: {} } : {}) };
+  const options: RedisOptions = {
+    ...failFastOptions(redis.commandTimeoutMs, name),
+    username,
+    password,
+    ...(tls ? { tls: {} } : {}),
+  };
   if (redis.mode === 'sentinel') {
     const client = new Redis({
       ...options,

@@ -15,7 +15,10 @@ import { connectQuietly, createRedisClient, createRedisConnection, RedisConnecti
  */
 function warnAboutOpenNodes(redis: AppConfig['redis']): void {
   const open = openNodes(redis);
-  if (open.length) new Logger('RedisModule').warn(`Redis without a password (${open.join(', ')}), allowed by REDIS_ALLOW_NO_AUTH=true: anyone on its network can change queues, limits and sold-out flags`);
+  if (open.length)
+    new Logger('RedisModule').warn(
+      `Redis without a password (${open.join(', ')}), allowed by REDIS_ALLOW_NO_AUTH=true: anyone on its network can change queues, limits and sold-out flags`,
+    );
 }
 
 @Global()
@@ -37,7 +40,9 @@ function warnAboutOpenNodes(redis: AppConfig['redis']): void {
       inject: [ConfigService],
       useFactory: async (config: TypedConfigService) => {
         const { redlockNodes, commandTimeoutMs } = config.get('redis', { infer: true });
-        const clients = redlockNodes.map((node, i) => createRedisClient(node, commandTimeoutMs, `flashsale-redlock-${i}`));
+        const clients = redlockNodes.map((node, i) =>
+          createRedisClient(node, commandTimeoutMs, `flashsale-redlock-${i}`),
+        );
         await Promise.all(clients.map((client) => connectQuietly(client)));
         return clients;
       },
@@ -52,6 +57,8 @@ export class RedisModule implements OnApplicationShutdown {
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.redis, ...this.redlock].map((client: RedisConnection) => client.quit().catch(() => client.disconnect())));
+    await Promise.all(
+      [this.redis, ...this.redlock].map((client: RedisConnection) => client.quit().catch(() => client.disconnect())),
+    );
   }
 }

@@ -1,6 +1,15 @@
 import Redis from 'ioredis';
 import { RedisServerProcess } from '../../../../../test/support/redis-server';
-import { BatchedScriptCounter, PerKeyCounter, RateBudget, RateCounter, RateDecision, retryAfterSeconds, WindowRateLimiter, windowAt } from './rate-limiter';
+import {
+  BatchedScriptCounter,
+  PerKeyCounter,
+  RateBudget,
+  RateCounter,
+  RateDecision,
+  retryAfterSeconds,
+  WindowRateLimiter,
+  windowAt,
+} from './rate-limiter';
 
 describe('windowAt', () => {
   it('places a time in its epoch-aligned window and says how much of it is left', () => {
@@ -43,7 +52,13 @@ describe.each(COUNTERS)('WindowRateLimiter on a real Redis, counting with %s', (
 
   it('holds one limit per caller across instances: hits through two limiters share the count', async () => {
     const [a, b] = clients.map((c) => new WindowRateLimiter(counterOn(c), `spec1-${tag}:`, 3, clock));
-    const decisions = await Promise.all([a.hit('user:u1'), b.hit('user:u1'), a.hit('user:u1'), b.hit('user:u1'), a.hit('user:u1')]);
+    const decisions = await Promise.all([
+      a.hit('user:u1'),
+      b.hit('user:u1'),
+      a.hit('user:u1'),
+      b.hit('user:u1'),
+      a.hit('user:u1'),
+    ]);
     expect(decisions.filter((d) => d.allowed)).toHaveLength(3);
     expect(decisions.filter((d) => !d.allowed)).toEqual([
       { allowed: false, retryAfterS: 1 },
@@ -80,7 +95,12 @@ describe.each(COUNTERS)('WindowRateLimiter on a real Redis, counting with %s', (
   });
 
   it('fails when Redis cannot be reached, for the guard to decide', async () => {
-    const offline = new Redis(server.port + 1, '127.0.0.1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const offline = new Redis(server.port + 1, '127.0.0.1', {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     await expect(new WindowRateLimiter(counterOn(offline), 'spec4:', 1, clock).hit('user:u1')).rejects.toThrow();
     offline.disconnect();
   });
@@ -91,13 +111,21 @@ describe('RateBudget', () => {
   const log = () => ({ warn: jest.fn() });
 
   it('refuses past the budget with 429 RATE_LIMITED and the window as Retry-After', async () => {
-    const budget = new RateBudget(limiterAnswering(async () => ({ allowed: false, retryAfterS: 1 })), log() as never, 'purchases');
+    const budget = new RateBudget(
+      limiterAnswering(async () => ({ allowed: false, retryAfterS: 1 })),
+      log() as never,
+      'purchases',
+    );
     await expect(budget.spend('user:a')).rejects.toMatchObject({ code: 'RATE_LIMITED', retryAfterS: 1 });
   });
 
   it('is skipped, with one warning, while Redis is unreachable', async () => {
     const warnings = log();
-    const budget = new RateBudget(limiterAnswering(() => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1'))), warnings as never, 'unreachable test');
+    const budget = new RateBudget(
+      limiterAnswering(() => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1'))),
+      warnings as never,
+      'unreachable test',
+    );
     await expect(budget.spend('user:a')).resolves.toBeUndefined();
     await expect(budget.spend('user:a')).resolves.toBeUndefined();
     expect(warnings.warn).toHaveBeenCalledTimes(1);
@@ -106,7 +134,11 @@ describe('RateBudget', () => {
 
   it('passes any other failure on as it is', async () => {
     const bug = new Error('ERR syntax error in script');
-    const budget = new RateBudget(limiterAnswering(() => Promise.reject(bug)), log() as never, 'purchases');
+    const budget = new RateBudget(
+      limiterAnswering(() => Promise.reject(bug)),
+      log() as never,
+      'purchases',
+    );
     await expect(budget.spend('user:a')).rejects.toBe(bug);
   });
 });

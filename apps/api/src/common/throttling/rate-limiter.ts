@@ -122,7 +122,11 @@ export const counterFor = (connection: RedisConnection): RateCounter =>
 /** The app's limiter, on the app's Redis connection. */
 @Injectable()
 export class UserRateLimiter extends WindowRateLimiter {
-  constructor(@Inject(REDIS_CLIENT) redis: RedisConnection, prefix: RedisKeyPrefix, @Inject(ConfigService) config: TypedConfigService) {
+  constructor(
+    @Inject(REDIS_CLIENT) redis: RedisConnection,
+    prefix: RedisKeyPrefix,
+    @Inject(ConfigService) config: TypedConfigService,
+  ) {
     super(counterFor(redis), prefix.value, config.get('http', { infer: true }).rateLimitPerSecond);
   }
 }
@@ -147,6 +151,7 @@ export class RateBudget {
     } catch (error) {
       return skipWhenRedisDown(error, { log: this.log, what: `${this.what} rate limit` });
     }
-    if (!decision.allowed) throw new AppException(ErrorCode.RateLimited, `too many ${this.what}, slow down`, decision.retryAfterS);
+    if (!decision.allowed)
+      throw new AppException(ErrorCode.RateLimited, `too many ${this.what}, slow down`, decision.retryAfterS);
   }
 }

@@ -86,6 +86,8 @@ export class PurchaseBatchFunction1763700100000 implements MigrationInterface {
   }
 
   async down(db: QueryRunner): Promise<void> {
-    await db.query('DROP FUNCTION IF EXISTS purchase_batch(bigint, bigint, varchar[], int[], varchar[], varchar[], int)');
+    await db.query(
+      'DROP FUNCTION IF EXISTS purchase_batch(bigint, bigint, varchar[], int[], varchar[], varchar[], int)',
+    );
   }
 }

@@ -85,7 +85,9 @@ export class SegmentedStock1763700200000 implements MigrationInterface {
   name = 'SegmentedStock1763700200000';
 
   async up(db: QueryRunner): Promise<void> {
-    await db.query('ALTER TABLE products ADD COLUMN segments integer NOT NULL DEFAULT 1 CHECK (segments BETWEEN 1 AND 64)');
+    await db.query(
+      'ALTER TABLE products ADD COLUMN segments integer NOT NULL DEFAULT 1 CHECK (segments BETWEEN 1 AND 64)',
+    );
     await db.query(`
       CREATE TABLE product_segments (
         product_id bigint  NOT NULL REFERENCES products(id),
@@ -100,7 +102,9 @@ export class SegmentedStock1763700200000 implements MigrationInterface {
   }
 
   async down(db: QueryRunner): Promise<void> {
-    await db.query('DROP FUNCTION IF EXISTS purchase_batch(bigint, int, bigint, varchar[], int[], varchar[], varchar[], int)');
+    await db.query(
+      'DROP FUNCTION IF EXISTS purchase_batch(bigint, int, bigint, varchar[], int[], varchar[], varchar[], int)',
+    );
     await db.query('ALTER TABLE orders DROP COLUMN segment');
     await db.query('DROP TABLE product_segments');
     await db.query('ALTER TABLE products DROP COLUMN segments');

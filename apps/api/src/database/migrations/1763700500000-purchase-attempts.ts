@@ -122,13 +122,16 @@ END
 $fn$`;
 
 const OLD_SIGNATURE = 'purchase_batch(bigint, int, bigint, varchar[], int[], varchar[], varchar[], int)';
-const NEW_SIGNATURE = 'purchase_batch(bigint, int, bigint, varchar[], int[], varchar[], varchar[], int, varchar[], uuid)';
+const NEW_SIGNATURE =
+  'purchase_batch(bigint, int, bigint, varchar[], int[], varchar[], varchar[], int, varchar[], uuid)';
 
 export class PurchaseAttempts1763700500000 implements MigrationInterface {
   name = 'PurchaseAttempts1763700500000';
 
   async up(db: QueryRunner): Promise<void> {
-    await db.query('CREATE TABLE purchase_attempts (id uuid PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now())');
+    await db.query(
+      'CREATE TABLE purchase_attempts (id uuid PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now())',
+    );
     // Old attempts are pruned by age (AttemptPruner).
     await db.query('CREATE INDEX purchase_attempts_created_at ON purchase_attempts (created_at)');
     await db.query(`DROP FUNCTION ${OLD_SIGNATURE}`);

@@ -1,6 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDateString, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import {
+  IsDateString,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 import { WaitingRoomSettingsDto } from '../../sale-terms/waiting-room-settings';
 
 const MAX_UNITS = 100_000_000;
@@ -36,7 +48,13 @@ export class CreateProductDto {
   @Max(MAX_UNITS)
   perUserLimit?: number;
 
-  @ApiPropertyOptional({ example: 1, default: 1, minimum: 1, maximum: 64, description: 'split the stock across this many rows, each with its own lock (for products one row cannot carry)' })
+  @ApiPropertyOptional({
+    example: 1,
+    default: 1,
+    minimum: 1,
+    maximum: 64,
+    description: 'split the stock across this many rows, each with its own lock (for products one row cannot carry)',
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -53,7 +71,11 @@ export class CreateProductDto {
   @IsDateString({ strict: true })
   saleEndsAt?: string;
 
-  @ApiPropertyOptional({ type: WaitingRoomSettingsDto, description: 'sell through a fair, inventory-aware waiting room: buyers join a queue and purchase with an Admission' })
+  @ApiPropertyOptional({
+    type: WaitingRoomSettingsDto,
+    description:
+      'sell through a fair, inventory-aware waiting room: buyers join a queue and purchase with an Admission',
+  })
   @IsOptional()
   @IsObject()
   @ValidateNested()

@@ -5,7 +5,8 @@ import { IsPositiveId } from '../../common/positive-id';
 import { ORDER_STATUSES, OrderStatus } from '../order-status';
 
 // Query strings arrive as text; only plain digit strings become numbers, anything else fails IsInt.
-const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value);
+const toInteger = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value;
 
 export class ListOrdersQuery {
   @ApiPropertyOptional({ example: '42' })

@@ -26,7 +26,10 @@ export class AttemptPruner implements OnApplicationBootstrap, OnApplicationShutd
   ) {}
 
   onApplicationBootstrap(): void {
-    const timer = setInterval(() => void this.prune().catch((error) => reportBackgroundFailure(this.log, JOB, 'prune', error)), EVERY_MS);
+    const timer = setInterval(
+      () => void this.prune().catch((error) => reportBackgroundFailure(this.log, JOB, 'prune', error)),
+      EVERY_MS,
+    );
     timer.unref();
     this.scheduler.addInterval(JOB, timer);
   }

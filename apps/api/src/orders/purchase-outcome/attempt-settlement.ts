@@ -28,7 +28,11 @@ const FIND_BY_PURCHASE_ID = `SELECT ${ORDER_COLUMNS} FROM orders WHERE (user_id,
 export class AttemptSettlement {
   constructor(private readonly statements: HotStatements) {}
 
-  async settle(attemptId: string, purchases: AttemptedPurchase[], withinMs: number): Promise<(OrderRow | undefined)[] | undefined> {
+  async settle(
+    attemptId: string,
+    purchases: AttemptedPurchase[],
+    withinMs: number,
+  ): Promise<(OrderRow | undefined)[] | undefined> {
     const endsBy = monotonicNow() + withinMs;
     // The pool may hand out a connection that broke with the attempt's (a terminated backend whose
     // socket has not closed yet); it fails at once and is dropped, so the next try gets another.
@@ -44,12 +48,26 @@ export class AttemptSettlement {
     return undefined;
   }
 
-  private async settleOnce(attemptId: string, purchases: AttemptedPurchase[], endsBy: number): Promise<(OrderRow | undefined)[] | undefined> {
+  private async settleOnce(
+    attemptId: string,
+    purchases: AttemptedPurchase[],
+    endsBy: number,
+  ): Promise<(OrderRow | undefined)[] | undefined> {
     const closeWithin = endsBy - monotonicNow();
-    await this.statements.runAnswerable('purchase_attempt_close', CLOSE_ATTEMPT, [attemptId, `${Math.max(1, Math.floor(closeWithin))}ms`], closeWithin);
+    await this.statements.runAnswerable(
+      'purchase_attempt_close',
+      CLOSE_ATTEMPT,
+      [attemptId, `${Math.max(1, Math.floor(closeWithin))}ms`],
+      closeWithin,
+    );
     const left = endsBy - monotonicNow();
     if (left < 1) return undefined;
-    const rows = await this.statements.runAnswerable<OrderRow>('purchase_find_by_id', FIND_BY_PURCHASE_ID, [purchases.map((p) => p.userId), purchases.map((p) => p.purchaseId)], left);
+    const rows = await this.statements.runAnswerable<OrderRow>(
+      'purchase_find_by_id',
+      FIND_BY_PURCHASE_ID,
+      [purchases.map((p) => p.userId), purchases.map((p) => p.purchaseId)],
+      left,
+    );
     const byPurchase = new Map(rows.map((row) => [purchaseKey(row.user_id, row.idempotency_key!), row]));
     return purchases.map((p) => byPurchase.get(purchaseKey(p.userId, p.purchaseId)));
   }

@@ -49,7 +49,9 @@ export class PendingPurchases implements OnModuleDestroy {
     if (!records.length) return;
     if (this.open.size < MAX_OPEN_ATTEMPTS) this.open.set(records[0].attemptId, records);
     this.timer ??= setInterval(() => void this.settleOpen(), SETTLE_EVERY_MS).unref();
-    await Promise.all(records.map((r) => this.write(r))).catch((error) => reportBackgroundFailure(this.logger, 'pending-purchase', `record ${records[0].attemptId}`, error));
+    await Promise.all(records.map((r) => this.write(r))).catch((error) =>
+      reportBackgroundFailure(this.logger, 'pending-purchase', `record ${records[0].attemptId}`, error),
+    );
   }
 
   /** The record of this user's purchase answered 202, if there is one. */

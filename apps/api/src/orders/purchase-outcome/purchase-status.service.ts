@@ -47,8 +47,14 @@ export class PurchaseStatusService {
 
   /** Every buyer's purchase with this id: those with an order, oldest first, then those still pending. */
   private async everyBuyer(purchaseId: string): Promise<PurchaseStatusView> {
-    const [orders, records] = await Promise.all([this.orders.findAllByPurchaseId(purchaseId, MAX_MATCHES), this.pending.findAll(purchaseId)]);
-    const matches: PurchaseMatchView[] = orders.map((order) => ({ userId: order.user_id, ...created(purchaseId, order) }));
+    const [orders, records] = await Promise.all([
+      this.orders.findAllByPurchaseId(purchaseId, MAX_MATCHES),
+      this.pending.findAll(purchaseId),
+    ]);
+    const matches: PurchaseMatchView[] = orders.map((order) => ({
+      userId: order.user_id,
+      ...created(purchaseId, order),
+    }));
     const withOrder = new Set(matches.map((m) => m.userId));
     for (const record of records.filter((r) => !withOrder.has(r.userId)).slice(0, MAX_MATCHES - matches.length)) {
       matches.push({ userId: record.userId, ...(await this.settled(purchaseId, record)) });
@@ -70,5 +76,10 @@ export class PurchaseStatusService {
   }
 }
 
-const created = (purchaseId: string, order: OrderRow): PurchaseOutcomeView => ({ purchaseId, state: 'CREATED', order: toOrderView(order) });
-const notFound = (purchaseId: string) => new AppException(ErrorCode.PurchaseNotFound, `no purchase ${purchaseId} is known`);
+const created = (purchaseId: string, order: OrderRow): PurchaseOutcomeView => ({
+  purchaseId,
+  state: 'CREATED',
+  order: toOrderView(order),
+});
+const notFound = (purchaseId: string) =>
+  new AppException(ErrorCode.PurchaseNotFound, `no purchase ${purchaseId} is known`);

@@ -16,7 +16,8 @@ import { QueueScript } from './script';
 export const JOIN: QueueScript = {
   name: 'waitingRoomJoins',
   keys: 7,
-  lua: `
+  lua:
+    `
 local epoch = redis.call('HGET', KEYS[1], 'epoch')
 if not epoch then
   epoch = ARGV[2]
@@ -41,7 +42,17 @@ for i = 3, #ARGV, 2 do
   answer[#answer + 1] = created
   if n > 0 then tickets[#tickets + 1] = n end
 end` +
-    pollLua({ meta: 'KEYS[1]', ranks: 'KEYS[4]', admitted: 'KEYS[5]', bought: 'KEYS[6]', soldOutFlag: 'KEYS[3]', buying: 'KEYS[7]' }, 'tickets') +
+    pollLua(
+      {
+        meta: 'KEYS[1]',
+        ranks: 'KEYS[4]',
+        admitted: 'KEYS[5]',
+        bought: 'KEYS[6]',
+        soldOutFlag: 'KEYS[3]',
+        buying: 'KEYS[7]',
+      },
+      'tickets',
+    ) +
     `
 for i = 1, #out do answer[#answer + 1] = out[i] end
 return answer`,
@@ -55,7 +66,11 @@ export interface JoinRequest {
 export type JoinReply = { number: number; created: boolean; epoch: string; status: PollReply } | 'sold-out';
 
 /** The script's arguments after the keys. */
-export const joinArgs = (saleStartsAtMs: number | null, epochCandidate: string, joins: JoinRequest[]): Array<string | number> => [
+export const joinArgs = (
+  saleStartsAtMs: number | null,
+  epochCandidate: string,
+  joins: JoinRequest[],
+): Array<string | number> => [
   saleStartsAtMs ?? -1,
   epochCandidate,
   ...joins.flatMap((join) => [join.userId, join.nowMs]),

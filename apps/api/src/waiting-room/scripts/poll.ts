@@ -13,7 +13,10 @@ import { QueueScript } from './script';
  * numbers in the Lua table `numbers`; leaves the answer in the local `out`. Shared by POLL and by
  * JOIN, which answers its ticket's status in the same round trip.
  */
-export function pollLua(k: { meta: string; ranks: string; admitted: string; bought: string; soldOutFlag: string; buying: string }, numbers: string): string {
+export function pollLua(
+  k: { meta: string; ranks: string; admitted: string; bought: string; soldOutFlag: string; buying: string },
+  numbers: string,
+): string {
   return `
 local m = redis.call('HMGET', ${k.meta}, 'served', 'pre', 'ranked', 'soldOut', 'seq', 'rate', 'epoch')
 local served = tonumber(m[1]) or 0
@@ -45,7 +48,18 @@ end`;
 export const POLL: QueueScript = {
   name: 'waitingRoomPoll',
   keys: 6,
-  lua: pollLua({ meta: 'KEYS[1]', ranks: 'KEYS[2]', admitted: 'KEYS[3]', bought: 'KEYS[4]', soldOutFlag: 'KEYS[5]', buying: 'KEYS[6]' }, 'ARGV') + '\nreturn out',
+  lua:
+    pollLua(
+      {
+        meta: 'KEYS[1]',
+        ranks: 'KEYS[2]',
+        admitted: 'KEYS[3]',
+        bought: 'KEYS[4]',
+        soldOutFlag: 'KEYS[5]',
+        buying: 'KEYS[6]',
+      },
+      'ARGV',
+    ) + '\nreturn out',
 };
 
 export interface PollReply {
@@ -71,10 +85,22 @@ const PER_TICKET = 3;
 /** One PollReply per ticket number sent, in order. */
 export function parsePolls(reply: unknown): PollReply[] {
   const r = reply as Array<number | string>;
-  const shared = { served: Number(r[0]), seq: Number(r[1]), pre: Number(r[2]), soldOut: Number(r[3]) === 1, rate: Number(r[4]) || 0, epoch: String(r[5]) };
+  const shared = {
+    served: Number(r[0]),
+    seq: Number(r[1]),
+    pre: Number(r[2]),
+    soldOut: Number(r[3]) === 1,
+    rate: Number(r[4]) || 0,
+    epoch: String(r[5]),
+  };
   const polls: PollReply[] = [];
   for (let at = HEAD; at + PER_TICKET <= r.length; at += PER_TICKET) {
-    polls.push({ ...shared, place: Number(r[at]), bought: Number(r[at + 1]) === 1, admissionExpiresAt: Number(r[at + 2]) });
+    polls.push({
+      ...shared,
+      place: Number(r[at]),
+      bought: Number(r[at + 1]) === 1,
+      admissionExpiresAt: Number(r[at + 2]),
+    });
   }
   return polls;
 }

@@ -12,7 +12,12 @@ type Runner = (...args: Array<string | number | Buffer>) => Promise<unknown>;
 const defined = new WeakMap<object, Set<string>>();
 
 /** Runs `script` on `redis`, defining it on that client the first time. */
-export function runScript(redis: RedisConnection, script: QueueScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+export function runScript(
+  redis: RedisConnection,
+  script: QueueScript,
+  keys: string[],
+  args: Array<string | number>,
+): Promise<unknown> {
   let names = defined.get(redis);
   if (!names) defined.set(redis, (names = new Set()));
   if (!names.has(script.name)) {

@@ -13,7 +13,8 @@ export interface AttemptRequest {
   mayBeQueued: boolean;
 }
 
-export type AttemptResult = { acquired: true; fence: number; validUntil: number } | { acquired: false; holderTtlMs: number };
+export type AttemptResult =
+  { acquired: true; fence: number; validUntil: number } | { acquired: false; holderTtlMs: number };
 
 export type LeaseRef = { keys: string[]; token: string };
 
@@ -21,7 +22,8 @@ export type LeaseRef = { keys: string[]; token: string };
 export type NextInLine = { token: string; ttlMs: number; queueForMs: number };
 
 /** `remote`: a waiter of another process got the lock, and ours is queued behind it. */
-export type HandOverResult = { kind: 'local'; fence: number; validUntil: number } | { kind: 'remote' } | { kind: 'notHeld' };
+export type HandOverResult =
+  { kind: 'local'; fence: number; validUntil: number } | { kind: 'remote' } | { kind: 'notHeld' };
 
 /** `count` fences from `first` on, reserved for holders that inherit the token. */
 export type ReserveResult = { kind: 'fences'; first: number; count: number; validUntil: number } | { kind: 'notHeld' };

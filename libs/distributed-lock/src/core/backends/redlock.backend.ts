@@ -15,7 +15,8 @@ type FencedLease = LeaseRef & { fence: number };
 type NodeReply<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 /** The fence a node handed out, if it granted the lock. */
-const grantedFence = (reply: NodeReply<AcquireManyReply>): number | undefined => (reply.ok && reply.value[0] === 1 ? reply.value[1] : undefined);
+const grantedFence = (reply: NodeReply<AcquireManyReply>): number | undefined =>
+  reply.ok && reply.value[0] === 1 ? reply.value[1] : undefined;
 
 /**
  * Redlock over N independent masters: a lock counts when a majority took it and time is left
@@ -46,15 +47,22 @@ export class RedlockBackend implements LockBackend {
     const won = replies.flatMap((r) => grantedFence(r) ?? []);
     if (won.length >= this.quorum && validUntil > now()) {
       const fence = Math.max(...won);
-      if ((await this.fenceOnQuorum(keys, replies, fence, replyTimeoutMs)) && validUntil > now()) return { acquired: true, fence, validUntil };
+      if ((await this.fenceOnQuorum(keys, replies, fence, replyTimeoutMs)) && validUntil > now())
+        return { acquired: true, fence, validUntil };
     }
     await this.release({ keys, token }).catch(() => undefined);
     const failed = replies.filter((r): r is { ok: false; error: unknown } => !r.ok);
     // A node whose connection is gone is down; one that is connected but was slow to reply (a
     // loaded host) may answer the next try, so a quorum lost to slowness is retried like contention.
-    const down = replies.flatMap((r, i) => (!r.ok && (!(r.error instanceof NoReplyError) || this.nodes[i].status !== 'ready') ? [r] : []));
+    const down = replies.flatMap((r, i) =>
+      !r.ok && (!(r.error instanceof NoReplyError) || this.nodes[i].status !== 'ready') ? [r] : [],
+    );
     if (this.nodes.length - down.length < this.quorum) {
-      throw new LockUnavailableError(keys.join(','), `only ${this.nodes.length - down.length} of ${this.nodes.length} Redlock nodes are reachable (quorum ${this.quorum})`, down[0]?.error);
+      throw new LockUnavailableError(
+        keys.join(','),
+        `only ${this.nodes.length - down.length} of ${this.nodes.length} Redlock nodes are reachable (quorum ${this.quorum})`,
+        down[0]?.error,
+      );
     }
     if (this.nodes.length - failed.length < this.quorum) return { acquired: false, holderTtlMs: -1 };
     const holderTtls = replies.flatMap((r) => (r.ok && r.value[0] === 0 ? [r.value[1]] : []));
@@ -62,7 +70,12 @@ export class RedlockBackend implements LockBackend {
   }
 
   async release({ keys, token }: LeaseRef): Promise<boolean> {
-    const replies = await this.onEveryNode(releaseScript, keys.flatMap((k) => this.naming.namesOf(k).scriptKeys), [token], 1000);
+    const replies = await this.onEveryNode(
+      releaseScript,
+      keys.flatMap((k) => this.naming.namesOf(k).scriptKeys),
+      [token],
+      1000,
+    );
     return replies.filter((r) => r.ok && r.value === keys.length).length >= this.quorum;
   }
 
@@ -101,14 +114,23 @@ export class RedlockBackend implements LockBackend {
    * this, a holder that got 5 from one node and 1 from two others held fence 5, and the next
    * quorum of those two and a third node handed out 2.
    */
-  private async fenceOnQuorum(keys: string[], replies: Array<NodeReply<AcquireManyReply>>, fence: number, timeoutMs: number): Promise<boolean> {
+  private async fenceOnQuorum(
+    keys: string[],
+    replies: Array<NodeReply<AcquireManyReply>>,
+    fence: number,
+    timeoutMs: number,
+  ): Promise<boolean> {
     const atFence = replies.filter((reply) => grantedFence(reply) === fence).length;
     const behind = this.nodes.filter((_, i) => (grantedFence(replies[i]) ?? fence) < fence);
     if (behind.length === 0) return true;
     const counters = [...new Set(keys.map((k) => this.naming.namesOf(k).fence))];
     const raised = await Promise.all(
       behind.map((node) =>
-        withReplyTimeout(Promise.all(counters.map((counter) => raiseFenceScript.run(node, [counter], [fence]))), timeoutMs, 'Redlock node').then(
+        withReplyTimeout(
+          Promise.all(counters.map((counter) => raiseFenceScript.run(node, [counter], [fence]))),
+          timeoutMs,
+          'Redlock node',
+        ).then(
           () => true,
           () => false,
         ),
@@ -121,10 +143,16 @@ export class RedlockBackend implements LockBackend {
   async advanceFence(key: string, fence: number): Promise<void> {
     const replies = await this.onEveryNode(raiseFenceScript, [this.naming.namesOf(key).fence], [fence], 1000);
     const answered = replies.filter((reply) => reply.ok).length;
-    if (answered < this.quorum) throw new LockUnavailableError(key, 'too few Redlock nodes answered to raise the fence');
+    if (answered < this.quorum)
+      throw new LockUnavailableError(key, 'too few Redlock nodes answered to raise the fence');
   }
 
-  private onEveryNode<T>(script: LuaScript<T>, keys: string[], args: Array<string | number>, timeoutMs: number): Promise<Array<NodeReply<T>>> {
+  private onEveryNode<T>(
+    script: LuaScript<T>,
+    keys: string[],
+    args: Array<string | number>,
+    timeoutMs: number,
+  ): Promise<Array<NodeReply<T>>> {
     return Promise.all(
       this.nodes.map((node) =>
         withReplyTimeout(script.run(node, keys, args), timeoutMs, 'Redlock node').then(

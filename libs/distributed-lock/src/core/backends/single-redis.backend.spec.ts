@@ -22,7 +22,14 @@ describe('SingleRedisBackend.attempt and release', () => {
   });
   afterAll(() => redis.stop());
 
-  const first = (token: string, queueForMs: number): AttemptRequest => ({ keys: [key], token, ttlMs: 5000, fair: false, queueForMs, mayBeQueued: false });
+  const first = (token: string, queueForMs: number): AttemptRequest => ({
+    keys: [key],
+    token,
+    ttlMs: 5000,
+    fair: false,
+    queueForMs,
+    mayBeQueued: false,
+  });
 
   it('takes a free key with a fence and a validity counted from when it was sent', async () => {
     const sentAt = now();

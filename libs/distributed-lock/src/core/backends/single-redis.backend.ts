@@ -11,7 +11,16 @@ import { reserveFenceScript } from '../scripts/reserve-fence';
 import { releaseScript } from '../scripts/release';
 import { driftMs, now } from '../timing';
 import { clusterSlot } from './cluster-slot';
-import type { AttemptRequest, AttemptResult, ExtendResult, HandOverResult, LeaseRef, LockBackend, NextInLine, ReserveResult } from './lock-backend';
+import type {
+  AttemptRequest,
+  AttemptResult,
+  ExtendResult,
+  HandOverResult,
+  LeaseRef,
+  LockBackend,
+  NextInLine,
+  ReserveResult,
+} from './lock-backend';
 
 /** Locks on one Redis server or one Cluster: queue-based handoff, fences, multi-key scripts. */
 export class SingleRedisBackend implements LockBackend {
@@ -34,11 +43,20 @@ export class SingleRedisBackend implements LockBackend {
     const { keys, token, ttlMs } = request;
     if (keys.length > 1 && !this.inOneScript(keys)) return this.attemptOneByOne(request, startedAt);
     if (keys.length > 1) {
-      const reply = acquireManyScript.run(this.client, keys.flatMap((k) => this.naming.namesOf(k).lockAndFence), [token, ttlMs]);
+      const reply = acquireManyScript.run(
+        this.client,
+        keys.flatMap((k) => this.naming.namesOf(k).lockAndFence),
+        [token, ttlMs],
+      );
       return reply.then((r) => this.toResult(r, startedAt, ttlMs));
     }
-    const args = request.fair || request.mayBeQueued ? [token, ttlMs, request.queueForMs, request.fair ? 1 : 0, request.mayBeQueued ? 1 : 0] : [token, ttlMs, request.queueForMs];
-    return acquireScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, args, (reply) => this.fromAcquire(reply, startedAt, ttlMs));
+    const args =
+      request.fair || request.mayBeQueued
+        ? [token, ttlMs, request.queueForMs, request.fair ? 1 : 0, request.mayBeQueued ? 1 : 0]
+        : [token, ttlMs, request.queueForMs];
+    return acquireScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, args, (reply) =>
+      this.fromAcquire(reply, startedAt, ttlMs),
+    );
   }
 
   async cancelWait(request: AttemptRequest): Promise<AttemptResult> {
@@ -51,25 +69,46 @@ export class SingleRedisBackend implements LockBackend {
 
   /** True when every key was still held by the token; keys of several Cluster slots go one by one. */
   release({ keys, token }: LeaseRef): Promise<boolean> {
-    if (keys.length === 1) return releaseScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, [token], (owned) => owned === 1);
+    if (keys.length === 1)
+      return releaseScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, [token], (owned) => owned === 1);
     if (this.inOneScript(keys)) return this.releaseTogether(keys, token).then((owned) => owned === keys.length);
-    return Promise.all(keys.map((key) => this.releaseTogether([key], token))).then((owned) => owned.every((n) => n === 1));
+    return Promise.all(keys.map((key) => this.releaseTogether([key], token))).then((owned) =>
+      owned.every((n) => n === 1),
+    );
   }
 
-  async handOver({ keys, token }: LeaseRef, next: NextInLine, keepLocal: boolean, block: number): Promise<HandOverResult> {
+  async handOver(
+    { keys, token }: LeaseRef,
+    next: NextInLine,
+    keepLocal: boolean,
+    block: number,
+  ): Promise<HandOverResult> {
     const sentAt = now();
     const args = [token, next.token, next.ttlMs, keepLocal ? 1 : 0, next.queueForMs, block];
     const reply = await handOverScript.run(this.client, this.naming.namesOf(keys[0]).scriptKeys, args);
     if (reply[0] === 0) return { kind: 'notHeld' };
     if (reply[0] === 2) return { kind: 'remote' };
-    return { kind: 'local', fence: reply[1], validUntil: sentAt + next.ttlMs - driftMs(next.ttlMs, this.settings.driftFactor) };
+    return {
+      kind: 'local',
+      fence: reply[1],
+      validUntil: sentAt + next.ttlMs - driftMs(next.ttlMs, this.settings.driftFactor),
+    };
   }
 
   async reserveFences({ keys, token }: LeaseRef, ttlMs: number, count: number): Promise<ReserveResult> {
     const sentAt = now();
-    const reply = await reserveFenceScript.run(this.client, this.naming.namesOf(keys[0]).lockAndFence, [token, ttlMs, count]);
+    const reply = await reserveFenceScript.run(this.client, this.naming.namesOf(keys[0]).lockAndFence, [
+      token,
+      ttlMs,
+      count,
+    ]);
     if (reply === -1) return { kind: 'notHeld' };
-    return { kind: 'fences', first: reply - count + 1, count, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) };
+    return {
+      kind: 'fences',
+      first: reply - count + 1,
+      count,
+      validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor),
+    };
   }
 
   async extend(leases: LeaseRef[], ttlMs: number[]): Promise<ExtendResult[]> {
@@ -86,7 +125,11 @@ export class SingleRedisBackend implements LockBackend {
     const wanted = this.settings.waitForReplicas;
     if (!wanted) return true;
     const lockKeys = lease.keys.map((k) => this.naming.namesOf(k).lock);
-    if (this.isCluster) return (await waitOnShards(this.client as Cluster, lockKeys, lease.token, ttlMs, wanted.replicas, wanted.timeoutMs)) >= wanted.replicas;
+    if (this.isCluster)
+      return (
+        (await waitOnShards(this.client as Cluster, lockKeys, lease.token, ttlMs, wanted.replicas, wanted.timeoutMs)) >=
+        wanted.replicas
+      );
     // WAIT covers the writes of this connection only; a handoff was written by the releaser's.
     if (handedOver) await extendScript.run(this.client, lockKeys, [lease.token, ttlMs]);
     const acks = await (this.client as Redis).wait(wanted.replicas, wanted.timeoutMs);
@@ -97,7 +140,10 @@ export class SingleRedisBackend implements LockBackend {
     const taken: string[] = [];
     let fence = 0;
     for (const key of request.keys) {
-      const reply = await acquireManyScript.run(this.client, this.naming.namesOf(key).lockAndFence, [request.token, request.ttlMs]);
+      const reply = await acquireManyScript.run(this.client, this.naming.namesOf(key).lockAndFence, [
+        request.token,
+        request.ttlMs,
+      ]);
       if (reply[0] === 0) {
         await Promise.all(taken.map((k) => this.releaseTogether([k], request.token)));
         return { acquired: false, holderTtlMs: reply[1] };
@@ -115,11 +161,18 @@ export class SingleRedisBackend implements LockBackend {
   }
 
   private releaseTogether(keys: string[], token: string): Promise<number> {
-    return releaseScript.run(this.client, keys.flatMap((k) => this.naming.namesOf(k).scriptKeys), [token]);
+    return releaseScript.run(
+      this.client,
+      keys.flatMap((k) => this.naming.namesOf(k).scriptKeys),
+      [token],
+    );
   }
 
   private extendPipelined(leases: LeaseRef[], ttlMs: number[]): Promise<Array<number | Error>> {
-    const calls = leases.map((lease, i) => ({ keys: lease.keys.map((k) => this.naming.namesOf(k).lock), args: [lease.token, ttlMs[i]] }));
+    const calls = leases.map((lease, i) => ({
+      keys: lease.keys.map((k) => this.naming.namesOf(k).lock),
+      args: [lease.token, ttlMs[i]],
+    }));
     return extendScript.runBatch(this.client, calls);
   }
 
@@ -127,7 +180,11 @@ export class SingleRedisBackend implements LockBackend {
     return Promise.all(
       leases.map(async (lease, i) => {
         try {
-          const perKey = await Promise.all(lease.keys.map((k) => extendScript.run(this.client, [this.naming.namesOf(k).lock], [lease.token, ttlMs[i]])));
+          const perKey = await Promise.all(
+            lease.keys.map((k) =>
+              extendScript.run(this.client, [this.naming.namesOf(k).lock], [lease.token, ttlMs[i]]),
+            ),
+          );
           return perKey.every((ok) => ok === 1) ? 1 : 0;
         } catch (error) {
           return error as Error;
@@ -138,12 +195,22 @@ export class SingleRedisBackend implements LockBackend {
 
   private toResult(reply: [1, number, number] | [0, number], startedAt: number, ttlMs: number): AttemptResult {
     if (reply[0] === 0) return { acquired: false, holderTtlMs: reply[1] };
-    return { acquired: true, fence: reply[1], validUntil: startedAt + reply[2] - driftMs(ttlMs, this.settings.driftFactor) };
+    return {
+      acquired: true,
+      fence: reply[1],
+      validUntil: startedAt + reply[2] - driftMs(ttlMs, this.settings.driftFactor),
+    };
   }
 
   private fromAcquire(reply: AcquireReply, sentAt: number, ttlMs: number): AttemptResult {
-    if (typeof reply !== 'number') return { acquired: true, fence: reply[0], validUntil: sentAt + reply[1] - driftMs(ttlMs, this.settings.driftFactor) };
-    if (reply > 0) return { acquired: true, fence: reply, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) };
+    if (typeof reply !== 'number')
+      return {
+        acquired: true,
+        fence: reply[0],
+        validUntil: sentAt + reply[1] - driftMs(ttlMs, this.settings.driftFactor),
+      };
+    if (reply > 0)
+      return { acquired: true, fence: reply, validUntil: sentAt + ttlMs - driftMs(ttlMs, this.settings.driftFactor) };
     return { acquired: false, holderTtlMs: -1 - reply };
   }
 
@@ -161,7 +228,14 @@ export class SingleRedisBackend implements LockBackend {
  * compare-and-extend of the lock (a write of ours, on the key's own node), it waits on the shard
  * that holds the lock. Keys in several slots are confirmed per slot; returns the fewest acks.
  */
-async function waitOnShards(client: Cluster, lockKeys: string[], token: string, ttlMs: number, replicas: number, timeoutMs: number): Promise<number> {
+async function waitOnShards(
+  client: Cluster,
+  lockKeys: string[],
+  token: string,
+  ttlMs: number,
+  replicas: number,
+  timeoutMs: number,
+): Promise<number> {
   const bySlot = new Map<number, string[]>();
   for (const key of lockKeys) bySlot.set(clusterSlot(key), [...(bySlot.get(clusterSlot(key)) ?? []), key]);
   const acks = await Promise.all(

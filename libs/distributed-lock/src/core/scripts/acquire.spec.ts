@@ -19,7 +19,13 @@ describe('acquire script', () => {
   afterAll(() => redis.stop());
 
   const run = (token: string, opts: { fair?: boolean; queueFor?: number; mayBeQueued?: boolean } = {}) =>
-    acquireScript.run(redis.client(), keys, [token, 5000, opts.queueFor ?? 0, opts.fair ? 1 : 0, opts.mayBeQueued ? 1 : 0]);
+    acquireScript.run(redis.client(), keys, [
+      token,
+      5000,
+      opts.queueFor ?? 0,
+      opts.fair ? 1 : 0,
+      opts.mayBeQueued ? 1 : 0,
+    ]);
 
   // Replies: the fence when taken, [fence, remaining ttl] when already ours, -1 - holder's ttl when refused.
   const taken = (reply: AcquireReply) => typeof reply !== 'number' || reply > 0;
@@ -32,7 +38,7 @@ describe('acquire script', () => {
     expect(await redis.client().get(keys[0])).toBe('b');
   });
 
-  it('answers a refusal with the holder\'s remaining ttl', async () => {
+  it("answers a refusal with the holder's remaining ttl", async () => {
     await redis.client().set(keys[0], 'holder', 'PX', 5000);
     const refused = (await run('c')) as number;
     expect(-1 - refused).toBeGreaterThan(4000);

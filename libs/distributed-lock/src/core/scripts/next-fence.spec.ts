@@ -13,7 +13,13 @@ describe('fence counters', () => {
   let n = 0;
   const namesOf = (tag: string) => {
     const lock = `lock:{${tag}}`;
-    return { lock, fence: `${lock}#fence`, queue: `${lock}#queue`, waiters: `${lock}#waiters`, channel: `${lock}#wake` };
+    return {
+      lock,
+      fence: `${lock}#fence`,
+      queue: `${lock}#queue`,
+      waiters: `${lock}#waiters`,
+      channel: `${lock}#wake`,
+    };
   };
   let k: ReturnType<typeof namesOf>;
 
@@ -58,7 +64,11 @@ describe('fence counters', () => {
     const earlier = await acquire('a');
     await redis.client().del(k.fence);
     await redis.client().set(k.lock, 'holder', 'PX', 5000);
-    const last = await reserveFenceScript.run(redis.client(), [k.lock, k.fence, k.queue, k.waiters], ['holder', 5000, 0, 8]);
+    const last = await reserveFenceScript.run(
+      redis.client(),
+      [k.lock, k.fence, k.queue, k.waiters],
+      ['holder', 5000, 0, 8],
+    );
     expect(last - 8 + 1).toBeGreaterThan(earlier);
   });
 
@@ -69,7 +79,9 @@ describe('fence counters', () => {
     await redis.client().zadd(k.waiters, Date.now() + 60_000, 'next:5000');
     const subscriber = redis.client();
     await subscriber.subscribe(k.channel);
-    const message = new Promise<string>((resolve) => subscriber.on('message', (_channel, text: string) => resolve(text)));
+    const message = new Promise<string>((resolve) =>
+      subscriber.on('message', (_channel, text: string) => resolve(text)),
+    );
     expect(await releaseScript.run(redis.client(), [k.lock, k.fence, k.queue, k.waiters], ['holder'])).toBe(1);
     expect(await message).toBe(`g next ${first + 1} ${GRANTED_BLOCK} 0`);
   });
