@@ -71,7 +71,8 @@ describe('DistributedLock under faults', () => {
     const events: string[] = [];
     flakyLocks.on('renewalFailed', () => events.push('renewalFailed'));
     flakyLocks.on('lost', () => events.push('lost'));
-    const outcome = flakyLocks.using('flaky', { ttlMs: 600 }, async (signal) => {
+    // A lease long enough that a renewal's failure (a dead socket's error) comes back within it on a loaded machine.
+    const outcome = flakyLocks.using('flaky', { ttlMs: 1500 }, async (signal) => {
       await flaky.server.kill();
       await new Promise((resolve) => signal.addEventListener('abort', resolve));
     });
