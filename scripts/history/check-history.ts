@@ -15,7 +15,18 @@ import { RULE_IDS, RuleResult, RuleTally, verdictOfRule } from './tally';
 export interface HistoryCheck {
   ok: boolean;
   rules: RuleResult[];
-  figures: { ops: number; purchases: number; created: number; refused: number; indeterminate: number; orders: number; products: number; checkMs: number; skewMs: number; staleReadMs: number };
+  figures: {
+    ops: number;
+    purchases: number;
+    created: number;
+    refused: number;
+    indeterminate: number;
+    orders: number;
+    products: number;
+    checkMs: number;
+    skewMs: number;
+    staleReadMs: number;
+  };
 }
 
 export interface CheckHistoryOptions extends CheckOptions {
@@ -35,7 +46,12 @@ export const ALL_RULE_IDS = Object.values(RULE_IDS);
 /** Any 5xx but 503 is a contract breach (503 is the only "try again" answer). */
 function noServerErrors(ops: OpRecord[]): RuleResult {
   const tally = new RuleTally('no 5xx other than 503');
-  for (const op of ops) tally.judge(op.status !== undefined && op.status >= 500 && op.status !== 503 ? `${op.op} [${op.invokeMs}..${op.completeMs}] answered ${op.status} ${op.code ?? ''}`.trim() : undefined);
+  for (const op of ops)
+    tally.judge(
+      op.status !== undefined && op.status >= 500 && op.status !== 503
+        ? `${op.op} [${op.invokeMs}..${op.completeMs}] answered ${op.status} ${op.code ?? ''}`.trim()
+        : undefined,
+    );
   return tally.result();
 }
 
@@ -44,10 +60,20 @@ function noServerErrors(ops: OpRecord[]): RuleResult {
  * history ended). Only what the clients saw, what the writer set up (meta) and that final state
  * are used: never the app's own counters or its bookkeeping of what was supplied.
  */
-export function checkHistory(meta: MetaRecord, ops: OpRecord[], finalOrders: FinalOrder[], options: Partial<CheckHistoryOptions> = {}): HistoryCheck {
+export function checkHistory(
+  meta: MetaRecord,
+  ops: OpRecord[],
+  finalOrders: FinalOrder[],
+  options: Partial<CheckHistoryOptions> = {},
+): HistoryCheck {
   const t0 = performance.now();
   const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
-  const model = buildModel(meta, ops, finalOrders, { skewMs: 250, staleReadMs: 0, finalReadAtMs: Date.now(), ...given });
+  const model = buildModel(meta, ops, finalOrders, {
+    skewMs: 250,
+    staleReadMs: 0,
+    finalReadAtMs: Date.now(),
+    ...given,
+  });
   const spans = orderSpans(model);
   // Orders from before the history are not judged, but when they end their units come back.
   const preexisting = orderSpans(model, model.preexisting);
@@ -69,7 +95,13 @@ export function checkHistory(meta: MetaRecord, ops: OpRecord[], finalOrders: Fin
     stockReadsFallByOrders(model),
     stockReadsWithinSupply(model, spans, preexisting),
     noServerErrors(ops),
-    ...(queues.size ? [purchasesAdmitted(model, queues), admissionsInOrder(model, queues), admissionsWithinStock(model, queues, spans, preexisting)] : []),
+    ...(queues.size
+      ? [
+          purchasesAdmitted(model, queues),
+          admissionsInOrder(model, queues),
+          admissionsWithinStock(model, queues, spans, preexisting),
+        ]
+      : []),
   ];
   const required = requiredIds(options.require, queues.size > 0);
   for (const r of rules) {
@@ -78,7 +110,8 @@ export function checkHistory(meta: MetaRecord, ops: OpRecord[], finalOrders: Fin
     r.ok = r.violations === 0 && !(r.required && (r.checked === 0 || r.unjudged.length > 0));
   }
   const purchases = model.byKind.purchase;
-  const count = (list: OpRecord[], verdict: string) => list.reduce((n, op) => (verdictOf(op) === verdict ? n + 1 : n), 0);
+  const count = (list: OpRecord[], verdict: string) =>
+    list.reduce((n, op) => (verdictOf(op) === verdict ? n + 1 : n), 0);
   return {
     ok: rules.every((r) => r.ok),
     rules,
@@ -100,7 +133,8 @@ export function checkHistory(meta: MetaRecord, ops: OpRecord[], finalOrders: Fin
 function requiredIds(require: string[] | undefined, queued: boolean): Set<string> {
   const ids = require ?? [...DEFAULT_REQUIRED, ...(queued ? QUEUE_REQUIRED : [])];
   const unknown = ids.filter((id) => id !== 'all' && !ALL_RULE_IDS.includes(id));
-  if (unknown.length) throw new Error(`unknown rule(s) to require: ${unknown.join(', ')}; known: all, ${ALL_RULE_IDS.join(', ')}`);
+  if (unknown.length)
+    throw new Error(`unknown rule(s) to require: ${unknown.join(', ')}; known: all, ${ALL_RULE_IDS.join(', ')}`);
   // `all` means every rule this history has (the queue rules only with queue records).
   return new Set(ids.includes('all') ? ALL_RULE_IDS : ids);
 }
@@ -117,10 +151,16 @@ export function formatCheck(check: HistoryCheck): string {
   for (const r of check.rules) {
     const verdict = verdictOfRule(r);
     const mark = !r.ok ? 'FAIL' : verdict === 'NOT JUDGED' ? '--  ' : 'ok  ';
-    const tail = verdict === 'NOT JUDGED' ? `not judged${r.required ? ' (required)' : ''}` : `${r.checked} checked, ${r.violations} violation(s)`;
+    const tail =
+      verdict === 'NOT JUDGED'
+        ? `not judged${r.required ? ' (required)' : ''}`
+        : `${r.checked} checked, ${r.violations} violation(s)`;
     lines.push(`  ${mark} ${r.rule} [${r.id}]: ${tail}`);
     for (const example of r.examples) lines.push(`         - ${example}`);
-    for (const u of r.unjudged) lines.push(`         - not judged from ${iso(u.fromMs)} to ${u.toMs === Infinity ? 'the end' : iso(u.toMs)}: ${u.why}${r.required ? ' (required)' : ''}`);
+    for (const u of r.unjudged)
+      lines.push(
+        `         - not judged from ${iso(u.fromMs)} to ${u.toMs === Infinity ? 'the end' : iso(u.toMs)}: ${u.why}${r.required ? ' (required)' : ''}`,
+      );
   }
   return lines.join('\n');
 }

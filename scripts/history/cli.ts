@@ -25,7 +25,12 @@ export async function checkHistoryFile(run: CheckRun): Promise<HistoryCheck> {
     meta.products.map((p) => String(p.productId)),
     run.source,
   );
-  return checkHistory(meta, ops, orders, { finalReadAtMs, skewMs: run.skewMs, staleReadMs: run.staleReadMs, require: run.require });
+  return checkHistory(meta, ops, orders, {
+    finalReadAtMs,
+    skewMs: run.skewMs,
+    staleReadMs: run.staleReadMs,
+    require: run.require,
+  });
 }
 
 function parse(argv: string[], env: NodeJS.ProcessEnv): CheckRun & { json: boolean } {
@@ -44,7 +49,8 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): CheckRun & { json: boole
     },
   });
   if (positionals.length !== 1) throw new Error('exactly one history FILE is required');
-  if ((values['database-url'] === undefined) === (values.url === undefined)) throw new Error('exactly one of --database-url and --url is required');
+  if ((values['database-url'] === undefined) === (values.url === undefined))
+    throw new Error('exactly one of --database-url and --url is required');
   const tokenSecret = values['token-secret'] ?? env.JWT_SECRET ?? 'dev-only-secret-change-me';
   const ms = (flag: string, value: string | undefined): number | undefined => {
     if (value === undefined) return undefined;
@@ -54,10 +60,16 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): CheckRun & { json: boole
   };
   return {
     file: positionals[0],
-    source: values['database-url'] !== undefined ? { databaseUrl: values['database-url'] } : { url: values.url as string, tokenSecret },
+    source:
+      values['database-url'] !== undefined
+        ? { databaseUrl: values['database-url'] }
+        : { url: values.url as string, tokenSecret },
     skewMs: ms('skew-ms', values['skew-ms']),
     staleReadMs: ms('stale-read-ms', values['stale-read-ms']),
-    require: values.require?.split(',').map((id) => id.trim()).filter(Boolean),
+    require: values.require
+      ?.split(',')
+      .map((id) => id.trim())
+      .filter(Boolean),
     json: values.json ?? false,
   };
 }

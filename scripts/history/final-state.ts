@@ -47,7 +47,9 @@ async function fromPostgres(productIds: string[], databaseUrl: string): Promise<
 
 function fromView(o: ContractOrder): FinalOrder {
   if (o.createdAt === undefined || o.expiresAt === undefined || o.purchaseId === undefined)
-    throw new Error(`GET /orders: order ${o.id} lacks createdAt, expiresAt or purchaseId; the checker needs the contract's full Order`);
+    throw new Error(
+      `GET /orders: order ${o.id} lacks createdAt, expiresAt or purchaseId; the checker needs the contract's full Order`,
+    );
   return {
     id: String(o.id),
     productId: String(o.productId),

@@ -36,7 +36,12 @@ interface Start {
 export function mostForSale(m: Model, productId: string, ended: OrderSpan[], seen: Observed[]): ForSale[] {
   const skew = m.options.skewMs;
   const product = m.products.get(productId);
-  const initial: Start = { stock: product?.initialStock ?? 0, fromMs: -Infinity, toMs: -Infinity, what: `initial stock ${product?.initialStock ?? 0}` };
+  const initial: Start = {
+    stock: product?.initialStock ?? 0,
+    fromMs: -Infinity,
+    toMs: -Infinity,
+    what: `initial stock ${product?.initialStock ?? 0}`,
+  };
   const starts = startsOf(m, productId);
   const candidates = seen.map((o) => starts.possibleAt(o, initial));
   const takenQueries = candidates.flatMap((list, i) => list.map((s) => ({ x: s.toMs, y: seen[i].fromMs })));
@@ -44,9 +49,12 @@ export function mostForSale(m: Model, productId: string, ended: OrderSpan[], see
   const takenPoints: WeightedPoint[] = [];
   for (const o of m.orders) {
     const shown = m.shownByMs.get(o.id);
-    if (o.productId === productId && shown !== undefined) takenPoints.push({ x: o.createdAtMs - skew, y: shown, w: o.quantity });
+    if (o.productId === productId && shown !== undefined)
+      takenPoints.push({ x: o.createdAtMs - skew, y: shown, w: o.quantity });
   }
-  const backPoints = ended.filter((s) => s.order.productId === productId && s.sureUntil !== Infinity).map((s) => ({ x: s.mayUntil + skew, y: s.sureUntil - skew, w: s.order.quantity }));
+  const backPoints = ended
+    .filter((s) => s.order.productId === productId && s.sureUntil !== Infinity)
+    .map((s) => ({ x: s.mayUntil + skew, y: s.sureUntil - skew, w: s.order.quantity }));
   const taken = cornerSums(takenPoints, takenQueries, true);
   const back = cornerSums(backPoints, backQueries, false);
   let q = 0;
@@ -54,7 +62,11 @@ export function mostForSale(m: Model, productId: string, ended: OrderSpan[], see
     let best: ForSale = { bound: -Infinity, why: 'nothing could have set the stock' };
     for (const s of list) {
       const bound = s.stock - taken[q] + back[q];
-      if (bound > best.bound) best = { bound, why: `${s.what}, less ${taken[q]} unit(s) surely sold after it, plus ${back[q]} that could have come back` };
+      if (bound > best.bound)
+        best = {
+          bound,
+          why: `${s.what}, less ${taken[q]} unit(s) surely sold after it, plus ${back[q]} that could have come back`,
+        };
       q++;
     }
     return best;
@@ -64,7 +76,12 @@ export function mostForSale(m: Model, productId: string, ended: OrderSpan[], see
 /** The product's stock sets that may have applied, and which of them (or the initial stock) an observation may follow. */
 function startsOf(m: Model, productId: string) {
   const sets = m.byKind.setStock.filter((op) => op.productId === productId && verdictOf(op) !== 'refused');
-  const starts: Start[] = sets.map((op) => ({ stock: op.stock, fromMs: op.invokeMs, toMs: verdictOf(op) === 'ok' ? op.completeMs : Infinity, what: `stock set to ${op.stock} [${op.invokeMs}..${op.completeMs}]` }));
+  const starts: Start[] = sets.map((op) => ({
+    stock: op.stock,
+    fromMs: op.invokeMs,
+    toMs: verdictOf(op) === 'ok' ? op.completeMs : Infinity,
+    what: `stock set to ${op.stock} [${op.invokeMs}..${op.completeMs}]`,
+  }));
   const answered = starts.filter((s) => s.toMs !== Infinity).sort((a, b) => a.fromMs - b.fromMs);
   const unanswered = starts.filter((s) => s.toMs === Infinity).sort((a, b) => a.fromMs - b.fromMs);
   const byEnd = [...answered].sort((a, b) => a.toMs - b.toMs);
@@ -76,7 +93,11 @@ function startsOf(m: Model, productId: string) {
     possibleAt(o: Observed, initial: Start): Start[] {
       const followed = latestSure[countBefore(byEnd, (s) => s.toMs < o.fromMs)];
       const list = followed === -Infinity ? [initial] : [];
-      for (let i = countBefore(answered, (s) => s.fromMs < followed - longest); i < answered.length && answered[i].fromMs <= o.toMs; i++)
+      for (
+        let i = countBefore(answered, (s) => s.fromMs < followed - longest);
+        i < answered.length && answered[i].fromMs <= o.toMs;
+        i++
+      )
         if (answered[i].toMs >= followed) list.push(answered[i]);
       for (let i = 0; i < unanswered.length && unanswered[i].fromMs <= o.toMs; i++) list.push(unanswered[i]);
       return list;

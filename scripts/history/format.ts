@@ -122,7 +122,15 @@ export interface QueuePollRecord extends TicketAnswer {
   op: 'queuePoll';
 }
 
-export type OpRecord = PurchaseRecord | PayRecord | CancelRecord | SetStockRecord | ReadRecord | PollRecord | QueueJoinRecord | QueuePollRecord;
+export type OpRecord =
+  | PurchaseRecord
+  | PayRecord
+  | CancelRecord
+  | SetStockRecord
+  | ReadRecord
+  | PollRecord
+  | QueueJoinRecord
+  | QueuePollRecord;
 export type HistoryRecord = MetaRecord | OpRecord;
 
 /** An order as the final state shows it (GET /orders or the orders table). */
@@ -192,13 +200,15 @@ export class HistoryLines {
     }
     if (record.op === 'meta') {
       if (this.meta) throw new Error(`line ${line}: a second meta record`);
-      if (record.format !== HISTORY_FORMAT) throw new Error(`line ${line}: format ${String(record.format)}, expected ${HISTORY_FORMAT}`);
+      if (record.format !== HISTORY_FORMAT)
+        throw new Error(`line ${line}: format ${String(record.format)}, expected ${HISTORY_FORMAT}`);
       if (!Array.isArray(record.products)) throw new Error(`line ${line}: meta without products`);
       this.meta = record;
       return;
     }
     if (!OPS.has(record.op)) throw new Error(`line ${line}: unknown op ${String((record as { op?: unknown }).op)}`);
-    if (typeof record.invokeMs !== 'number' || typeof record.completeMs !== 'number') throw new Error(`line ${line}: invokeMs and completeMs are required`);
+    if (typeof record.invokeMs !== 'number' || typeof record.completeMs !== 'number')
+      throw new Error(`line ${line}: invokeMs and completeMs are required`);
     this.ops.push(record);
   }
 

@@ -63,7 +63,8 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
   const orders = finalOrders.filter((o) => products.has(o.productId) && !preexisting.has(o.id));
   const returnedBefore = new Map<string, number>();
   for (const o of finalOrders)
-    if (preexisting.has(o.id) && products.has(o.productId) && !isLive(o)) returnedBefore.set(o.productId, (returnedBefore.get(o.productId) ?? 0) + o.quantity);
+    if (preexisting.has(o.id) && products.has(o.productId) && !isLive(o))
+      returnedBefore.set(o.productId, (returnedBefore.get(o.productId) ?? 0) + o.quantity);
   // By purchase id alone (ids are nearly always unique across users: no key string built per
   // operation); the rare id two users share goes to a map keyed by both.
   const byId = new Map<string, PurchaseGroup>();
@@ -90,7 +91,8 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
     byKind: { purchase: [], pay: [], cancel: [], setStock: [], read: [], poll: [], queueJoin: [], queuePoll: [] },
   };
   const shown = (orderId: string | undefined, atMs: number) => {
-    if (orderId !== undefined && !(atMs >= (model.shownByMs.get(orderId) ?? Infinity))) model.shownByMs.set(orderId, atMs);
+    if (orderId !== undefined && !(atMs >= (model.shownByMs.get(orderId) ?? Infinity)))
+      model.shownByMs.set(orderId, atMs);
   };
   const group = (userId: string, id: string): PurchaseGroup => {
     let found = find(userId, id);
@@ -111,8 +113,11 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
       if (id !== undefined) {
         const g = group(op.userId, id);
         g.purchases = g.purchases === NONE ? [op] : (g.purchases.push(op), g.purchases);
-      }
-      else if (verdictOf(op) === 'unknown') model.anonymousUnknown.set(`${op.userId}|${op.productId}`, (model.anonymousUnknown.get(`${op.userId}|${op.productId}`) ?? 0) + 1);
+      } else if (verdictOf(op) === 'unknown')
+        model.anonymousUnknown.set(
+          `${op.userId}|${op.productId}`,
+          (model.anonymousUnknown.get(`${op.userId}|${op.productId}`) ?? 0) + 1,
+        );
     } else if (op.op === 'poll') {
       const g = group(op.userId, op.purchaseId);
       g.polls = g.polls === NONE ? [op] : (g.polls.push(op), g.polls);

@@ -11,7 +11,9 @@ interface Mutant {
   status: string;
   location: { start: { line: number; column: number } };
 }
-const report = JSON.parse(readFileSync(process.argv[2] ?? 'reports/mutation/history.json', 'utf8')) as { files: Record<string, { source: string; mutants: Mutant[] }> };
+const report = JSON.parse(readFileSync(process.argv[2] ?? 'reports/mutation/history.json', 'utf8')) as {
+  files: Record<string, { source: string; mutants: Mutant[] }>;
+};
 /**
  * Why a mutant survived, read from its line (a first sort, not a proof): it only shapes a
  * counterexample's words; no test reaches it; it moves a boundary by one instant; or it weakens a
@@ -39,10 +41,14 @@ for (const [file, { source, mutants }] of Object.entries(report.files)) {
     const kind = classOf(m, raw);
     classes.set(kind, (classes.get(kind) ?? 0) + 1);
     const code = raw.trim().slice(0, 90).replace(/\|/g, '\\|');
-    lines.push(`| ${file.replace(/^.*scripts\/history\//, '')}:${line} | ${m.mutatorName} | ${kind} | \`${(m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 60).replace(/\|/g, '\\|')}\` | \`${code}\` |`);
+    lines.push(
+      `| ${file.replace(/^.*scripts\/history\//, '')}:${line} | ${m.mutatorName} | ${kind} | \`${(m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 60).replace(/\|/g, '\\|')}\` | \`${code}\` |`,
+    );
   }
 }
-console.log(`score ${((100 * killed) / total).toFixed(2)}% (${killed} of ${total} killed or timed out, ${lines.length} survived)\n`);
+console.log(
+  `score ${((100 * killed) / total).toFixed(2)}% (${killed} of ${total} killed or timed out, ${lines.length} survived)\n`,
+);
 console.log([...classes].map(([k, n]) => `${k}: ${n}`).join(', '), '\n');
 console.log('| where | mutator | class | replacement | line |\n|---|---|---|---|---|');
 console.log(lines.join('\n'));

@@ -2,17 +2,36 @@ import { checkHistory, formatCheck } from './check-history';
 import { HISTORY_FORMAT, MetaRecord, OpRecord } from './format';
 
 const P = '7';
-const meta: MetaRecord = { op: 'meta', format: HISTORY_FORMAT, products: [{ productId: P, initialStock: 3, perUserLimit: 1 }] };
-const read = (stock: number, t: number): OpRecord => ({ op: 'read', productId: P, stock, status: 200, invokeMs: t, completeMs: t + 5 });
+const meta: MetaRecord = {
+  op: 'meta',
+  format: HISTORY_FORMAT,
+  products: [{ productId: P, initialStock: 3, perUserLimit: 1 }],
+};
+const read = (stock: number, t: number): OpRecord => ({
+  op: 'read',
+  productId: P,
+  stock,
+  status: 200,
+  invokeMs: t,
+  completeMs: t + 5,
+});
 // A stock set that never answered may apply at any later time: a rise or fall after it may be its doing.
-const ops: OpRecord[] = [read(3, 1000), { op: 'setStock', productId: P, stock: 9, error: 'TIMEOUT', invokeMs: 2000, completeMs: 12_000 }, read(9, 3000), read(1, 4000)];
+const ops: OpRecord[] = [
+  read(3, 1000),
+  { op: 'setStock', productId: P, stock: 9, error: 'TIMEOUT', invokeMs: 2000, completeMs: 12_000 },
+  read(9, 3000),
+  read(1, 4000),
+];
 const judge = (require: string[]) => checkHistory(meta, ops, [], { finalReadAtMs: 100_000, require });
 
 describe('stretches a rule could not judge', () => {
   it('are reported with when and why, and a rule not required still passes', () => {
     const check = judge([]);
     const rise = check.rules.find((r) => r.id === 'reads-rise');
-    expect(rise).toMatchObject({ ok: true, unjudged: [{ fromMs: 2000, toMs: Infinity, why: expect.stringMatching(/unanswered stock set/) }] });
+    expect(rise).toMatchObject({
+      ok: true,
+      unjudged: [{ fromMs: 2000, toMs: Infinity, why: expect.stringMatching(/unanswered stock set/) }],
+    });
     expect(formatCheck(check)).toMatch(/not judged from 1970-01-01T00:00:02\.000Z to the end: an unanswered stock set/);
   });
 
@@ -24,6 +43,8 @@ describe('stretches a rule could not judge', () => {
   });
 
   it('state the clock allowance the real-time rules used', () => {
-    expect(formatCheck(checkHistory(meta, ops, [], { finalReadAtMs: 100_000, require: [], skewMs: 400 }))).toMatch(/clock allowance between the writer and the database: ±400 ms/);
+    expect(formatCheck(checkHistory(meta, ops, [], { finalReadAtMs: 100_000, require: [], skewMs: 400 }))).toMatch(
+      /clock allowance between the writer and the database: ±400 ms/,
+    );
   });
 });

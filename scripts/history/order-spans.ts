@@ -25,8 +25,16 @@ export interface OrderSpan {
 export function orderSpans(m: Model, orders: FinalOrder[] = m.orders): OrderSpan[] {
   const skew = m.options.skewMs;
   return orders.map((order) => {
-    const cancels = (m.byOrder.get(order.id) ?? []).filter((op): op is CancelRecord => op.op === 'cancel' && verdictOf(op) !== 'refused');
-    return { order, sureFrom: order.createdAtMs + skew, sureUntil: sureEnd(m, order, cancels), mayFrom: order.createdAtMs, mayUntil: latestEnd(order, cancels, skew) };
+    const cancels = (m.byOrder.get(order.id) ?? []).filter(
+      (op): op is CancelRecord => op.op === 'cancel' && verdictOf(op) !== 'refused',
+    );
+    return {
+      order,
+      sureFrom: order.createdAtMs + skew,
+      sureUntil: sureEnd(m, order, cancels),
+      mayFrom: order.createdAtMs,
+      mayUntil: latestEnd(order, cancels, skew),
+    };
   });
 }
 
@@ -42,6 +50,8 @@ function sureEnd(m: Model, order: FinalOrder, cancels: CancelRecord[]): number {
 function latestEnd(order: FinalOrder, cancels: CancelRecord[], skew: number): number {
   if (isLive(order)) return Infinity;
   if (typeof order.closedAtMs === 'number') return order.closedAtMs + skew;
-  const answered = cancels.filter((c) => verdictOf(c) === 'ok').reduce((min, c) => Math.min(min, c.completeMs + skew), Infinity);
+  const answered = cancels
+    .filter((c) => verdictOf(c) === 'ok')
+    .reduce((min, c) => Math.min(min, c.completeMs + skew), Infinity);
   return answered;
 }

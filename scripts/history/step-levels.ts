@@ -49,7 +49,8 @@ export class StepLevels {
   /** The highest level at any instant of [from, to]. */
   maxOver(from: number, to: number): number {
     let best = this.at(from);
-    for (let i = lastAtOrBefore(this.times, from) + 1; i < this.times.length && this.times[i] <= to; i++) best = Math.max(best, this.levels[i]);
+    for (let i = lastAtOrBefore(this.times, from) + 1; i < this.times.length && this.times[i] <= to; i++)
+      best = Math.max(best, this.levels[i]);
     return best;
   }
 }

@@ -34,12 +34,19 @@ export class SupplyBound {
     const skew = m.options.skewMs;
     const ops = m.byKind.setStock.filter((op) => op.productId === productId && verdictOf(op) !== 'refused');
     this.sets = ops
-      .map((op) => ({ op, stock: op.stock, from: op.invokeMs - skew, to: verdictOf(op) === 'ok' ? op.completeMs + skew : Infinity, value: 0 }))
+      .map((op) => ({
+        op,
+        stock: op.stock,
+        from: op.invokeMs - skew,
+        to: verdictOf(op) === 'ok' ? op.completeMs + skew : Infinity,
+        value: 0,
+      }))
       .sort((a, b) => a.from - b.from);
     const loose = this.sets.map((s) => s.stock + possiblyHeld.maxOver(s.from, s.to));
     this.sets.forEach((s, i) => {
       let before = initial;
-      for (let j = 0; j < this.sets.length; j++) if (j !== i && this.sets[j].from < s.to) before = Math.max(before, j < i ? this.sets[j].value : loose[j]);
+      for (let j = 0; j < this.sets.length; j++)
+        if (j !== i && this.sets[j].from < s.to) before = Math.max(before, j < i ? this.sets[j].value : loose[j]);
       s.value = s.stock + Math.min(possiblyHeld.maxOver(s.from, s.to), before);
     });
     this.firstSetFrom = this.sets.length ? this.sets[0].from : Infinity;

@@ -25,7 +25,8 @@ export interface Unjudged {
 
 export type RuleVerdict = 'PASS' | 'FAIL' | 'NOT JUDGED';
 
-export const verdictOfRule = (r: RuleResult): RuleVerdict => (r.violations > 0 ? 'FAIL' : r.checked === 0 ? 'NOT JUDGED' : 'PASS');
+export const verdictOfRule = (r: RuleResult): RuleVerdict =>
+  r.violations > 0 ? 'FAIL' : r.checked === 0 ? 'NOT JUDGED' : 'PASS';
 
 const EXAMPLES = 5;
 
@@ -58,7 +59,15 @@ export class RuleTally {
   }
 
   result(): RuleResult {
-    return { id: this.id, rule: this.rule, ok: this.violations === 0, checked: this.checked, violations: this.violations, examples: [...this.examples], unjudged: [...this.unjudged] };
+    return {
+      id: this.id,
+      rule: this.rule,
+      ok: this.violations === 0,
+      checked: this.checked,
+      violations: this.violations,
+      examples: [...this.examples],
+      unjudged: [...this.unjudged],
+    };
   }
 }
 

@@ -22,7 +22,12 @@ export function orderActors(m: Model): RuleResult {
   for (const [op, order] of orderOps(m)) {
     if (verdictOf(op) !== 'ok' || op.userId === undefined) continue;
     const asUser = op.op === 'pay' ? op.result === undefined : op.actor === 'user';
-    if (asUser) tally.judge(op.userId !== order.userId ? `${describe(op)}: ${op.userId} acted on order ${order.id} of ${order.userId}` : undefined);
+    if (asUser)
+      tally.judge(
+        op.userId !== order.userId
+          ? `${describe(op)}: ${op.userId} acted on order ${order.id} of ${order.userId}`
+          : undefined,
+      );
   }
   return tally.result();
 }
@@ -43,13 +48,21 @@ export function orderAnswers(m: Model): RuleResult {
 function judgeAnswer(m: Model, op: OrderOp, order: FinalOrder): string | undefined {
   const where = `${describe(op)} (order ${order.id}, ${order.status})`;
   const made = op.op === 'pay' ? 'PAID' : 'CANCELLED';
-  if (verdictOf(op) === 'ok' && op.orderStatus !== undefined && op.orderStatus !== made) return `${where}: answered 200 with the order ${op.orderStatus}, not ${made}`;
+  if (verdictOf(op) === 'ok' && op.orderStatus !== undefined && op.orderStatus !== made)
+    return `${where}: answered 200 with the order ${op.orderStatus}, not ${made}`;
   const stateRefusal = op.code === 'INVALID_ORDER_STATE' || (op.op === 'pay' && op.result === 'ORDER_NOT_PAYABLE');
   const needs = op.op === 'cancel' && op.actor === 'admin' ? 'live' : 'pending';
-  if (stateRefusal && surelyOpen(m, order, op, needs)) return `${where}: refused for its state, yet the order was surely ${needs === 'live' ? 'live' : 'PENDING_PAYMENT'} throughout`;
-  if (op.code === 'ORDER_NOT_FOUND' && order.createdAtMs + m.options.skewMs < op.invokeMs) return `${where}: not found, yet created at ${order.createdAtMs}`;
-  if (op.code === 'FORBIDDEN' && op.userId === order.userId && !(op.op === 'cancel' && op.actor === 'admin')) return `${where}: forbidden to the order's own user`;
-  if (op.op === 'pay' && op.result === 'ALREADY_PROCESSED' && !(m.byOrder.get(order.id) ?? []).some((p) => p !== op && p.op === 'pay' && p.invokeMs <= op.completeMs))
+  if (stateRefusal && surelyOpen(m, order, op, needs))
+    return `${where}: refused for its state, yet the order was surely ${needs === 'live' ? 'live' : 'PENDING_PAYMENT'} throughout`;
+  if (op.code === 'ORDER_NOT_FOUND' && order.createdAtMs + m.options.skewMs < op.invokeMs)
+    return `${where}: not found, yet created at ${order.createdAtMs}`;
+  if (op.code === 'FORBIDDEN' && op.userId === order.userId && !(op.op === 'cancel' && op.actor === 'admin'))
+    return `${where}: forbidden to the order's own user`;
+  if (
+    op.op === 'pay' &&
+    op.result === 'ALREADY_PROCESSED' &&
+    !(m.byOrder.get(order.id) ?? []).some((p) => p !== op && p.op === 'pay' && p.invokeMs <= op.completeMs)
+  )
     return `${where}: ALREADY_PROCESSED with no earlier delivery for the order`;
   return undefined;
 }
@@ -64,7 +77,12 @@ function surelyOpen(m: Model, order: FinalOrder, op: OrderOp, needs: 'pending' |
   const by = op.completeMs + skew;
   if (order.createdAtMs + skew > op.invokeMs) return false;
   const closed = order.closedAtMs;
-  if (closed === undefined ? order.status !== 'PENDING_PAYMENT' && order.status !== 'PAID' : closed !== null && closed <= by) return false;
+  if (
+    closed === undefined
+      ? order.status !== 'PENDING_PAYMENT' && order.status !== 'PAID'
+      : closed !== null && closed <= by
+  )
+    return false;
   if (needs === 'live') return true;
   const paid = order.paidAtMs;
   if (paid === undefined || (paid !== null && paid <= by)) return false;

@@ -28,17 +28,29 @@ function whatWasKnown(m: Model, group: PurchaseGroup): { toldAt: number; orderKn
   for (const p of group.purchases) if (verdictOf(p) === 'ok') orderKnownAt = Math.min(orderKnownAt, p.completeMs);
   for (const p of group.polls) if (p.state === 'CREATED') orderKnownAt = Math.min(orderKnownAt, p.completeMs);
   for (const o of group.orders) orderKnownAt = Math.min(orderKnownAt, m.shownByMs.get(o.id) ?? Infinity);
-  const refusedAt = group.polls.reduce((min, p) => (p.state === 'REFUSED' ? Math.min(min, p.completeMs) : min), Infinity);
+  const refusedAt = group.polls.reduce(
+    (min, p) => (p.state === 'REFUSED' ? Math.min(min, p.completeMs) : min),
+    Infinity,
+  );
   return { toldAt: Math.min(orderKnownAt, refusedAt), orderKnownAt };
 }
 
 function judgePoll(poll: PollRecord, toldAt: number, orderKnownAt: number): string | undefined {
-  if (poll.state === 'PENDING' && poll.invokeMs > toldAt) return `${describe(poll)}: PENDING, sent after the purchase's outcome was told at ${toldAt}`;
-  if ((poll.status === 404 || poll.status === 403) && poll.invokeMs > orderKnownAt) return `${describe(poll)}: the purchase's order was known at ${orderKnownAt}`;
+  if (poll.state === 'PENDING' && poll.invokeMs > toldAt)
+    return `${describe(poll)}: PENDING, sent after the purchase's outcome was told at ${toldAt}`;
+  if ((poll.status === 404 || poll.status === 403) && poll.invokeMs > orderKnownAt)
+    return `${describe(poll)}: the purchase's order was known at ${orderKnownAt}`;
   return undefined;
 }
 
 function judgeReused(group: PurchaseGroup, reused: PurchaseRecord): string | undefined {
-  const other = group.purchases.some((q) => q !== reused && q.invokeMs <= reused.completeMs && (q.quantity !== reused.quantity || String(q.productId) !== String(reused.productId)));
-  return other ? undefined : `${describe(reused)}: no request of ${group.userId} with key ${group.id} asked for anything else before it`;
+  const other = group.purchases.some(
+    (q) =>
+      q !== reused &&
+      q.invokeMs <= reused.completeMs &&
+      (q.quantity !== reused.quantity || String(q.productId) !== String(reused.productId)),
+  );
+  return other
+    ? undefined
+    : `${describe(reused)}: no request of ${group.userId} with key ${group.id} asked for anything else before it`;
 }

@@ -15,11 +15,18 @@ export function every201Durable(m: Model): RuleResult {
     const purchaseId = op.op === 'purchase' ? (op.key ?? op.purchaseId) : op.purchaseId;
     const asked = op.op === 'purchase' ? op : requestPolled(m, op);
     if (!order) tally.judge(`lost: ${describe(op)} named order ${op.orderId ?? '(none)'}, absent from the final state`);
-    else if (order.userId !== op.userId) tally.judge(`${describe(op)}: order ${order.id} belongs to ${order.userId}, not ${op.userId}`);
+    else if (order.userId !== op.userId)
+      tally.judge(`${describe(op)}: order ${order.id} belongs to ${order.userId}, not ${op.userId}`);
     else if (purchaseId !== undefined && order.purchaseId !== null && order.purchaseId !== purchaseId)
       tally.judge(`${describe(op)}: order ${order.id} is of purchase ${order.purchaseId}, not ${purchaseId}`);
-    else if (asked && order.productId !== String(asked.productId)) tally.judge(`${describe(op)}: order ${order.id} is of product ${order.productId}, the purchase was of ${asked.productId}`);
-    else if (asked && order.quantity !== (asked.quantity ?? 1)) tally.judge(`${describe(op)}: order ${order.id} holds ${order.quantity} unit(s), the purchase asked for ${asked.quantity ?? 1}`);
+    else if (asked && order.productId !== String(asked.productId))
+      tally.judge(
+        `${describe(op)}: order ${order.id} is of product ${order.productId}, the purchase was of ${asked.productId}`,
+      );
+    else if (asked && order.quantity !== (asked.quantity ?? 1))
+      tally.judge(
+        `${describe(op)}: order ${order.id} holds ${order.quantity} unit(s), the purchase asked for ${asked.quantity ?? 1}`,
+      );
     else tally.judge();
   }
   return tally.result();
@@ -31,7 +38,9 @@ export function every201Durable(m: Model): RuleResult {
  * an answer to a different body under the same key, which made nothing).
  */
 function requestPolled(m: Model, poll: PollRecord): PurchaseRecord | undefined {
-  const own = (m.groupOf(poll.userId, poll.purchaseId)?.purchases ?? []).filter((p) => p.code !== 'IDEMPOTENCY_KEY_REUSED' && p.invokeMs <= poll.invokeMs);
+  const own = (m.groupOf(poll.userId, poll.purchaseId)?.purchases ?? []).filter(
+    (p) => p.code !== 'IDEMPOTENCY_KEY_REUSED' && p.invokeMs <= poll.invokeMs,
+  );
   return own.filter((p) => p.status === 202 && p.purchaseId === poll.purchaseId).pop() ?? own.pop();
 }
 
@@ -57,12 +66,29 @@ export function refusalsDidNothing(m: Model): { refusals: RuleResult; explained:
     const pollRefused = group.polls.filter((p) => p.state === 'REFUSED');
     const refusedCount = definiteRefusals.length + pollRefused.length;
     for (const order of orders) {
-      const maker = group.purchases.some((p) => verdictOf(p) !== 'refused' && p.invokeMs <= order.createdAtMs + skew && latestEffectMs(p) >= order.createdAtMs - skew);
-      const culprit = definiteRefusals.find((r) => r.invokeMs <= order.createdAtMs + skew && r.completeMs >= order.createdAtMs - skew);
-      if (pollRefused.length) refusals.judge(`purchase ${group.id}: polled REFUSED (${describe(pollRefused[0])}) but order ${order.id} exists`);
-      else if (!maker && culprit) refusals.judge(`purchase ${group.id}: ${describe(culprit)} but order ${order.id} was created at ${order.createdAtMs}, during it`);
+      const maker = group.purchases.some(
+        (p) =>
+          verdictOf(p) !== 'refused' &&
+          p.invokeMs <= order.createdAtMs + skew &&
+          latestEffectMs(p) >= order.createdAtMs - skew,
+      );
+      const culprit = definiteRefusals.find(
+        (r) => r.invokeMs <= order.createdAtMs + skew && r.completeMs >= order.createdAtMs - skew,
+      );
+      if (pollRefused.length)
+        refusals.judge(
+          `purchase ${group.id}: polled REFUSED (${describe(pollRefused[0])}) but order ${order.id} exists`,
+        );
+      else if (!maker && culprit)
+        refusals.judge(
+          `purchase ${group.id}: ${describe(culprit)} but order ${order.id} was created at ${order.createdAtMs}, during it`,
+        );
       else if (refusedCount) refusals.judge();
-      explained.judge(maker || culprit ? undefined : `order ${order.id} (purchase ${group.id}, created ${order.createdAtMs}): no request could have made it`);
+      explained.judge(
+        maker || culprit
+          ? undefined
+          : `order ${order.id} (purchase ${group.id}, created ${order.createdAtMs}): no request could have made it`,
+      );
     }
   }
   // Orders whose purchase id no operation knew: only a keyless purchase that got no answer explains them.
@@ -71,13 +97,18 @@ export function refusalsDidNothing(m: Model): { refusals: RuleResult; explained:
     const slot = `${order.userId}|${order.productId}`;
     const left = spare.get(slot) ?? 0;
     if (left > 0) spare.set(slot, left - 1);
-    explained.judge(left > 0 ? undefined : `order ${order.id} of ${order.userId} (purchase ${order.purchaseId ?? 'none'}): no request in the history names it`);
+    explained.judge(
+      left > 0
+        ? undefined
+        : `order ${order.id} of ${order.userId} (purchase ${order.purchaseId ?? 'none'}): no request in the history names it`,
+    );
   }
   return { refusals: refusals.result(), explained: explained.result() };
 }
 
 /** A refusal that says "this purchase has no order", as opposed to "try again" (503, 429) or "never sent" (ECONNREFUSED). */
-const saysNoOrder = (p: PurchaseRecord): boolean => verdictOf(p) === 'refused' && p.status !== undefined && p.status !== 503 && p.status !== 429;
+const saysNoOrder = (p: PurchaseRecord): boolean =>
+  verdictOf(p) === 'refused' && p.status !== undefined && p.status !== 503 && p.status !== 429;
 
 /**
  * One outcome per purchase id, across all its requests, retries and polls: at most one order; every
@@ -118,14 +149,21 @@ function judgeGroup(m: Model, group: PurchaseGroup, orders: FinalOrder[]): strin
   const order = orders[0];
   if (!order) return undefined;
   const where = whereOf(group);
-  if (named !== undefined && named !== order.id) return `${where}: answered with order ${named}, but its order is ${order.id}`;
+  if (named !== undefined && named !== order.id)
+    return `${where}: answered with order ${named}, but its order is ${order.id}`;
   const refusedPoll = group.polls.find((p) => p.state === 'REFUSED');
   if (refusedPoll) return `${where}: ${describe(refusedPoll)} said REFUSED, but order ${order.id} exists`;
   const existedBy = Math.min(order.createdAtMs + m.options.skewMs, m.shownByMs.get(order.id) ?? Infinity);
   const differs = (p: PurchaseRecord) => p.quantity !== order.quantity || String(p.productId) !== order.productId;
-  const late = group.purchases.find((p) => saysNoOrder(p) && p.invokeMs > existedBy && !(p.code === 'IDEMPOTENCY_KEY_REUSED' && differs(p)));
-  if (late) return `${where}: ${describe(late)} was sent after order ${order.id} existed (created ${order.createdAtMs}), and refused`;
-  const earlier409 = group.purchases.find((p) => p.status === 409 && p.completeMs < order.createdAtMs - m.options.skewMs);
-  if (earlier409) return `${where}: ${describe(earlier409)}, yet order ${order.id} was made later (created ${order.createdAtMs})`;
+  const late = group.purchases.find(
+    (p) => saysNoOrder(p) && p.invokeMs > existedBy && !(p.code === 'IDEMPOTENCY_KEY_REUSED' && differs(p)),
+  );
+  if (late)
+    return `${where}: ${describe(late)} was sent after order ${order.id} existed (created ${order.createdAtMs}), and refused`;
+  const earlier409 = group.purchases.find(
+    (p) => p.status === 409 && p.completeMs < order.createdAtMs - m.options.skewMs,
+  );
+  if (earlier409)
+    return `${where}: ${describe(earlier409)}, yet order ${order.id} was made later (created ${order.createdAtMs})`;
   return undefined;
 }

@@ -8,7 +8,8 @@ import { StepLevels } from '../step-levels';
 import { RuleResult, RuleTally } from '../tally';
 
 type TicketAnswer = QueueJoinRecord | QueuePollRecord;
-const isTicketAnswer = (op: OpRecord): op is TicketAnswer => (op.op === 'queueJoin' || op.op === 'queuePoll') && verdictOf(op) === 'ok';
+const isTicketAnswer = (op: OpRecord): op is TicketAnswer =>
+  (op.op === 'queueJoin' || op.op === 'queuePoll') && verdictOf(op) === 'ok';
 
 /** Per queued product (one the history has queue records of): each user's ticket answers, in the order they were sent. */
 export function queueAnswers(m: Model): Map<string, Map<string, TicketAnswer[]>> {
@@ -19,11 +20,13 @@ export function queueAnswers(m: Model): Map<string, Map<string, TicketAnswer[]>>
     if (!isTicketAnswer(op)) continue;
     product.set(op.userId, [...(product.get(op.userId) ?? []), op]);
   }
-  for (const users of byProduct.values()) for (const list of users.values()) list.sort((a, b) => a.invokeMs - b.invokeMs);
+  for (const users of byProduct.values())
+    for (const list of users.values()) list.sort((a, b) => a.invokeMs - b.invokeMs);
   return byProduct;
 }
 
-const firstAdmitted = (answers: TicketAnswer[] | undefined): TicketAnswer | undefined => answers?.find((a) => a.state === 'ADMITTED');
+const firstAdmitted = (answers: TicketAnswer[] | undefined): TicketAnswer | undefined =>
+  answers?.find((a) => a.state === 'ADMITTED');
 
 /**
  * On a queued product, every order is made under an admission its user held then: an ADMITTED
@@ -39,12 +42,23 @@ export function purchasesAdmitted(m: Model, queues: Map<string, Map<string, Tick
     const answers = users.get(order.userId) ?? [];
     // The last admission asked for before the order was made, and any expiry seen after it, surely before the order.
     const admitted = answers.filter((a) => a.state === 'ADMITTED' && a.invokeMs <= order.createdAtMs + skew).pop();
-    const expired = admitted && answers.find((a) => a.state === 'EXPIRED' && a.invokeMs >= admitted.completeMs && a.completeMs < order.createdAtMs - skew);
+    const expired =
+      admitted &&
+      answers.find(
+        (a) => a.state === 'EXPIRED' && a.invokeMs >= admitted.completeMs && a.completeMs < order.createdAtMs - skew,
+      );
     const where = `order ${order.id} of ${order.userId} (created ${order.createdAtMs})`;
     if (!admitted) {
       const first = firstAdmitted(answers);
-      tally.judge(`${where}: ${first ? `its first ADMITTED answer was asked for only at ${first.invokeMs}` : 'no answer ever admitted its user'}`);
-    } else tally.judge(expired ? `${where}: its ticket was seen EXPIRED at ${expired.completeMs}, after its admission and before the order, with no new admission` : undefined);
+      tally.judge(
+        `${where}: ${first ? `its first ADMITTED answer was asked for only at ${first.invokeMs}` : 'no answer ever admitted its user'}`,
+      );
+    } else
+      tally.judge(
+        expired
+          ? `${where}: its ticket was seen EXPIRED at ${expired.completeMs}, after its admission and before the order, with no new admission`
+          : undefined,
+      );
   }
   return tally.result();
 }
@@ -61,13 +75,18 @@ export function admissionsInOrder(m: Model, queues: Map<string, Map<string, Tick
     const tickets = queueOrder(traces, room?.saleStartsAtMs ?? null, room?.seed ?? null);
     const order = admissionOrder(tickets, 0);
     for (const _ of tickets) tally.judge();
-    for (let i = 0; i < order.inversions; i++) tally.fail(`product ${productId}: ${order.examples[i] ?? 'another inversion'} (ms since the epoch)`);
+    for (let i = 0; i < order.inversions; i++)
+      tally.fail(`product ${productId}: ${order.examples[i] ?? 'another inversion'} (ms since the epoch)`);
   }
   return tally.result();
 }
 
 function traceOf(userId: string, answers: TicketAnswer[]): BuyerTrace {
-  const trace: BuyerTrace = { userId, answers: answers.map((a) => ({ op: a.op, invokeMs: a.invokeMs, completeMs: a.completeMs, status: a.status ?? 0 })), final: '' };
+  const trace: BuyerTrace = {
+    userId,
+    answers: answers.map((a) => ({ op: a.op, invokeMs: a.invokeMs, completeMs: a.completeMs, status: a.status ?? 0 })),
+    final: '',
+  };
   for (const a of answers) {
     trace.ticketId ??= a.ticketId;
     if (a.op === 'queueJoin') trace.joinCompleteMs ??= a.completeMs;
@@ -84,28 +103,49 @@ function traceOf(userId: string, answers: TicketAnswer[]): BuyerTrace {
  * asked for, or until its user's order was made. At each instant that count changes it must fit
  * the most the product can have had for sale then (mostForSale: across stock sets too).
  */
-export function admissionsWithinStock(m: Model, queues: Map<string, Map<string, TicketAnswer[]>>, spans: OrderSpan[], preexisting: OrderSpan[] = []): RuleResult {
+export function admissionsWithinStock(
+  m: Model,
+  queues: Map<string, Map<string, TicketAnswer[]>>,
+  spans: OrderSpan[],
+  preexisting: OrderSpan[] = [],
+): RuleResult {
   const tally = new RuleTally('outstanding admissions never exceed the stock for sale');
   const skew = m.options.skewMs;
   const ended = [...spans, ...preexisting];
   for (const [productId, users] of queues) {
     if (!m.products.has(productId)) continue;
     const firstOrder = new Map<string, FinalOrder>();
-    for (const o of m.orders) if (o.productId === productId && !(o.createdAtMs >= (firstOrder.get(o.userId)?.createdAtMs ?? Infinity))) firstOrder.set(o.userId, o);
+    for (const o of m.orders)
+      if (o.productId === productId && !(o.createdAtMs >= (firstOrder.get(o.userId)?.createdAtMs ?? Infinity)))
+        firstOrder.set(o.userId, o);
     const held = [];
     for (const [userId, answers] of users) {
       const first = firstAdmitted(answers);
       if (!first) continue;
-      const lastAsked = answers.filter((a) => a.state === 'ADMITTED').reduce((max, a) => Math.max(max, a.invokeMs), -Infinity);
+      const lastAsked = answers
+        .filter((a) => a.state === 'ADMITTED')
+        .reduce((max, a) => Math.max(max, a.invokeMs), -Infinity);
       const order = firstOrder.get(userId);
-      const until = Math.max(lastAsked, order && order.createdAtMs > first.completeMs ? order.createdAtMs - skew : -Infinity);
+      const until = Math.max(
+        lastAsked,
+        order && order.createdAtMs > first.completeMs ? order.createdAtMs - skew : -Infinity,
+      );
       held.push({ from: first.completeMs, until, units: 1 });
     }
     const levels = new StepLevels(held);
     const instants = levels.times.filter((_, i) => levels.levels[i] > 0);
-    const bounds = mostForSale(m, productId, ended, instants.map((t) => ({ fromMs: t, toMs: t })));
+    const bounds = mostForSale(
+      m,
+      productId,
+      ended,
+      instants.map((t) => ({ fromMs: t, toMs: t })),
+    );
     const i = instants.findIndex((t, k) => levels.at(t) > bounds[k].bound);
-    tally.judge(i < 0 ? undefined : `product ${productId}: ${levels.at(instants[i])} admission(s) outstanding at ${new Date(instants[i]).toISOString()}, at most ${bounds[i].bound} unit(s) for sale then (${bounds[i].why})`);
+    tally.judge(
+      i < 0
+        ? undefined
+        : `product ${productId}: ${levels.at(instants[i])} admission(s) outstanding at ${new Date(instants[i]).toISOString()}, at most ${bounds[i].bound} unit(s) for sale then (${bounds[i].why})`,
+    );
   }
   return tally.result();
 }

@@ -16,18 +16,35 @@ export function answersAfterEffects(m: Model): RuleResult {
   const tally = new RuleTally('no answer precedes the effect it reports');
   const skew = m.options.skewMs;
   const firstOrderOf = new Map<string, number>();
-  for (const o of [...m.orders, ...m.preexisting]) firstOrderOf.set(`${o.userId}|${o.productId}`, Math.min(firstOrderOf.get(`${o.userId}|${o.productId}`) ?? Infinity, o.createdAtMs));
+  for (const o of [...m.orders, ...m.preexisting])
+    firstOrderOf.set(
+      `${o.userId}|${o.productId}`,
+      Math.min(firstOrderOf.get(`${o.userId}|${o.productId}`) ?? Infinity, o.createdAtMs),
+    );
   const late = (op: OpRecord, effectMs: number, effect: string): string | undefined =>
-    op.completeMs + skew < effectMs ? `${describe(op)} answered at ${iso(op.completeMs)}, before ${effect} at ${iso(effectMs)} (allowance ${skew} ms)` : undefined;
+    op.completeMs + skew < effectMs
+      ? `${describe(op)} answered at ${iso(op.completeMs)}, before ${effect} at ${iso(effectMs)} (allowance ${skew} ms)`
+      : undefined;
   const { purchase, poll, pay, cancel, queueJoin, queuePoll } = m.byKind;
   for (const op of [...purchase, ...poll, ...pay, ...cancel, ...queueJoin, ...queuePoll]) {
-    const order: FinalOrder | undefined = 'orderId' in op && op.orderId !== undefined ? m.ordersById.get(op.orderId) : undefined;
-    if (op.op === 'purchase' && verdictOf(op) === 'ok' && order) tally.judge(late(op, order.createdAtMs, `order ${order.id} was created`));
-    else if (op.op === 'poll' && op.state === 'CREATED' && order) tally.judge(late(op, order.createdAtMs, `order ${order.id} was created`));
-    else if (op.op === 'pay' && surelyPaid(op) && typeof order?.paidAtMs === 'number') tally.judge(late(op, order.paidAtMs, `order ${order.id} was recorded paid`));
-    else if (op.op === 'cancel' && verdictOf(op) === 'ok' && typeof order?.closedAtMs === 'number') tally.judge(late(op, order.closedAtMs, `order ${order.id} was recorded closed`));
+    const order: FinalOrder | undefined =
+      'orderId' in op && op.orderId !== undefined ? m.ordersById.get(op.orderId) : undefined;
+    if (op.op === 'purchase' && verdictOf(op) === 'ok' && order)
+      tally.judge(late(op, order.createdAtMs, `order ${order.id} was created`));
+    else if (op.op === 'poll' && op.state === 'CREATED' && order)
+      tally.judge(late(op, order.createdAtMs, `order ${order.id} was created`));
+    else if (op.op === 'pay' && surelyPaid(op) && typeof order?.paidAtMs === 'number')
+      tally.judge(late(op, order.paidAtMs, `order ${order.id} was recorded paid`));
+    else if (op.op === 'cancel' && verdictOf(op) === 'ok' && typeof order?.closedAtMs === 'number')
+      tally.judge(late(op, order.closedAtMs, `order ${order.id} was recorded closed`));
     else if ((op.op === 'queueJoin' || op.op === 'queuePoll') && op.state === 'BOUGHT' && verdictOf(op) === 'ok')
-      tally.judge(late(op, firstOrderOf.get(`${op.userId}|${op.productId}`) ?? Infinity, `any order of ${op.userId} for product ${op.productId}`));
+      tally.judge(
+        late(
+          op,
+          firstOrderOf.get(`${op.userId}|${op.productId}`) ?? Infinity,
+          `any order of ${op.userId} for product ${op.productId}`,
+        ),
+      );
   }
   return tally.result();
 }

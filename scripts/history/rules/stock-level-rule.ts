@@ -16,8 +16,19 @@ export function stockReadsWithinSupply(m: Model, spans: OrderSpan[], preexisting
   for (const product of m.products.values()) {
     const id = product.productId;
     const reads = stockReads(m, id);
-    const bounds = mostForSale(m, id, ended, reads.map((r) => ({ fromMs: r.invokeMs - m.options.staleReadMs, toMs: r.completeMs })));
-    reads.forEach((r, i) => tally.judge(r.stock > bounds[i].bound ? `product ${id}: read ${r.stock} at [${r.invokeMs}..${r.completeMs}], at most ${bounds[i].bound} (${bounds[i].why})` : undefined));
+    const bounds = mostForSale(
+      m,
+      id,
+      ended,
+      reads.map((r) => ({ fromMs: r.invokeMs - m.options.staleReadMs, toMs: r.completeMs })),
+    );
+    reads.forEach((r, i) =>
+      tally.judge(
+        r.stock > bounds[i].bound
+          ? `product ${id}: read ${r.stock} at [${r.invokeMs}..${r.completeMs}], at most ${bounds[i].bound} (${bounds[i].why})`
+          : undefined,
+      ),
+    );
   }
   return tally.result();
 }

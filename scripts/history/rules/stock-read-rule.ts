@@ -14,7 +14,9 @@ export type StockRead = ReadRecord & { stock: number };
 
 /** The product's reads that showed a stock. */
 export const stockReads = (m: Model, productId: string): StockRead[] =>
-  m.byKind.read.filter((op): op is StockRead => op.productId === productId && verdictOf(op) === 'ok' && typeof op.stock === 'number');
+  m.byKind.read.filter(
+    (op): op is StockRead => op.productId === productId && verdictOf(op) === 'ok' && typeof op.stock === 'number',
+  );
 
 /**
  * A product's stock as read by clients goes up only by units something could have given back
@@ -27,7 +29,14 @@ export function stockReadsMonotone(m: Model, spans: OrderSpan[], preexisting: Or
   for (const product of m.products.values()) {
     const reads = stockReads(m, product.productId);
     // Pre-existing orders are not the history's, but their units come back to the stock when they end.
-    judgePairs(m, tally, reads, returnsOf(m, product.productId, [...spans, ...preexisting]), (r) => r.stock, 'give back');
+    judgePairs(
+      m,
+      tally,
+      reads,
+      returnsOf(m, product.productId, [...spans, ...preexisting]),
+      (r) => r.stock,
+      'give back',
+    );
   }
   return tally.result();
 }
@@ -58,14 +67,29 @@ export function stockReadsFallByOrders(m: Model): RuleResult {
  * A stock set explains any change; the reads are kept apart by how many sets were over when r1
  * began, so r2 is compared only with the r1 no set can stand between.
  */
-function judgePairs(m: Model, tally: RuleTally, reads: StockRead[], causes: Cause[], value: (r: StockRead) => number, verb: string): void {
+function judgePairs(
+  m: Model,
+  tally: RuleTally,
+  reads: StockRead[],
+  causes: Cause[],
+  value: (r: StockRead) => number,
+  verb: string,
+): void {
   if (reads.length < 2) {
     for (const _ of reads) tally.judge();
     return;
   }
   // A set that never answered may apply at any later time: from its send on, no pair can be judged.
-  const unanswered = causes.reduce((min, c) => (c.units === Infinity && c.toMs === Infinity ? Math.min(min, c.fromMs) : min), Infinity);
-  if (unanswered !== Infinity) tally.notJudged(unanswered, Infinity, `an unanswered stock set sent at ${new Date(unanswered).toISOString()} may apply at any later time: any change between two reads after it may be its doing`);
+  const unanswered = causes.reduce(
+    (min, c) => (c.units === Infinity && c.toMs === Infinity ? Math.min(min, c.fromMs) : min),
+    Infinity,
+  );
+  if (unanswered !== Infinity)
+    tally.notJudged(
+      unanswered,
+      Infinity,
+      `an unanswered stock set sent at ${new Date(unanswered).toISOString()} may apply at any later time: any change between two reads after it may be its doing`,
+    );
   const units = causes.filter((c) => c.units !== Infinity);
   const sets = causes.filter((c) => c.units === Infinity).map((c) => ({ ...c, units: 1 }));
   const S = prefixSum(units, 'fromMs');

@@ -7,7 +7,10 @@ import { RuleResult, RuleTally } from '../tally';
 const iso = (t: number): string => new Date(t).toISOString();
 const names = (spans: OrderSpan[], t: number): string => {
   const held = spans.filter((s) => s.sureFrom <= t && t < s.sureUntil);
-  return `${held.slice(0, 8).map((s) => `${s.order.id} (${s.order.status})`).join(', ')}${held.length > 8 ? `, … ${held.length} orders` : ''}`;
+  return `${held
+    .slice(0, 8)
+    .map((s) => `${s.order.id} (${s.order.status})`)
+    .join(', ')}${held.length > 8 ? `, … ${held.length} orders` : ''}`;
 };
 
 /**
@@ -23,7 +26,12 @@ export function noOversell(m: Model, spans: OrderSpan[] = orderSpans(m)): RuleRe
     const mine = spans.filter((s) => s.order.productId === product.productId);
     const held = new StepLevels(mine.map((s) => ({ from: s.sureFrom, until: s.sureUntil, units: s.order.quantity })));
     const maybe = new StepLevels(mine.map((s) => ({ from: s.mayFrom, until: s.mayUntil, units: s.order.quantity })));
-    const supply = new SupplyBound(m, product.productId, product.initialStock + (m.returnedBefore.get(product.productId) ?? 0), maybe);
+    const supply = new SupplyBound(
+      m,
+      product.productId,
+      product.initialStock + (m.returnedBefore.get(product.productId) ?? 0),
+      maybe,
+    );
     const instants = [...new Set([...held.times, ...supply.breakpoints()])].sort((a, b) => a - b);
     let problem: string | undefined;
     for (const t of instants) {
@@ -52,7 +60,8 @@ export function perUserLimit(m: Model, spans: OrderSpan[] = orderSpans(m)): Rule
   const over = new Map<string, OrderSpan[]>();
   for (const s of spans) {
     const slot = `${s.order.userId}|${s.order.productId}`;
-    if ((totals.get(slot) as number) > (m.products.get(s.order.productId)?.perUserLimit ?? Infinity)) over.set(slot, [...(over.get(slot) ?? []), s]);
+    if ((totals.get(slot) as number) > (m.products.get(s.order.productId)?.perUserLimit ?? Infinity))
+      over.set(slot, [...(over.get(slot) ?? []), s]);
   }
   for (let i = over.size; i < totals.size; i++) tally.judge();
   for (const list of over.values()) {
@@ -60,7 +69,11 @@ export function perUserLimit(m: Model, spans: OrderSpan[] = orderSpans(m)): Rule
     const limit = m.products.get(productId)?.perUserLimit ?? Infinity;
     const held = new StepLevels(list.map((s) => ({ from: s.sureFrom, until: s.sureUntil, units: s.order.quantity })));
     const i = held.levels.findIndex((level) => level > limit);
-    tally.judge(i < 0 ? undefined : `${userId} held ${held.levels[i]} unit(s) of product ${productId} at ${iso(held.times[i])}, limit ${limit}; orders ${names(list, held.times[i])}`);
+    tally.judge(
+      i < 0
+        ? undefined
+        : `${userId} held ${held.levels[i]} unit(s) of product ${productId} at ${iso(held.times[i])}, limit ${limit}; orders ${names(list, held.times[i])}`,
+    );
   }
   return tally.result();
 }
