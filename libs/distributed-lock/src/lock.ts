@@ -73,7 +73,7 @@ export interface AcquireOptions {
   /**
    * `false`: neither re-enter a lock the async chain holds nor record this one in it (`current()`
    * and `CurrentLock` do not see it; `using` hands it to its callback). Recording needs
-   * AsyncLocalStorage, whose promise hooks on Node 20 then tax every promise. Default `true`.
+   * AsyncLocalStorage, whose promise hooks on Node 20 and 22 then tax every promise. Default `true`.
    */
   reentrant?: boolean;
   /** Owner token (default random): one holder's own, shared by its processes. A key it already holds is taken as it is. */

@@ -16,7 +16,7 @@ export interface WithLockOptions {
   /**
    * `false`: no re-entry and no async-context scope (`CurrentLock` sees nothing); the lock reaches
    * the method only through its `@HeldLock()` parameter. Costs nothing per promise of the process
-   * (Node 20's AsyncLocalStorage switches on promise hooks for every promise once used). Default true.
+   * (on Node 20 and 22 AsyncLocalStorage switches on promise hooks for every promise once used). Default true.
    */
   reentrant?: boolean;
   /**

@@ -138,8 +138,9 @@ export class StockService {
 
   /**
    * Serves one batch of a unit's queue within its window: its outcomes, or BatchRefusedError when
-   * the deadline ran out before it could run (nothing done). A batch whose answer was lost measured
-   * the fault, not the service: the queue's model keeps its view.
+   * the deadline ran out before it could run (nothing done). A batch whose answer was lost is
+   * reported unmeasured: it timed the fault, not the service (the queue still learns from one that
+   * overran its estimate, which shows the service at least that slow).
    */
   async serve(
     unit: StockUnit,

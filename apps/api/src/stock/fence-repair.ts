@@ -8,8 +8,8 @@ import { StockUnit, stockLockKey } from './stock-keys';
  * The fence side of a product's lock. The locks themselves are taken by `@WithLock` on the
  * methods that write stock (StockService, InventoryService, OrdersService, OrderExpiryService),
  * each with `reentrant: false` and its fence handed to the method (`@HeldLock()`): no path
- * re-enters a lock, and a scope recorded for re-entry would switch on Node 20's
- * AsyncLocalStorage promise hooks for every promise of the process.
+ * re-enters a lock, so none records a scope for re-entry (on Node 24 such a scope measured inside
+ * noise; see docs/BENCHMARKS.md, "The lock context on Node 24").
  */
 @Injectable()
 export class FenceRepair {
