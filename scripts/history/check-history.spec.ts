@@ -241,3 +241,36 @@ describe('checkHistory', () => {
     expect(() => parseHistory('not json\n')).toThrow(/line 1: not JSON/);
   });
 });
+
+describe('--require all', () => {
+  const sale = () => [buy('a', 'ka', 1000, { status: 201, orderId: '1' }), read(2, 2000)];
+  const check = (ops: OpRecord[]) =>
+    checkHistory(meta(), ops, [order('1', 'a', 'ka', 1005)], { finalReadAtMs: 10_000_000, require: ['all'] });
+
+  it('does not require the pay and cancel rules of a history with neither', () => {
+    const result = check(sale());
+    expect(failed(result)).not.toContain("only the order's user or an admin pays or cancels it");
+    expect(failed(result)).not.toContain('every pay and cancel answer is true');
+    const orderRules = result.rules.filter((r) => r.id === 'order-actors' || r.id === 'order-answers');
+    expect(orderRules.map((r) => [r.id, r.required])).toEqual([
+      ['order-actors', false],
+      ['order-answers', false],
+    ]);
+  });
+
+  it('requires them once the history pays or cancels', () => {
+    const pay = {
+      op: 'pay',
+      orderId: '1',
+      userId: 'a',
+      status: 200,
+      orderStatus: 'PAID',
+      invokeMs: 3000,
+      completeMs: 3010,
+    };
+    const result = check([...sale(), pay as OpRecord]);
+    expect(
+      result.rules.filter((r) => r.id === 'order-actors' || r.id === 'order-answers').every((r) => r.required),
+    ).toBe(true);
+  });
+});

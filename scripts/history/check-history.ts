@@ -103,7 +103,8 @@ export function checkHistory(
         ]
       : []),
   ];
-  const required = requiredIds(options.require, queues.size > 0);
+  const actsOnOrders = model.byKind.pay.length + model.byKind.cancel.length > 0;
+  const required = requiredIds(options.require, queues.size > 0, actsOnOrders);
   for (const r of rules) {
     r.required = required.has(r.id);
     // A required rule must judge something, and everything: a stretch it could not judge fails it.
@@ -130,13 +131,18 @@ export function checkHistory(
   };
 }
 
-function requiredIds(require: string[] | undefined, queued: boolean): Set<string> {
+/** Rules that judge pays and cancels: a history with neither gives them nothing to judge. */
+const ORDER_ACTION_RULES = ['order-actors', 'order-answers'];
+
+function requiredIds(require: string[] | undefined, queued: boolean, actsOnOrders: boolean): Set<string> {
   const ids = require ?? [...DEFAULT_REQUIRED, ...(queued ? QUEUE_REQUIRED : [])];
   const unknown = ids.filter((id) => id !== 'all' && !ALL_RULE_IDS.includes(id));
   if (unknown.length)
     throw new Error(`unknown rule(s) to require: ${unknown.join(', ')}; known: all, ${ALL_RULE_IDS.join(', ')}`);
-  // `all` means every rule this history has (the queue rules only with queue records).
-  return new Set(ids.includes('all') ? ALL_RULE_IDS : ids);
+  // `all` means every rule this history gives something to judge: the queue rules only with queue
+  // records, the pay and cancel rules only with pays or cancels.
+  if (!ids.includes('all')) return new Set(ids);
+  return new Set(ALL_RULE_IDS.filter((id) => actsOnOrders || !ORDER_ACTION_RULES.includes(id)));
 }
 
 const iso = (t: number): string => (Number.isFinite(t) ? new Date(t).toISOString() : String(t));
