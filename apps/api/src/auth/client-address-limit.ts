@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
-import { counterFor, RateBudget, WindowRateLimiter } from '../common/throttling/rate-limiter';
+import { addressTracker, counterFor, RateBudget, WindowRateLimiter } from '../common/throttling/rate-limiter';
 import { TypedConfigService } from '../config/app-config.module';
 
 /**
@@ -35,6 +35,6 @@ export class ClientAddressLimit {
 
   /** Counts one request of `budget` from `address`; throws 429 RATE_LIMITED (with Retry-After) past the budget. */
   spend(budget: string, address: string | undefined): Promise<void> {
-    return this.budget.spend(`${budget}:ip:${address ?? 'unknown'}`);
+    return this.budget.spend(addressTracker(budget, address));
   }
 }

@@ -4,7 +4,7 @@ import { AuthUser } from '../auth/auth.types';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
-import { counterFor, RateBudget, WindowRateLimiter } from '../common/throttling/rate-limiter';
+import { addressTracker, counterFor, RateBudget, WindowRateLimiter } from '../common/throttling/rate-limiter';
 import { TypedConfigService } from '../config/app-config.module';
 import { TicketSigner } from './ticket-signer';
 
@@ -56,6 +56,6 @@ export class QueueRouteLimit {
   }
 
   summary(address: string | undefined): Promise<void> {
-    return this.summaries.spend(`queue.summary:ip:${address ?? 'unknown'}`);
+    return this.summaries.spend(addressTracker('queue.summary', address));
   }
 }

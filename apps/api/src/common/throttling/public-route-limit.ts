@@ -4,7 +4,7 @@ import { TypedConfigService } from '../../config/app-config.module';
 import type { RedisConnection } from '../redis/redis-client.factory';
 import { REDIS_CLIENT } from '../redis/redis.constants';
 import { RedisKeyPrefix } from '../redis/redis-keys';
-import { counterFor, RateBudget, WindowRateLimiter } from './rate-limiter';
+import { addressTracker, counterFor, RateBudget, WindowRateLimiter } from './rate-limiter';
 
 /** The public routes counted here, each with a budget of its own. */
 export type PublicRoute = 'product.read';
@@ -37,6 +37,6 @@ export class PublicRouteLimit {
 
   /** Counts one request of `route` from `address`; throws 429 RATE_LIMITED (with Retry-After) past the budget. */
   spend(route: PublicRoute, address: string | undefined): Promise<void> {
-    return this.budgets[route].spend(`${route}:ip:${address ?? 'unknown'}`);
+    return this.budgets[route].spend(addressTracker(route, address));
   }
 }

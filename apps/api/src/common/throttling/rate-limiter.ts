@@ -132,6 +132,14 @@ export class UserRateLimiter extends WindowRateLimiter {
 }
 
 /**
+ * The counter of a budget kept per client address (the address Fastify derives; `unknown` when it
+ * has none), shared by every per-address budget so their keys read alike.
+ */
+export function addressTracker(budget: string, address: string | undefined): string {
+  return `${budget}:ip:${address ?? 'unknown'}`;
+}
+
+/**
  * A rate budget of the API: `spend` counts one request against a tracker and throws 429
  * RATE_LIMITED (with Retry-After) past the budget. While Redis is unreachable the budget is
  * skipped (skipWhenRedisDown): no invariant depends on a rate limit, Postgres enforces them all.
