@@ -13,6 +13,9 @@ export interface BuyerRecord {
   /** The admission's expiry as the API stated it (admissions of one step share it). */
   admissionExpiresAt?: number;
   boughtAt?: number;
+  /** When this buyer sent the poll that first answered SOLD_OUT (its send time: what the API's poll cadence governs). */
+  firstSoldOutAskedAt?: number;
+  /** When that answer arrived (adds the round trip, which a loaded client stretches). */
   firstSoldOutSeenAt?: number;
   finalState?: string;
 }
@@ -61,7 +64,8 @@ export interface QueueSaleOptions {
 
 const JOIN_CONCURRENCY = 64;
 const ok = <T>(answer: JsonAnswer<T>, what: string): T => {
-  if (answer.status !== 200 && answer.status !== 201) throw new Error(`${what}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
+  if (answer.status !== 200 && answer.status !== 201)
+    throw new Error(`${what}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.body;
 };
 
@@ -87,17 +91,38 @@ export async function runQueueSale(options: QueueSaleOptions): Promise<QueueSale
     }),
     'create product',
   );
-  const history = new HistoryLog('waiting-room-sale', [{ productId: product.id, initialStock: stock, perUserLimit: 1 }]);
-  const run: QueueSaleRun = { productId: product.id, saleStartsAt, lastJoinAnsweredAt: 0, seedCommitment: null, seed: null, buyers: [], polls: [], samples: [], sold: 0, unexpected: [], history };
+  const history = new HistoryLog('waiting-room-sale', [
+    { productId: product.id, initialStock: stock, perUserLimit: 1 },
+  ]);
+  const run: QueueSaleRun = {
+    productId: product.id,
+    saleStartsAt,
+    lastJoinAnsweredAt: 0,
+    seedCommitment: null,
+    seed: null,
+    buyers: [],
+    polls: [],
+    samples: [],
+    sold: 0,
+    unexpected: [],
+    history,
+  };
   const queuePath = `/products/${product.id}/queue`;
-  run.seedCommitment = ok(await clients[0].send<{ seedCommitment: string | null }>('GET', queuePath), 'summary').seedCommitment;
+  run.seedCommitment = ok(
+    await clients[0].send<{ seedCommitment: string | null }>('GET', queuePath),
+    'summary',
+  ).seedCommitment;
 
   const pollAfter: number[] = [];
   let nextJoin = 0;
   const joiner = async () => {
     for (let i = nextJoin++; i < options.buyers; i = nextJoin++) {
       const user = `queue-buyer-${i}`;
-      const answer = await clients[i % clients.length].send<{ ticket: string; ticketId: string; pollAfterMs: number }>('POST', queuePath, { authorization: `Bearer ${token(user)}` });
+      const answer = await clients[i % clients.length].send<{ ticket: string; ticketId: string; pollAfterMs: number }>(
+        'POST',
+        queuePath,
+        { authorization: `Bearer ${token(user)}` },
+      );
       const status = ok(answer, `join ${user}`);
       run.buyers[i] = { user, ticket: status.ticket, ticketId: status.ticketId, joinedAt: Date.now() };
       pollAfter[i] = status.pollAfterMs;
@@ -129,9 +154,15 @@ export async function runQueueSale(options: QueueSaleOptions): Promise<QueueSale
     for (let k = 0; Date.now() < deadline; k++) {
       const client = clients[(i + k) % clients.length];
       const sentAt = Date.now();
-      const answer = await client.send<{ state: string; pollAfterMs: number; admission?: string; admissionExpiresAt?: string }>('GET', pollPath);
+      const answer = await client.send<{
+        state: string;
+        pollAfterMs: number;
+        admission?: string;
+        admissionExpiresAt?: string;
+      }>('GET', pollPath);
       if (answer.status !== 200) {
-        if (answer.status !== 503) run.unexpected.push(`poll ${record.user}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
+        if (answer.status !== 503)
+          run.unexpected.push(`poll ${record.user}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
         await sleep((answer.retryAfterS ?? 1) * 1000);
         continue;
       }
@@ -141,7 +172,7 @@ export async function runQueueSale(options: QueueSaleOptions): Promise<QueueSale
         record.admissionExpiresAt = Date.parse(status.admissionExpiresAt!);
         if (await buy(client, record, status.admission!)) break;
       } else if (status.state !== 'WAITING' && status.state !== 'ADMITTED') {
-        if (status.state === 'SOLD_OUT') record.firstSoldOutSeenAt = Date.now();
+        if (status.state === 'SOLD_OUT') [record.firstSoldOutAskedAt, record.firstSoldOutSeenAt] = [sentAt, Date.now()];
         record.finalState = status.state;
         break;
       }
@@ -156,9 +187,26 @@ export async function runQueueSale(options: QueueSaleOptions): Promise<QueueSale
     const headers = { authorization: `Bearer ${token(record.user)}`, admission, 'idempotency-key': key };
     while (Date.now() < record.admissionExpiresAt!) {
       const invokeMs = Date.now();
-      const answer = await client.send<{ id?: string; code?: string }>('POST', `/products/${run.productId}/purchase`, headers, { quantity: 1 });
+      const answer = await client.send<{ id?: string; code?: string }>(
+        'POST',
+        `/products/${run.productId}/purchase`,
+        headers,
+        { quantity: 1 },
+      );
       const status = answer.status;
-      history.add({ op: 'purchase', productId: run.productId, userId: record.user, quantity: 1, key, purchaseId: answer.purchaseId, invokeMs, completeMs: Date.now(), status, code: answer.body.code, orderId: status === 201 ? String(answer.body.id) : undefined });
+      history.add({
+        op: 'purchase',
+        productId: run.productId,
+        userId: record.user,
+        quantity: 1,
+        key,
+        purchaseId: answer.purchaseId,
+        invokeMs,
+        completeMs: Date.now(),
+        status,
+        code: answer.body.code,
+        orderId: status === 201 ? String(answer.body.id) : undefined,
+      });
       if (answer.status === 201) {
         record.boughtAt = Date.now();
         record.finalState = 'BOUGHT';
@@ -167,7 +215,9 @@ export async function runQueueSale(options: QueueSaleOptions): Promise<QueueSale
         return true;
       }
       if (answer.status !== 503 && answer.status !== 429) {
-        run.unexpected.push(`purchase ${record.user} with an admission: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
+        run.unexpected.push(
+          `purchase ${record.user} with an admission: HTTP ${answer.status} ${JSON.stringify(answer.body)}`,
+        );
         return false;
       }
       await sleep((answer.retryAfterS ?? 1) * 1000);
