@@ -4,7 +4,7 @@ import { checkHistory, formatCheck, HistoryCheck } from './check-history';
 import { readHistoryFile } from './read-history';
 import { FinalStateSource, readFinalOrders } from './final-state';
 
-const USAGE = `usage: npm run check-history -- FILE (--database-url URL | --url http://host:port [--token-secret S])
+const USAGE = `usage: npm run check-history -- FILE (--database-url URL | --url http://host:port [--token-secret S] [--token-issuer I] [--token-audience A])
   [--skew-ms 250] [--stale-read-ms 0] [--require all|RULE,...] [--json]
 exit codes: 0 every rule holds, 1 a rule failed, 2 bad usage or the final state could not be read`;
 
@@ -42,6 +42,8 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): CheckRun & { json: boole
       'database-url': { type: 'string' },
       url: { type: 'string' },
       'token-secret': { type: 'string' },
+      'token-issuer': { type: 'string' },
+      'token-audience': { type: 'string' },
       'skew-ms': { type: 'string' },
       'stale-read-ms': { type: 'string' },
       require: { type: 'string' },
@@ -63,7 +65,14 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): CheckRun & { json: boole
     source:
       values['database-url'] !== undefined
         ? { databaseUrl: values['database-url'] }
-        : { url: values.url as string, tokenSecret },
+        : {
+            url: values.url as string,
+            tokenSecret,
+            claims: {
+              issuer: values['token-issuer'] ?? (env.JWT_ISSUER || undefined),
+              audience: values['token-audience'] ?? (env.JWT_AUDIENCE || undefined),
+            },
+          },
     skewMs: ms('skew-ms', values['skew-ms']),
     staleReadMs: ms('stale-read-ms', values['stale-read-ms']),
     require: values.require

@@ -1,9 +1,16 @@
 import { Client } from 'pg';
 import { ApiClient, ContractOrder } from '../loadtest/api-client';
-import { mintToken } from '../loadtest/jwt';
+import { mintToken, TokenClaims } from '../loadtest/jwt';
 import { FinalOrder } from './format';
 
-export type FinalStateSource = { databaseUrl: string } | { url: string; tokenSecret: string };
+/**
+ * Where the final orders come from. Through the API, the checker signs itself a short admin token
+ * with the deployment's `iss` / `aud` (production refuses a token without an audience).
+ */
+export type FinalStateSource = { databaseUrl: string } | { url: string; tokenSecret: string; claims?: TokenClaims };
+
+/** Long enough to page through every order of a big sale; short enough for any JWT_MAX_AGE_S (at least 60 s). */
+const CHECKER_TOKEN_TTL_S = 60;
 
 /**
  * Every order of the products, read once: straight from Postgres (with the database's own record
@@ -11,7 +18,10 @@ export type FinalStateSource = { databaseUrl: string } | { url: string; tokenSec
  */
 export async function readFinalOrders(productIds: string[], source: FinalStateSource): Promise<FinalOrder[]> {
   if ('databaseUrl' in source) return fromPostgres(productIds, source.databaseUrl);
-  const api = new ApiClient(source.url.replace(/\/+$/, ''), mintToken(source.tokenSecret, 'history-checker', 'admin'));
+  const api = new ApiClient(
+    source.url.replace(/\/+$/, ''),
+    mintToken(source.tokenSecret, 'history-checker', 'admin', CHECKER_TOKEN_TTL_S, source.claims),
+  );
   const orders: FinalOrder[] = [];
   for (const productId of productIds) orders.push(...(await api.listOrders(productId)).map(fromView));
   return orders;

@@ -1,12 +1,15 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { JwtService } from '@nestjs/jwt';
 import { loadConfig } from '../../apps/api/src/config/app-config';
+import { mintToken } from '../loadtest/jwt';
 
 /**
  * `npm run seed -- --products N --stock S [--url http://127.0.0.1:3000] [--per-user-limit L]
- *  [--price-cents P] [--sku-prefix X] [--secret S]`: creates N products through the admin API,
- * so every lock, flag and cache the API keeps is set up exactly as for a product made by hand.
+ *  [--price-cents P] [--sku-prefix X] [--secret S] [--token-issuer I] [--token-audience A]`: creates N
+ * products through the admin API, so every lock, flag and cache the API keeps is set up exactly as
+ * for a product made by hand. Its admin token carries the deployment's `iss` / `aud` (JWT_ISSUER /
+ * JWT_AUDIENCE unless given: production refuses a token without an audience) and lives an hour, or
+ * JWT_MAX_AGE_S if the deployment allows less.
  */
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
@@ -19,6 +22,8 @@ async function main(): Promise<void> {
       'price-cents': { type: 'string', default: '9900' },
       'sku-prefix': { type: 'string', default: `SEED-${Date.now().toString(36).toUpperCase()}` },
       secret: { type: 'string' },
+      'token-issuer': { type: 'string' },
+      'token-audience': { type: 'string' },
       concurrency: { type: 'string', default: '8' },
     },
   });
@@ -26,10 +31,12 @@ async function main(): Promise<void> {
   const stock = nonNegativeInt(values.stock, '--stock');
   const perUserLimit = positiveInt(values['per-user-limit'], '--per-user-limit');
   const priceCents = nonNegativeInt(values['price-cents'], '--price-cents');
-  const token = new JwtService({ secret: values.secret ?? loadConfig().jwtSecret }).sign(
-    { sub: 'seed-script', role: 'admin' },
-    { algorithm: 'HS256', expiresIn: '1h' },
-  );
+  const secret = values.secret ?? loadConfig().jwtSecret;
+  if (!secret) throw new Error('no JWT_SECRET: pass --secret or set it in .env');
+  const token = mintToken(secret, 'seed-script', 'admin', Math.min(3600, Number(process.env.JWT_MAX_AGE_S) || 3600), {
+    issuer: values['token-issuer'] ?? (process.env.JWT_ISSUER || undefined),
+    audience: values['token-audience'] ?? (process.env.JWT_AUDIENCE || undefined),
+  });
   const ids: string[] = new Array(count);
   let next = 0;
   const worker = async () => {
