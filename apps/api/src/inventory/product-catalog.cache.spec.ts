@@ -56,4 +56,29 @@ describe('ProductCache reads', () => {
     expect(await after).toBeUndefined();
     expect(await joiner).toBeUndefined();
   });
+
+  describe('when Redis fails', () => {
+    const failing = (error: Error) => {
+      const fail = () => Promise.reject(error);
+      const redis = { get: fail, set: fail, del: fail } as unknown as RedisConnection;
+      return new ProductCache(redis, { value: 'fs:' } as RedisKeyPrefix);
+    };
+
+    it('misses and skips its writes while Redis is unreachable (Postgres answers)', async () => {
+      const cache = failing(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' }));
+      expect(await cache.read('7')).toBeUndefined();
+      await expect(cache.write('7', view(5))).resolves.toBeUndefined();
+      await expect(cache.invalidate('7')).resolves.toBeUndefined();
+    });
+
+    it('throws any other failure: a bug is not a miss', async () => {
+      const bug = Object.assign(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'), {
+        name: 'ReplyError',
+      });
+      const cache = failing(bug);
+      await expect(cache.read('7')).rejects.toBe(bug);
+      await expect(cache.write('7', view(5))).rejects.toBe(bug);
+      await expect(cache.invalidate('7')).rejects.toBe(bug);
+    });
+  });
 });

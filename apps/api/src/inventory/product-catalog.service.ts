@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
+import { orSkipWhenRedisDown, skipWhenRedisDown } from '../common/errors/dependency-errors';
 import { reportBackgroundFailure } from '../metrics/background-failures';
 import { StockLedger } from '../stock/stock-ledger';
 import { SoldOutFlags } from './sold-out-flags';
@@ -36,10 +37,15 @@ const KEEP_S = 120;
  * one round trip before it arrived, of a cache that is already allowed to be 30 s stale; a write or
  * an invalidation detaches the read in flight, so that nobody arriving after it joins an older GET
  * (this connection sends commands in order: a GET issued later runs after the DEL).
+ * While Redis is unreachable (the dependency-failure policy) the cache is skipped: reads miss and
+ * Postgres answers; any other Redis failure is a bug and is thrown.
  */
 @Injectable()
 export class ProductCache {
   private readonly inFlight = new Map<string, Promise<CachedProduct | undefined>>();
+  private readonly log = new Logger(ProductCache.name);
+  private readonly readSkip = { log: this.log, what: 'product cache read' };
+  private readonly writeSkip = { log: this.log, what: 'product cache write' };
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: RedisConnection,
@@ -57,27 +63,23 @@ export class ProductCache {
   }
 
   private async readOnce(productId: string): Promise<CachedProduct | undefined> {
-    try {
-      const raw = await this.redis.get(productKeys(this.prefix.value, productId).view);
-      if (!raw) return undefined;
-      const entry = JSON.parse(raw) as { v: ProductView | null; f: number };
-      return { view: entry.v, fresh: entry.f > Date.now() };
-    } catch {
-      return undefined;
-    }
+    const key = productKeys(this.prefix.value, productId).view;
+    const raw = await orSkipWhenRedisDown(this.redis.get(key), this.readSkip, null);
+    if (!raw) return undefined;
+    const entry = JSON.parse(raw) as { v: ProductView | null; f: number };
+    return { view: entry.v, fresh: entry.f > Date.now() };
   }
 
   async write(productId: string, view: ProductView | null): Promise<void> {
     this.inFlight.delete(productId);
     const entry = { v: view, f: Date.now() + (view ? FRESH_MS : MISSING_FRESH_MS) };
-    await this.redis
-      .set(productKeys(this.prefix.value, productId).view, JSON.stringify(entry), 'EX', KEEP_S)
-      .catch(() => undefined);
+    const key = productKeys(this.prefix.value, productId).view;
+    await orSkipWhenRedisDown(this.redis.set(key, JSON.stringify(entry), 'EX', KEEP_S), this.writeSkip, undefined);
   }
 
   async invalidate(productId: string): Promise<void> {
     this.inFlight.delete(productId);
-    await this.redis.del(productKeys(this.prefix.value, productId).view).catch(() => undefined);
+    await orSkipWhenRedisDown(this.redis.del(productKeys(this.prefix.value, productId).view), this.writeSkip, 0);
   }
 }
 
@@ -94,6 +96,7 @@ export class ProductCache {
 export class ProductCatalog {
   private readonly log = new Logger(ProductCatalog.name);
   private readonly terms = new Map<string, SaleTerms | { missingUntil: number }>();
+  private readonly rebuildSkip = { log: this.log, what: 'product cache rebuild lock' };
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -183,16 +186,21 @@ export class ProductCatalog {
 
   /** Rebuilds when this caller wins the rebuild lock; undefined when someone else is on it. */
   private async rebuildOnce(productId: string): Promise<ProductView | null | undefined> {
-    const lock = await this.locks
-      .tryAcquire(productKeys('', productId).rebuild, { ttlMs: 2000 })
-      .catch(() => 'no-redis' as const);
+    // Without Redis nobody can coordinate the rebuild: this reader rebuilds (the cache write is skipped too).
+    const lock = await orSkipWhenRedisDown(
+      this.locks.tryAcquire(productKeys('', productId).rebuild, { ttlMs: 2000 }),
+      this.rebuildSkip,
+      'no-redis' as const,
+    );
     if (lock === null) return undefined;
     try {
       const view = await this.loadFromDatabase(productId);
       await this.cache.write(productId, view);
       return view;
     } finally {
-      if (lock !== 'no-redis') await lock.release().catch(() => undefined);
+      // A release Redis cannot take lapses on its 2 s lease.
+      if (lock !== 'no-redis')
+        await lock.release().catch((error: unknown) => skipWhenRedisDown(error, this.rebuildSkip));
     }
   }
 

@@ -53,4 +53,32 @@ describe('SoldOutFlags', () => {
     void flags.isSoldOut('7');
     expect(asked).toHaveLength(2);
   });
+
+  describe('when Redis fails', () => {
+    const unreachable = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
+    let calls = 0;
+    const failing = (error: Error) => {
+      const fail = () => (calls++, Promise.reject(error));
+      const redis = { exists: fail, set: fail, del: fail };
+      return new SoldOutFlags(redis as unknown as RedisConnection, { value: 't:' } as RedisKeyPrefix);
+    };
+
+    it('goes on without the flag while Redis is unreachable: not sold out, writes skipped', async () => {
+      const flags = failing(unreachable());
+      expect(await flags.isSoldOut('7')).toBe(false);
+      await expect(flags.mark('7')).resolves.toBeUndefined();
+      await expect(flags.clear('7')).resolves.toBeUndefined();
+    });
+
+    it('throws any other failure (a bug), and lets the next read ask again', async () => {
+      const bug = new Error('ERR wrong kind');
+      const flags = failing(bug);
+      calls = 0;
+      await expect(flags.isSoldOut('7')).rejects.toBe(bug);
+      await expect(flags.isSoldOut('7')).rejects.toBe(bug);
+      expect(calls).toBe(2); // the failed read was not kept for later buyers: Redis was asked again
+      await expect(flags.mark('8')).rejects.toBe(bug);
+      await expect(flags.clear('8')).rejects.toBe(bug);
+    });
+  });
 });

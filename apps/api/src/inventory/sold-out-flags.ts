@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { orSkipWhenRedisDown } from '../common/errors/dependency-errors';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
@@ -19,7 +20,8 @@ const LOCAL_MEMORY_MS = 250;
 /**
  * The Redis flag that lets every instance refuse a sold-out product without a lock or SQL.
  * Set and cleared under the product's lock, so it moves in step with the stock; when Redis is
- * unreachable the flag is simply not consulted and Postgres answers instead.
+ * unreachable (as the dependency-failure policy says) the flag is not consulted and Postgres answers
+ * instead; any other Redis failure is a bug and is thrown.
  */
 @Injectable()
 export class SoldOutFlags {
@@ -31,6 +33,9 @@ export class SoldOutFlags {
    * path, and each side keeps its own rule for a read a writer detached).
    */
   private readonly reading = new Map<string, Promise<boolean>>();
+  private readonly log = new Logger(SoldOutFlags.name);
+  private readonly readSkip = { log: this.log, what: 'sold-out flag read' };
+  private readonly writeSkip = { log: this.log, what: 'sold-out flag write' };
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: RedisConnection,
@@ -51,13 +56,20 @@ export class SoldOutFlags {
     if ((this.inStockUntil.get(productId) ?? 0) > Date.now()) return Promise.resolve(false);
     const pending = this.reading.get(productId);
     if (pending) return pending;
-    const read: Promise<boolean> = this.readFlag(productId).then((soldOut) => {
-      // A clear() meanwhile returned units: this read no longer speaks for the product.
-      if (this.reading.get(productId) !== read) return soldOut;
-      this.reading.delete(productId);
-      if (soldOut) this.remember(productId);
-      return soldOut;
-    });
+    const read: Promise<boolean> = this.readFlag(productId).then(
+      (soldOut) => {
+        // A clear() meanwhile returned units: this read no longer speaks for the product.
+        if (this.reading.get(productId) !== read) return soldOut;
+        this.reading.delete(productId);
+        if (soldOut) this.remember(productId);
+        return soldOut;
+      },
+      (error: unknown) => {
+        // Not an unreachable Redis (readFlag answers that): a bug, thrown to this read's purchases alone.
+        if (this.reading.get(productId) === read) this.reading.delete(productId);
+        throw error;
+      },
+    );
     this.reading.set(productId, read);
     return read;
   }
@@ -65,7 +77,8 @@ export class SoldOutFlags {
   async mark(productId: string, segmented = false): Promise<void> {
     this.remember(productId);
     const ttlMs = segmented ? SEGMENTED_FLAG_TTL_MS : FLAG_TTL_MS;
-    await this.redis.set(productKeys(this.prefix.value, productId).soldOut, '1', 'PX', ttlMs).catch(() => undefined);
+    const key = productKeys(this.prefix.value, productId).soldOut;
+    await orSkipWhenRedisDown(this.redis.set(key, '1', 'PX', ttlMs), this.writeSkip, undefined);
   }
 
   async clear(productId: string): Promise<void> {
@@ -73,7 +86,7 @@ export class SoldOutFlags {
     this.reading.delete(productId); // a read sent before the units came back answers no later buyer
     if (this.inStockUntil.size > 10_000) this.inStockUntil.clear();
     this.inStockUntil.set(productId, Date.now() + LOCAL_MEMORY_MS);
-    await this.redis.del(productKeys(this.prefix.value, productId).soldOut).catch(() => undefined);
+    await orSkipWhenRedisDown(this.redis.del(productKeys(this.prefix.value, productId).soldOut), this.writeSkip, 0);
   }
 
   /** Brings the flag in line with a stock figure just read or written under the lock. */
@@ -81,12 +94,10 @@ export class SoldOutFlags {
     await (stock === 0 ? this.mark(productId, segmented) : this.clear(productId));
   }
 
+  /** Whether the flag is set; false (Postgres will answer) when Redis is unreachable. */
   private async readFlag(productId: string): Promise<boolean> {
-    try {
-      return (await this.redis.exists(productKeys(this.prefix.value, productId).soldOut)) === 1;
-    } catch {
-      return false;
-    }
+    const key = productKeys(this.prefix.value, productId).soldOut;
+    return (await orSkipWhenRedisDown(this.redis.exists(key), this.readSkip, 0)) === 1;
   }
 
   private remember(productId: string): void {

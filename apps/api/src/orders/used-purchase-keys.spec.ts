@@ -5,16 +5,18 @@ import { USED_KEY_TTL_MS, UsedPurchaseKeys } from './used-purchase-keys';
 /** A Redis of plain keys that can be made unreachable, and that counts its reads. */
 function fakeRedis() {
   const keys = new Map<string, { value: string; ttlMs: number }>();
-  const state = { down: false, reads: 0 };
+  const state: { down: boolean; reads: number; bug?: Error } = { down: false, reads: 0 };
   const unreachable = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
   const redis = {
     set: async (key: string, value: string, _px: 'PX', ttlMs: number) => {
+      if (state.bug) throw state.bug;
       if (state.down) throw unreachable();
       keys.set(key, { value, ttlMs });
       return 'OK';
     },
     exists: async (key: string) => {
       state.reads++;
+      if (state.bug) throw state.bug;
       if (state.down) throw unreachable();
       return keys.has(key) ? 1 : 0;
     },
@@ -53,6 +55,16 @@ describe('UsedPurchaseKeys', () => {
     expect(state.reads).toBe(0); // known here without asking
     await jest.advanceTimersByTimeAsync(1000);
     expect(keys.has('t:purchase-key:{u1}:key-1')).toBe(true);
+    used.onApplicationShutdown();
+  });
+
+  it('throws a failure that is not an unreachable Redis (a bug), neither keeping the mark nor guessing', async () => {
+    const { used, state } = fakeRedis();
+    state.bug = Object.assign(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'), {
+      name: 'ReplyError',
+    });
+    await expect(used.record('u1', 'key-1')).rejects.toBe(state.bug);
+    await expect(used.mayHaveUsed('u1', 'key-1')).rejects.toBe(state.bug);
     used.onApplicationShutdown();
   });
 });

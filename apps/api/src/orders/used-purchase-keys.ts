@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { isRedisUnavailable } from '../common/errors/dependency-errors';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
+import { reportBackgroundFailure } from '../metrics/background-failures';
 
 // How long a refused retry of a key is still recognised as a replay. A retry the sale still takes
 // reaches Postgres, which finds its key whatever its age (the answer is the same either way).
@@ -17,9 +19,9 @@ const WARN_EVERY_MS = 10_000;
  * sold out) asks here, with one Redis read, whether an order may exist for it; only then are the
  * orders searched, so a stream of refused retries with fresh keys costs Postgres nothing.
  *
- * Errs towards the orders: a read that fails answers "may have", and a marker Redis could not
- * take is kept in this process and written when Redis answers again (counted as present here
- * meanwhile). Only an instance that dies holding such markers, or one that drops past
+ * Errs towards the orders while Redis is unreachable (the dependency-failure policy): a read
+ * answers "may have", and a marker Redis could not take is kept in this process and written when
+ * Redis answers again (counted as present here meanwhile). Any other Redis failure is a bug, thrown. Only an instance that dies holding such markers, or one that drops past
  * MAX_UNWRITTEN, loses some: a refused retry of those keys then gets the refusal, not its order.
  */
 @Injectable()
@@ -40,6 +42,7 @@ export class UsedPurchaseKeys implements OnApplicationShutdown {
     try {
       await this.redis.set(marker, '1', 'PX', USED_KEY_TTL_MS);
     } catch (error) {
+      if (!isRedisUnavailable(error)) throw error;
       this.keep(marker, error);
     }
   }
@@ -50,7 +53,8 @@ export class UsedPurchaseKeys implements OnApplicationShutdown {
     if (this.unwritten.has(marker)) return true;
     try {
       return (await this.redis.exists(marker)) === 1;
-    } catch {
+    } catch (error) {
+      if (!isRedisUnavailable(error)) throw error;
       return true; // unknown: the orders answer
     }
   }
@@ -81,8 +85,10 @@ export class UsedPurchaseKeys implements OnApplicationShutdown {
       try {
         await this.redis.set(marker, '1', 'PX', USED_KEY_TTL_MS);
         this.unwritten.delete(marker);
-      } catch {
-        break; // still unreachable: try again later
+      } catch (error) {
+        if (isRedisUnavailable(error)) break; // still unreachable: try again later
+        this.unwritten.delete(marker); // a bug: reported, not retried for ever
+        reportBackgroundFailure(this.log, 'purchase-key-marker', marker, error);
       }
     }
     if (this.unwritten.size > 0) this.retry ??= setTimeout(() => void this.writeKept(), RETRY_EVERY_MS).unref();

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DistributedLockService, Lock } from '@app/distributed-lock';
 import { DataSource } from 'typeorm';
 import { StockUnit, stockLockKey } from './stock-keys';
+import { isRedisUnavailable } from '../common/errors/dependency-errors';
 
 /**
  * The fence side of a product's lock. The locks themselves are taken by `@WithLock` on the
@@ -26,7 +27,7 @@ export class FenceRepair {
    * did. A truly stale holder (lease lost) changes nothing.
    */
   async repairFenceIfReset(unit: StockUnit, lock: Lock | undefined): Promise<boolean> {
-    if (!lock || lock.signal.aborted || !(await lock.extend().catch(() => false))) return false;
+    if (!lock || lock.signal.aborted || !(await lock.extend().catch(unlessRedisDown))) return false;
     const rows: { lock_fence: string }[] =
       unit.segment === null
         ? await this.db.query('SELECT lock_fence FROM products WHERE id = $1', [unit.productId])
@@ -37,4 +38,10 @@ export class FenceRepair {
     await this.locks.advanceFence(stockLockKey(unit), Number(rows[0].lock_fence));
     return true;
   }
+}
+
+/** An extension Redis could not take: the lease is not known to be ours (any other failure is thrown). */
+function unlessRedisDown(error: unknown): false {
+  if (!isRedisUnavailable(error)) throw error;
+  return false;
 }

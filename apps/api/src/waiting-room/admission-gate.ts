@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { dependencyUnavailable } from '../common/errors/app.exception';
+import { isRedisUnavailable } from '../common/errors/dependency-errors';
 import { reportBackgroundFailure } from '../metrics/background-failures';
 import { QueueStore } from './queue-store';
 import { TicketSigner } from './ticket-signer';
@@ -29,7 +30,10 @@ export class AdmissionGate {
     private readonly metrics: WaitingRoomMetrics,
   ) {}
 
-  /** Takes the admission for this purchase, or throws 403 NOT_ADMITTED (503 when Redis cannot say). */
+  /**
+   * Takes the admission for this purchase, or throws 403 NOT_ADMITTED; 503 when Redis is unreachable
+   * (the dependency-failure policy; no fallback: fairness needs the queue); any other failure as it is.
+   */
   async take(productId: string, userId: string, header: unknown): Promise<TakenAdmission> {
     const claims = this.signer.readAdmission(header);
     if (!claims) throw notAdmitted('send the Admission your admitted ticket carries');
@@ -41,6 +45,7 @@ export class AdmissionGate {
     try {
       holds = await this.store.claim(productId, claims.place, claims.epoch, now);
     } catch (error) {
+      if (!isRedisUnavailable(error)) throw error;
       throw Object.assign(dependencyUnavailable('redis'), { cause: error });
     }
     if (!holds) throw notAdmitted('this Admission is no longer outstanding');

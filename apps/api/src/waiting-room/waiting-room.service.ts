@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../config/app-config.module';
 import { dependencyUnavailable, productNotFound } from '../common/errors/app.exception';
+import { isRedisUnavailable } from '../common/errors/dependency-errors';
 import { AuthUser } from '../auth/auth.types';
 import { ProductCatalog } from '../inventory/product-catalog.service';
 import { SaleTerms } from '../inventory/product.view';
@@ -130,11 +131,15 @@ export class WaitingRoomService {
     return terms as Terms;
   }
 
-  /** No database fallback for the queue: fairness needs it, so without Redis the answer is 503. */
+  /**
+   * No database fallback for the queue: fairness needs it, so while Redis is unreachable (the
+   * dependency-failure policy) the answer is 503; any other failure (a script's bug) is thrown as it is.
+   */
   private async redis<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
+      if (!isRedisUnavailable(error)) throw error;
       throw Object.assign(dependencyUnavailable('redis'), { cause: error });
     }
   }

@@ -73,14 +73,28 @@ const lastWarnedAt = new Map<string, number>();
  * per `what`; any other failure is thrown as it is. The product lock's own choice (LOCK_FALLBACK:
  * run on Postgres alone, or refuse) is the lock module's `whenUnreachable`.
  */
-export function skipWhenRedisDown(
-  error: unknown,
-  context: { log: { warn(message: string): void }; what: string },
-): void {
+export function skipWhenRedisDown(error: unknown, context: SkipContext): void {
   if (!isRedisUnavailable(error)) throw error;
   const now = Date.now();
   if (now - (lastWarnedAt.get(context.what) ?? 0) >= WARN_EVERY_MS) {
     lastWarnedAt.set(context.what, now);
     context.log.warn(`${context.what} skipped: redis unavailable`);
   }
+}
+
+/** What a skipped Redis call is (the warning's words) and where the warning goes. */
+export interface SkipContext {
+  log: { warn(message: string): void };
+  what: string;
+}
+
+/**
+ * skipWhenRedisDown for a Redis call's promise: its value; or `fallback` when Redis is unreachable
+ * (warned at most once per 10 s per `what`); any other failure rejects as it is.
+ */
+export function orSkipWhenRedisDown<T, F>(work: Promise<T>, context: SkipContext, fallback: F): Promise<T | F> {
+  return work.catch((error: unknown) => {
+    skipWhenRedisDown(error, context);
+    return fallback;
+  });
 }

@@ -1,4 +1,6 @@
+import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
+import { register } from 'prom-client';
 import { RedisServerProcess } from '../../../../../test/support/redis-server';
 import {
   BatchedScriptCounter,
@@ -140,5 +142,36 @@ describe('RateBudget', () => {
       'purchases',
     );
     await expect(budget.spend('user:a')).rejects.toBe(bug);
+  });
+});
+
+describe('PerKeyCounter when the PEXPIRE of a first hit fails', () => {
+  const expiryFailures = async (): Promise<number> => {
+    const metric = await register.getSingleMetric('background_failures_total')?.get();
+    return (metric?.values ?? [])
+      .filter((v) => v.labels.task === 'rate-counter-expiry')
+      .reduce((sum, v) => sum + v.value, 0);
+  };
+  const counterFailingWith = (error: Error) =>
+    new PerKeyCounter({ incr: async () => 1, pexpire: () => Promise.reject(error) } as unknown as Redis);
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('skips it while Redis is unreachable (a warning, no failure reported)', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const before = await expiryFailures();
+    const unreachable = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
+    expect(await counterFailingWith(unreachable).hit('k', 2000)).toBe(1);
+    await settle();
+    expect(await expiryFailures()).toBe(before);
+    warn.mockRestore();
+  });
+
+  it('reports any other failure as the bug it is', async () => {
+    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const before = await expiryFailures();
+    expect(await counterFailingWith(new Error('ERR wrong kind')).hit('k', 2000)).toBe(1);
+    await settle();
+    expect(await expiryFailures()).toBe(before + 1);
+    error.mockRestore();
   });
 });

@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppException } from '../errors/app.exception';
 import { ErrorCode } from '../errors/error-code';
 import { skipWhenRedisDown } from '../errors/dependency-errors';
+import { reportBackgroundFailure } from '../../metrics/background-failures';
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../../config/app-config.module';
 import type { RedisConnection } from '../redis/redis-client.factory';
@@ -55,15 +56,27 @@ export interface RateCounter {
   hit(key: string, ttlMs: number): Promise<number>;
 }
 
+const expiryLog = new Logger('RateLimiter');
+const EXPIRY_SKIP = { log: expiryLog, what: 'rate counter expiry' };
+
 /** Per key: INCR, then PEXPIRE on the first hit. Works on any topology, a Cluster included. */
 export class PerKeyCounter implements RateCounter {
   constructor(private readonly redis: Pick<Redis, 'incr' | 'pexpire'>) {}
 
   async hit(key: string, ttlMs: number): Promise<number> {
     const count = await this.redis.incr(key);
-    // A key whose PEXPIRE is lost is one stale counter that nobody reads again.
-    if (count === 1) void this.redis.pexpire(key, ttlMs).catch(() => undefined);
+    // Not awaited: a key whose PEXPIRE Redis could not take is one stale counter nobody reads again
+    // (skipped per the dependency-failure policy); any other failure is a bug, reported.
+    if (count === 1) void this.redis.pexpire(key, ttlMs).catch(expiryFailed);
     return count;
+  }
+}
+
+function expiryFailed(error: unknown): void {
+  try {
+    skipWhenRedisDown(error, EXPIRY_SKIP);
+  } catch (bug) {
+    reportBackgroundFailure(expiryLog, 'rate-counter-expiry', 'PEXPIRE', bug);
   }
 }
 

@@ -1,0 +1,45 @@
+import { LockUnavailableError } from '@app/distributed-lock';
+import { isRedisUnavailable, orSkipWhenRedisDown, skipWhenRedisDown } from './dependency-errors';
+
+/** An error as ioredis reports a server it cannot reach. */
+const unreachableRedis = (): Error =>
+  Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
+/** An error reply of a reachable Redis: a bug of ours, never "Redis is down". */
+const redisBug = (): Error =>
+  Object.assign(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'), { name: 'ReplyError' });
+
+const logger = () => {
+  const warnings: string[] = [];
+  return { warnings, log: { warn: (m: string) => warnings.push(m) } };
+};
+
+describe('the dependency-failure policy for Redis', () => {
+  it('calls unreachable only what the lock library lists as such', () => {
+    expect(isRedisUnavailable(unreachableRedis())).toBe(true);
+    expect(isRedisUnavailable(new Error('Connection is closed.'))).toBe(true);
+    expect(isRedisUnavailable(new LockUnavailableError('stock:1', 'no quorum'))).toBe(true);
+    expect(isRedisUnavailable(redisBug())).toBe(false);
+    expect(isRedisUnavailable(new Error('ERR wrong kind'))).toBe(false);
+    expect(isRedisUnavailable(new TypeError("Cannot read properties of undefined (reading 'x')"))).toBe(false);
+  });
+
+  it('skipWhenRedisDown returns for an unreachable Redis, warning at most once per 10 s per task', () => {
+    const { warnings, log } = logger();
+    skipWhenRedisDown(unreachableRedis(), { log, what: 'spec-skip' });
+    skipWhenRedisDown(unreachableRedis(), { log, what: 'spec-skip' });
+    expect(warnings).toEqual(['spec-skip skipped: redis unavailable']);
+  });
+
+  it('skipWhenRedisDown throws any other failure as it is', () => {
+    const bug = redisBug();
+    expect(() => skipWhenRedisDown(bug, { ...logger(), what: 'spec-throw' })).toThrow(bug);
+  });
+
+  it('orSkipWhenRedisDown: the value, the fallback for an unreachable Redis, any other failure rejected', async () => {
+    const context = { ...logger(), what: 'spec-async' };
+    await expect(orSkipWhenRedisDown(Promise.resolve(3), context, 'none')).resolves.toBe(3);
+    await expect(orSkipWhenRedisDown(Promise.reject(unreachableRedis()), context, 'none')).resolves.toBe('none');
+    const bug = new Error('ERR wrong kind');
+    await expect(orSkipWhenRedisDown(Promise.reject(bug), context, 'none')).rejects.toBe(bug);
+  });
+});
