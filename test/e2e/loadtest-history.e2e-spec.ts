@@ -1,24 +1,18 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { runLoadTest } from '../../scripts/loadtest';
 import { parseHistory, PurchaseRecord } from '../../scripts/history/format';
 import { startApp, AppHarness, TEST_JWT_SECRET } from '../support/app-harness';
 import { withPg } from '../support/api-client';
 import { freePort } from '../support/free-port';
+import { runScript } from '../support/run-script';
 import { testOutputDir } from '../support/test-output';
 
-const ROOT = resolve(__dirname, '../..');
-
-function checkCli(args: string[]): Promise<{ code: number | null; stdout: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'scripts/history/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, JWT_SECRET: TEST_JWT_SECRET } });
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on('data', (chunk: Buffer) => (stdout += chunk));
-    child.on('close', (code) => done({ code, stdout }));
-  });
-}
+const checkCli = (args: string[]) =>
+  runScript('scripts/history/cli.ts', args, { JWT_SECRET: TEST_JWT_SECRET }).then(({ code, output }) => ({
+    code,
+    stdout: output,
+  }));
 
 jest.setTimeout(120_000);
 
@@ -35,15 +29,29 @@ describe('load test history against the real app', () => {
 
   it('records every request, and the checker passes it, then catches an order slipped in behind a refusal', async () => {
     const file = join(testOutputDir('history'), 'run.jsonl');
-    const result = await runLoadTest({ urls: [url], stock: 30, users: 60, connections: 8, requests: 150, tokenSecret: TEST_JWT_SECRET, reportDir: null, historyFile: file, check: true });
+    const result = await runLoadTest({
+      urls: [url],
+      stock: 30,
+      users: 60,
+      connections: 8,
+      requests: 150,
+      tokenSecret: TEST_JWT_SECRET,
+      reportDir: null,
+      historyFile: file,
+      check: true,
+    });
     expect(result.historyCheck?.rules.filter((r) => !r.ok)).toEqual([]);
     expect(result.ok).toBe(true);
     const { meta, ops } = parseHistory(readFileSync(file, 'utf8'));
-    expect(meta.products).toEqual([{ productId: result.product.id, initialStock: 30, perUserLimit: 1, preexistingOrderIds: [] }]);
+    expect(meta.products).toEqual([
+      { productId: result.product.id, initialStock: 30, perUserLimit: 1, preexistingOrderIds: [] },
+    ]);
     expect(ops.length).toBe(result.requests);
     const created = ops.filter((op): op is PurchaseRecord => op.op === 'purchase' && op.status === 201);
     expect(created.length).toBe(30);
-    expect(created.every((op) => op.purchaseId === op.key && op.orderId !== undefined && op.completeMs >= op.invokeMs)).toBe(true);
+    expect(
+      created.every((op) => op.purchaseId === op.key && op.orderId !== undefined && op.completeMs >= op.invokeMs),
+    ).toBe(true);
 
     // The same file through the command line, the final state read both ways.
     const viaApi = await checkCli([file, '--url', url]);
@@ -53,12 +61,10 @@ describe('load test history against the real app', () => {
     // A lie planted in the final state: an order for a purchase the app refused (409 SOLD_OUT).
     const refused = ops.find((op): op is PurchaseRecord => op.op === 'purchase' && op.status === 409)!;
     await withPg(harness.database.url, (pg) =>
-      pg.query(`INSERT INTO orders (product_id, user_id, quantity, status, idempotency_key, created_at, expires_at) VALUES ($1, $2, 1, 'PENDING_PAYMENT', $3, to_timestamp($4 / 1000.0), now() + interval '1 hour')`, [
-        result.product.id,
-        refused.userId,
-        refused.key,
-        refused.invokeMs + 1,
-      ]),
+      pg.query(
+        `INSERT INTO orders (product_id, user_id, quantity, status, idempotency_key, created_at, expires_at) VALUES ($1, $2, 1, 'PENDING_PAYMENT', $3, to_timestamp($4 / 1000.0), now() + interval '1 hour')`,
+        [result.product.id, refused.userId, refused.key, refused.invokeMs + 1],
+      ),
     );
     const lied = await checkCli([file, '--database-url', harness.database.url]);
     expect(lied.code).toBe(1);

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { runLoadTest } from '../../scripts/loadtest';
 import { startApp, AppHarness, TEST_JWT_SECRET } from '../support/app-harness';
 import { withPg } from '../support/api-client';
 import { freePort } from '../support/free-port';
+import { runScript as runAnyScript } from '../support/run-script';
 import { testOutputDir } from '../support/test-output';
 
 /**
@@ -11,25 +11,11 @@ import { testOutputDir } from '../support/test-output';
  * its tokens must carry: each signs its own admin token with them, read from the same environment
  * as the API's (JWT_ISSUER / JWT_AUDIENCE), so none is answered 401.
  */
-const ROOT = resolve(__dirname, '../..');
 const CLAIMS = { JWT_ISSUER: 'https://shop.example', JWT_AUDIENCE: 'flash-sale-api' };
 
-function runScript(
-  script: string,
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', script, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, JWT_SECRET: TEST_JWT_SECRET, JWT_ISSUER: '', JWT_AUDIENCE: '', ...env },
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk));
-    child.on('close', (code) => done({ code, output }));
-  });
-}
+/** A script run with the test's secret and, unless `env` gives them, no iss / aud of the caller's shell. */
+const runScript = (script: string, args: string[], env: Record<string, string>) =>
+  runAnyScript(script, args, { JWT_SECRET: TEST_JWT_SECRET, JWT_ISSUER: '', JWT_AUDIENCE: '', ...env });
 
 jest.setTimeout(120_000);
 
