@@ -6,7 +6,13 @@ export interface ContractProduct {
   stock: number;
   perUserLimit: number;
   saleStartsAt?: string | null;
-  waitingRoom?: { admitPerSecond?: number; admissionTtlS: number; preQueueS: number };
+  waitingRoom?: {
+    admitPerSecond?: number;
+    admissionTtlS: number;
+    preQueueS: number;
+    joinWork?: { squarings?: number } | null;
+    joinsPerAddress?: number | null;
+  };
 }
 
 export interface ContractOrder {
@@ -47,7 +53,14 @@ export class ApiClient {
     priceCents: number;
     stock: number;
     perUserLimit: number;
-    waitingRoom?: { admitPerSecond?: number; admissionTtlS?: number };
+    saleStartsAt?: string;
+    waitingRoom?: {
+      admitPerSecond?: number;
+      admissionTtlS?: number;
+      preQueueS?: number;
+      joinWork?: { squarings: number };
+      joinsPerAddress?: number;
+    };
   }): Promise<ContractProduct> {
     return this.call<ContractProduct>('POST', '/admin/products', body);
   }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatCheck } from '../history/check-history';
 import { runLoadTest } from './run-load-test';
+import { parseReaction } from './populations';
 import { terminalProgress } from './progress';
 import { formatSummary } from './summary-table';
 import { LoadTestOptions } from './types';
@@ -14,7 +15,12 @@ const USAGE = `usage: npm run loadtest -- --url http://host:port [--url ...] (--
   [--per-user-limit L] [--report-dir reports | --no-report] [--max-retries 3] [--max-retry-delay-ms 2000]
   [--timeout-ms 10000] [--history FILE] [--check [--database-url URL] [--require all|RULE,...]]
   [--pay-every N] [--cancel-every N] [--read-every-ms MS] [--payment-ttl-s S]
-  waiting room: --waiting-room --users BUYERS --duration S [--admit-per-second N] [--admission-ttl-s S] [--allow-remote]
+  waiting room: --waiting-room --users PEOPLE --duration S [--admit-per-second N] [--admission-ttl-s S] [--allow-remote]
+    [--pre-queue-s S] [--reaction-ms MIN-MAX | MS] [--bots B [--bot-addresses A] [--bot-polls-per-second 20]]
+    [--join-work SQUARINGS] [--joins-per-address N]
+    people arrive over the pre-queue (sale starts S s in), poll at pollAfterMs, buy after a reaction (default 1500-3000 ms
+    with bots or a pre-queue, else 0); bots join at once, poll at the per-ticket limit, buy and retry at once. Each person
+    and each bot address sends from its own 127.x.y.z (X-Forwarded-For against a remote target: it must trust the proxy)
 exit codes: 0 invariants hold (and the history check passed), 1 an invariant or the history check failed, 2 bad usage or the run could not be set up`;
 
 function number(flag: string, value: string | undefined): number | undefined {
@@ -53,6 +59,13 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
       'admit-per-second': { type: 'string' },
       'admission-ttl-s': { type: 'string' },
       'allow-remote': { type: 'boolean' },
+      bots: { type: 'string' },
+      'bot-addresses': { type: 'string' },
+      'bot-polls-per-second': { type: 'string' },
+      'pre-queue-s': { type: 'string' },
+      'reaction-ms': { type: 'string' },
+      'join-work': { type: 'string' },
+      'joins-per-address': { type: 'string' },
       'pay-every': { type: 'string' },
       'cancel-every': { type: 'string' },
       'read-every-ms': { type: 'string' },
@@ -85,6 +98,13 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     admitPerSecond: number('admit-per-second', values['admit-per-second']),
     admissionTtlS: number('admission-ttl-s', values['admission-ttl-s']),
     allowRemote: values['allow-remote'],
+    bots: number('bots', values.bots),
+    botAddresses: number('bot-addresses', values['bot-addresses']),
+    botPollsPerSecond: number('bot-polls-per-second', values['bot-polls-per-second']),
+    preQueueS: number('pre-queue-s', values['pre-queue-s']),
+    reactionMs: values['reaction-ms'] === undefined ? undefined : parseReaction(values['reaction-ms']),
+    joinWork: number('join-work', values['join-work']),
+    joinsPerAddress: number('joins-per-address', values['joins-per-address']),
     payEvery: number('pay-every', values['pay-every']),
     cancelEvery: number('cancel-every', values['cancel-every']),
     readEveryMs: number('read-every-ms', values['read-every-ms']),

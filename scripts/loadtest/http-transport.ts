@@ -14,6 +14,16 @@ export class TransportError extends Error {
 }
 
 /**
+ * Where a client's requests come from: a local source address its sockets bind to (a loopback
+ * target sees a distinct client per 127.x.y.z), or an X-Forwarded-For header (a remote target
+ * behind a proxy it trusts).
+ */
+export interface ClientSource {
+  localAddress?: string;
+  forwardedFor?: string;
+}
+
+/**
  * Requests over keep-alive connections, at most `maxSockets` per origin. Node's core client rather
  * than fetch: see the measurement in driver.ts.
  */
@@ -23,6 +33,7 @@ export class HttpTransport {
   constructor(
     private readonly maxSockets: number,
     private readonly timeoutMs: number,
+    private readonly source: ClientSource = {},
   ) {}
 
   post(url: string, headers: Record<string, string>, body: string): Promise<HttpAnswer> {
@@ -41,6 +52,7 @@ export class HttpTransport {
   ): Promise<HttpAnswer> {
     const target = new URL(url);
     const client = target.protocol === 'https:' ? https : http;
+    if (this.source.forwardedFor) headers = { ...headers, 'x-forwarded-for': this.source.forwardedFor };
     return new Promise((resolve, reject) => {
       const request = client.request(
         target,
@@ -82,7 +94,9 @@ export class HttpTransport {
   private agentFor(target: URL): http.Agent {
     let agent = this.agents.get(target.origin);
     if (!agent) {
-      const options = { keepAlive: true, maxSockets: this.maxSockets };
+      const options: http.AgentOptions = { keepAlive: true, maxSockets: this.maxSockets };
+      // An IPv4 source address needs an IPv4 socket, also when `localhost` would resolve to ::1.
+      if (this.source.localAddress) Object.assign(options, { localAddress: this.source.localAddress, family: 4 });
       agent = target.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
       this.agents.set(target.origin, agent);
     }

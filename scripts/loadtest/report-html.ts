@@ -2,7 +2,7 @@ import { barList, columnChart, escapeHtml, Series } from './svg-charts';
 import { historyCheckHtml } from './history-check-html';
 import { sellOutText } from './summary-table';
 import { LoadTestResult } from './types';
-import { waitingRoomHtml } from './waiting-room-html';
+import { populationsHtml, waitingRoomHtml } from './waiting-room-html';
 
 const STATUS_SERIES: (Series & { match: (status: string) => boolean })[] = [
   { name: '201 created', color: '#2e9e5b', match: (s) => s === '201' },
@@ -154,7 +154,7 @@ export function renderReportHtml(r: LoadTestResult): string {
 <h2>Invariants</h2>${invariantTable(r)}
 ${historyCheckHtml(r.historyCheck)}
 <h2>Run</h2>${facts(r)}
-${r.waitingRoom ? waitingRoomHtml(r.waitingRoom) : ''}
+${r.populations ? populationsHtml(r.populations) : ''}${r.waitingRoom ? waitingRoomHtml(r.waitingRoom) : ''}
 <h2>Throughput</h2>${throughputChart(r)}
 <h2>Latency</h2>${latencyCharts(r)}
 <h2>Outcomes</h2>${barList('Every response, by status and contract code', outcomeBars)}${barList('Each attempt, by its final outcome (after retries)', attemptBars)}${refusalBars(r)}

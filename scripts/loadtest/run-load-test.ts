@@ -16,9 +16,18 @@ import { admissionDelta, readAdmission } from './server-metrics';
 import { writeReport } from './report-writer';
 import { latencyHistogram, perSecond, summarizeLatency } from './stats';
 import { LoadTestOptions, LoadTestResult } from './types';
-import { driveWaitingRoom } from './waiting-room-driver';
-import { isLoopback, summarizeWaitingRoom, waitingRoomInvariants } from './waiting-room-run';
-import { BuyerTrace } from './waiting-room-trace';
+import {
+  DEFAULT_REACTION,
+  MAX_BOT_ADDRESSES,
+  MAX_PEOPLE_ADDRESSES,
+  NO_REACTION,
+  planAccounts,
+  populationsReport,
+  PopulationTrace,
+  ReactionRange,
+} from './populations';
+import { DEFAULT_BOT_POLLS_PER_SECOND, driveWaitingRoom } from './waiting-room-driver';
+import { addressingFor, isLoopback, summarizeWaitingRoom, waitingRoomInvariants } from './waiting-room-run';
 
 const DEFAULTS = {
   perUserLimit: 1,
@@ -28,6 +37,10 @@ const DEFAULTS = {
   requestTimeoutMs: 10_000,
   reportDir: 'reports',
 };
+/** The API's default admission TTL (waitingRoom.admissionTtlS). */
+const DEFAULT_ADMISSION_TTL_S = 120;
+/** A person's longest reaction must leave most of the admission's life unused. */
+const REACTION_SHARE_OF_TTL = 0.25;
 /** Re-audits when a check fails, for answers served from a cache that has not caught up yet. */
 const AUDIT_SETTLE_TRIES = 3;
 
@@ -47,6 +60,7 @@ export function validateOptions(o: LoadTestOptions): void {
     problems.push('exactly one of --duration and --requests is required');
   if (!o.waitingRoom && (o.admitPerSecond !== undefined || o.admissionTtlS !== undefined))
     problems.push('--admit-per-second and --admission-ttl-s need --waiting-room');
+  problems.push(...populationProblems(o));
   const positive: [string, number | undefined][] = [
     ['--users', o.users],
     ['--connections', o.connections],
@@ -73,6 +87,60 @@ export function validateOptions(o: LoadTestOptions): void {
   if (problems.length) throw new Error(problems.join('; '));
 }
 
+/** The flags of the waiting-room populations: bots, addresses, pre-queue, reaction, door settings. */
+function populationProblems(o: LoadTestOptions): string[] {
+  const problems: string[] = [];
+  const flags: [string, unknown][] = [
+    ['--bots', o.bots],
+    ['--bot-addresses', o.botAddresses],
+    ['--bot-polls-per-second', o.botPollsPerSecond],
+    ['--pre-queue-s', o.preQueueS],
+    ['--reaction-ms', o.reactionMs],
+    ['--join-work', o.joinWork],
+    ['--joins-per-address', o.joinsPerAddress],
+  ];
+  const given = flags.filter(([, value]) => value !== undefined).map(([flag]) => flag);
+  if (!o.waitingRoom && given.length) problems.push(`${given.join(', ')} need --waiting-room`);
+  const onProduct = [
+    ['--pre-queue-s', o.preQueueS],
+    ['--join-work', o.joinWork],
+    ['--joins-per-address', o.joinsPerAddress],
+  ].filter(([, value]) => value !== undefined);
+  if (o.stock === undefined && onProduct.length)
+    problems.push(`${onProduct.map(([flag]) => flag).join(', ')} set the created product: they need --stock`);
+  const integer = (flag: string, value: number | undefined, min: number, max = Number.MAX_SAFE_INTEGER) => {
+    if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max))
+      problems.push(`${flag} must be an integer from ${min} to ${max}, got ${value}`);
+  };
+  integer('--bots', o.bots, 0);
+  integer('--bot-addresses', o.botAddresses, 1, MAX_BOT_ADDRESSES);
+  integer('--pre-queue-s', o.preQueueS, 1, 604_800);
+  integer('--join-work', o.joinWork, 1);
+  integer('--joins-per-address', o.joinsPerAddress, 1);
+  if (o.botPollsPerSecond !== undefined && !(Number.isFinite(o.botPollsPerSecond) && o.botPollsPerSecond > 0))
+    problems.push('--bot-polls-per-second must be a positive number');
+  if (o.botAddresses !== undefined && !o.bots) problems.push('--bot-addresses needs --bots');
+  if (o.bots && o.botAddresses !== undefined && o.botAddresses > o.bots)
+    problems.push(`--bot-addresses ${o.botAddresses} is more than --bots ${o.bots}`);
+  if (o.waitingRoom && Number.isFinite(o.users) && o.users > MAX_PEOPLE_ADDRESSES)
+    problems.push(`--users: at most ${MAX_PEOPLE_ADDRESSES} people, each with an address of their own`);
+  if (o.preQueueS !== undefined && o.durationS !== undefined && o.durationS <= o.preQueueS)
+    problems.push(
+      `--duration ${o.durationS} must be longer than --pre-queue-s ${o.preQueueS} (the sale starts after it)`,
+    );
+  const r = o.reactionMs;
+  if (r !== undefined) {
+    const ttlMs = (o.admissionTtlS ?? DEFAULT_ADMISSION_TTL_S) * 1000;
+    if (!(Number.isInteger(r.minMs) && Number.isInteger(r.maxMs) && r.minMs >= 0 && r.maxMs >= r.minMs))
+      problems.push('--reaction-ms must be MS or MIN-MAX, whole milliseconds, MIN <= MAX');
+    else if (r.maxMs > ttlMs * REACTION_SHARE_OF_TTL)
+      problems.push(
+        `--reaction-ms ${r.maxMs} must be well under the admission TTL (${ttlMs / 1000} s): at most ${ttlMs * REACTION_SHARE_OF_TTL} ms`,
+      );
+  }
+  return problems;
+}
+
 /** Drives purchases against a deployment, audits the contract's invariants, and writes the report. */
 export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestResult> {
   validateOptions(options);
@@ -86,7 +154,14 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   let product;
   if (o.stock !== undefined) {
     const waitingRoom = o.waitingRoom
-      ? stripUndefined({ admitPerSecond: o.admitPerSecond, admissionTtlS: o.admissionTtlS })
+      ? stripUndefined({
+          admitPerSecond: o.admitPerSecond,
+          admissionTtlS: o.admissionTtlS,
+          // The pre-queue opens at once: the sale starts preQueueS from now.
+          preQueueS: o.preQueueS,
+          joinWork: o.joinWork !== undefined ? { squarings: o.joinWork } : undefined,
+          joinsPerAddress: o.joinsPerAddress,
+        })
       : undefined;
     product = await api.createProduct({
       sku: `LT-${runId}`,
@@ -94,6 +169,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
       priceCents: 100,
       stock: o.stock,
       perUserLimit: o.perUserLimit,
+      ...(o.preQueueS !== undefined ? { saleStartsAt: new Date(Date.now() + o.preQueueS * 1000).toISOString() } : {}),
       ...(waitingRoom ? { waitingRoom } : {}),
     });
     start = { stock: product.stock, orders: [] };
@@ -104,12 +180,20 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   }
   if (o.waitingRoom && !product.waitingRoom)
     throw new Error(`product ${product.id} has no waiting room: --waiting-room needs one (create it with --stock)`);
+  const bots = o.waitingRoom ? (o.bots ?? 0) : 0;
+  const reaction: ReactionRange = o.reactionMs ?? (bots > 0 || o.preQueueS ? DEFAULT_REACTION : NO_REACTION);
+  const ttlS = product.waitingRoom?.admissionTtlS ?? DEFAULT_ADMISSION_TTL_S;
+  if (o.waitingRoom && reaction.maxMs > ttlS * 1000 * REACTION_SHARE_OF_TTL)
+    throw new Error(
+      `--reaction-ms ${reaction.maxMs} must be well under product ${product.id}'s admission TTL (${ttlS} s)`,
+    );
 
   const userPrefix = `lt-${runId}-`;
-  const users = Array.from({ length: o.users }, (_, n) => ({
-    id: `${userPrefix}${n}`,
-    token: mintToken(o.tokenSecret, `${userPrefix}${n}`, 'user', undefined, claims),
-  }));
+  const user = (id: string) => ({ id, token: mintToken(o.tokenSecret, id, 'user', undefined, claims) });
+  const users = [
+    ...Array.from({ length: o.users }, (_, n) => user(`${userPrefix}${n}`)),
+    ...Array.from({ length: bots }, (_, k) => user(`${userPrefix}bot${k}`)),
+  ];
   const admissionBefore = await readAdmission(urls);
   const startedAt = Date.now();
   const recorder = new Recorder(startedAt);
@@ -128,14 +212,26 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   const ticker = o.onProgress
     ? setInterval(() => o.onProgress?.(recorder.progress(Date.now())), o.progressEveryMs ?? 1000)
     : undefined;
-  let traces: BuyerTrace[] | undefined;
+  let traces: PopulationTrace[] | undefined;
+  const addressing = addressingFor(urls);
+  const botPollsPerSecond = o.botPollsPerSecond ?? DEFAULT_BOT_POLLS_PER_SECOND;
   const stopReading = new AbortController();
   const readerTransport = new HttpTransport(1, o.requestTimeoutMs);
   const reading = o.readEveryMs
     ? readStockUntil(readerTransport, urls, product.id, o.readEveryMs, stopReading.signal, history)
     : undefined;
   try {
-    if (o.waitingRoom)
+    if (o.waitingRoom) {
+      const saleStartsAtMs = product.saleStartsAt ? Date.parse(product.saleStartsAt) : null;
+      const plans = planAccounts({
+        people: o.users,
+        bots,
+        botAddresses: o.botAddresses ?? 1,
+        // People arrive over what is left of the pre-queue when the run begins.
+        preQueueMs: o.preQueueS !== undefined && saleStartsAtMs !== null ? Math.max(0, saleStartsAtMs - startedAt) : 0,
+        reaction,
+        loopback: addressing === 'loopback-source',
+      });
       traces = await driveWaitingRoom({
         ...o,
         durationS: o.durationS as number,
@@ -145,8 +241,12 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
         recorder,
         runId,
         history,
+        plans,
+        addressing,
+        botPollsPerSecond,
+        joinWork: o.joinWork !== undefined || Boolean(product.waitingRoom?.joinWork),
       });
-    else await drive({ ...o, urls, productId: product.id, users, recorder, runId, history });
+    } else await drive({ ...o, urls, productId: product.id, users, recorder, runId, history });
   } finally {
     if (ticker) clearInterval(ticker);
     stopReading.abort();
@@ -173,7 +273,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
       unresolvedAttempts: unresolved,
       attempts: recorder.attempts,
       retries: recorder.retries,
-      users: o.users,
+      users: users.length,
       quantity: o.quantity,
     });
     if (invariants.every((r) => r.ok || r.severity === 'warning') || i + 1 >= AUDIT_SETTLE_TRIES) break;
@@ -202,6 +302,8 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
       quantity: o.quantity,
       maxRetries: o.maxRetries,
       ...(o.waitingRoom ? { waitingRoom: true } : {}),
+      ...(bots ? { bots, botAddresses: o.botAddresses ?? 1 } : {}),
+      ...(o.preQueueS !== undefined ? { preQueueS: o.preQueueS } : {}),
     },
     elapsedS,
     attempts: recorder.attempts,
@@ -225,6 +327,18 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   if (traces) {
     result.waitingRoom = await summarizeWaitingRoom(api, product, traces, startedAt);
     result.invariants.push(...waitingRoomInvariants(result.waitingRoom));
+    result.populations = populationsReport(traces, {
+      ordersByUser: recorder.createdByUser,
+      quantity: o.quantity,
+      stock: start.stock,
+      addressing,
+      reactionMs: reaction,
+      botPollsPerSecond,
+      preQueueS: o.preQueueS,
+      // As the product says it is set (a server that ignored the flag shows none).
+      joinWork: product.waitingRoom?.joinWork?.squarings,
+      joinsPerAddress: product.waitingRoom?.joinsPerAddress ?? undefined,
+    });
     result.ok = result.invariants.every((r) => r.ok || r.severity === 'warning');
   }
   if (history) {

@@ -1,3 +1,4 @@
+import { PopulationFigures, PopulationsReport } from './populations';
 import { LoadTestResult } from './types';
 
 const table = (rows: [string, string][]): string => {
@@ -64,6 +65,59 @@ function waitingRoomSection(r: LoadTestResult): string[] {
   ];
 }
 
+const pct = (share: number): string => `${(share * 100).toFixed(1)} %`;
+const orNone = (counts: Record<string, number>): string =>
+  Object.entries(counts)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ') || 'none';
+
+/** "2000 accounts on 2000 addresses: 950 units (0.475 a account, 95.0 % of the stock)". */
+export function populationLine(f: PopulationFigures): string {
+  return `${f.accounts} accounts on ${f.addresses} addresses: ${f.units} units (${f.unitsPerAccount.toFixed(3)} an account, ${pct(f.share)} of the stock), ${f.tickets} tickets`;
+}
+
+/** How the run's client addresses were made, and what that asks of the target. */
+export function addressingText(p: PopulationsReport): string {
+  return p.addressing === 'loopback-source'
+    ? 'each person and bot address its own loopback source address (127.0.x.y people, 127.1.x.y bots)'
+    : 'synthetic X-Forwarded-For (10.0.x.y people, 10.1.x.y bots): the target must trust the proxy (TRUST_PROXY), else every client is one address';
+}
+
+export function solveText(f: PopulationFigures): string {
+  const s = f.solve;
+  return s.solves
+    ? `${s.solves} solves, ${s.cpuS.toFixed(2)} client CPU s, p95 ${s.solveP95Ms?.toFixed(0)} ms a solve (+${s.queueP95Ms?.toFixed(0)} ms p95 waiting for a solver thread)`
+    : 'none';
+}
+
+/** People against the bot operator: what each won, from the run's own 201s. */
+function populationsSection(r: LoadTestResult): string[] {
+  const p = r.populations;
+  if (!p) return [];
+  const p95 = p.people.joinToAdmissionP95Ms;
+  return [
+    `Populations (units from the run's own 201s, of a stock of ${p.stock}):`,
+    table([
+      ['people', populationLine(p.people)],
+      ['bots', p.bots.accounts ? populationLine(p.bots) : 'none'],
+      ['bot share', pct(p.botShare)],
+      [
+        'bot / person units per account',
+        p.botToPersonPerAccount === null ? 'n/a (people won nothing)' : `${p.botToPersonPerAccount.toFixed(2)}x`,
+      ],
+      [
+        'people join → admission',
+        `p95 ${p95 === null ? 'n/a' : sec(p95)} (from arrival: p95 ${p.people.arrivalToAdmissionP95Ms === null ? 'n/a' : sec(p.people.arrivalToAdmissionP95Ms)})`,
+      ],
+      ['joins refused', `people: ${orNone(p.people.joinsRefused)}; bots: ${orNone(p.bots.joinsRefused)}`],
+      ['join work', `people: ${solveText(p.people)}; bots: ${solveText(p.bots)}`],
+      ['bot polls', `${p.bots.polls} (${p.bots.pollsRateLimited} answered 429), at ${p.botPollsPerSecond}/s a ticket`],
+      ['reaction', `${p.reactionMs.minMs}–${p.reactionMs.maxMs} ms`],
+      ['addresses', addressingText(p)],
+    ]),
+  ];
+}
+
 /** The sale's own pace: "after 1.05 s (1000 orders, 952/s)", or that it never sold out. */
 export function sellOutText(r: LoadTestResult): string {
   const s = r.sellOut;
@@ -96,6 +150,7 @@ export function formatSummary(r: LoadTestResult): string {
     table(sorted(r.attemptOutcomes)),
     ...admissionSection(r),
     ...waitingRoomSection(r),
+    ...populationsSection(r),
     'Transport errors:',
     Object.keys(r.errors).length ? table(sorted(r.errors)) : '  none',
     'Invariants:',

@@ -1,4 +1,5 @@
 import type { HistoryCheck } from '../history/check-history';
+import type { PopulationsReport, ReactionRange } from './populations';
 import type { WaitingRoomReport } from './waiting-room-report';
 
 /** Public shapes of the load-test tool: what `runLoadTest` takes and what it gives back. */
@@ -58,6 +59,20 @@ export interface LoadTestOptions {
   admissionTtlS?: number;
   /** The waiting-room flow refuses targets other than loopback unless this is set. */
   allowRemote?: boolean;
+  /** With waitingRoom: bot accounts (`lt-<runId>-bot<k>`) besides the `users` people. Default 0. */
+  bots?: number;
+  /** The client addresses the bots are spread over (round-robin). Default 1 with bots. */
+  botAddresses?: number;
+  /** A bot's polls per second per ticket: the deployment's RATE_LIMIT_PER_SECOND. Default 20 (the API's default). */
+  botPollsPerSecond?: number;
+  /** The created product's sale starts this many seconds after the run begins, its pre-queue open from the start; people arrive over it. */
+  preQueueS?: number;
+  /** A person's pause between the ADMITTED answer and the purchase. Default 1.5–3 s with bots or a pre-queue, else 0. */
+  reactionMs?: ReactionRange;
+  /** The created product's waitingRoom.joinWork: { squarings }. */
+  joinWork?: number;
+  /** The created product's waitingRoom.joinsPerAddress. */
+  joinsPerAddress?: number;
   /** The buyer of every Nth order pays it at once (recorded in the history). Default: none. */
   payEvery?: number;
   /** The buyer of every Nth order cancels it at once (recorded in the history). Default: none. */
@@ -144,6 +159,9 @@ export interface LoadTestResult {
     quantity: number;
     maxRetries: number;
     waitingRoom?: boolean;
+    bots?: number;
+    botAddresses?: number;
+    preQueueS?: number;
   };
   elapsedS: number;
   /** Logical purchase attempts started (one Idempotency-Key each). */
@@ -172,6 +190,8 @@ export interface LoadTestResult {
   invariants: InvariantResult[];
   /** The waiting-room flow's figures (with `waitingRoom`). */
   waitingRoom?: WaitingRoomReport;
+  /** What people and bots each won, with `waitingRoom`. */
+  populations?: PopulationsReport;
   /** Where the history went (`historyFile`, or beside the report with `check`). */
   historyPath?: string;
   /** The checker's verdict on the history (with `check`). */

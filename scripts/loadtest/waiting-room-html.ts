@@ -1,3 +1,5 @@
+import { PopulationsReport } from './populations';
+import { addressingText, populationLine, solveText } from './summary-table';
 import { barList, columnChart, escapeHtml, niceScale, svg } from './svg-charts';
 import { LatencySummary } from './types';
 import { WaitingRoomReport } from './waiting-room-report';
@@ -120,4 +122,44 @@ export function waitingRoomHtml(w: WaitingRoomReport): string {
 <p class="note">An inversion is a pair of tickets A before B in queue order (tickets taken before the sale's start ranked by HMAC-SHA256(seed, ticketId), then the rest by ticket number) where A was still answered WAITING at a poll sent after B had been answered ADMITTED. Admission is seen at polls: each ticket was admitted somewhere on its line, between its last WAITING poll and its dot. In a fair admission no line starts above a dot to its right.</p>
 <h3>Sold-out reach</h3>${so.pollers ? percentileColumns('First SOLD_OUT answer − last 201, per poller (ms)', so.reachMs, '#e0a526') : ''}
 <p class="note">A poller hears SOLD_OUT at its next poll, at most its last pollAfterMs later; the server's promise (every poll answers SOLD_OUT within 1 s of the last unit) is judged by the stale answers: polls sent more than 1 s after the last 201 that still answered WAITING or ADMITTED.</p>`;
+}
+
+/** The report's populations part: units per account and share of the stock, people against bots. */
+export function populationsHtml(p: PopulationsReport): string {
+  const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
+  const p95 = p.people.joinToAdmissionP95Ms;
+  const arrival = p.people.arrivalToAdmissionP95Ms;
+  const rows: [string, string][] = [
+    ['people', populationLine(p.people)],
+    ['bots', p.bots.accounts ? populationLine(p.bots) : 'none'],
+    ['bot share of the stock', pct(p.botShare)],
+    [
+      'units per bot account / per person account',
+      p.botToPersonPerAccount === null ? 'n/a (people won nothing)' : `${p.botToPersonPerAccount.toFixed(2)}x`,
+    ],
+    [
+      "people's join → admission",
+      `p95 ${p95 === null ? 'n/a' : s(p95)}; from arrival (challenge and solve included) p95 ${arrival === null ? 'n/a' : s(arrival)}`,
+    ],
+    ['joins refused (no ticket)', `people: ${counts(p.people.joinsRefused)}; bots: ${counts(p.bots.joinsRefused)}`],
+    ['join work (client CPU)', `people: ${solveText(p.people)}; bots: ${solveText(p.bots)}`],
+    ['bot polls', `${p.bots.polls} (${p.bots.pollsRateLimited} answered 429) at ${p.botPollsPerSecond}/s a ticket`],
+    [
+      'door',
+      `pre-queue ${p.preQueueS === null ? 'none' : `${p.preQueueS} s`}; join work ${p.joinWork ? `${p.joinWork.squarings} squarings` : 'off'}; joins per address ${p.joinsPerAddress ?? 'unlimited'}`,
+    ],
+    ['people react in', `${p.reactionMs.minMs}–${p.reactionMs.maxMs} ms`],
+    ['client addresses', addressingText(p)],
+  ];
+  const facts = `<table class="facts">${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`;
+  const perAccount = barList('Units won per account', [
+    { label: `person (${p.people.accounts})`, value: Number(p.people.unitsPerAccount.toFixed(3)), color: '#2e9e5b' },
+    { label: `bot (${p.bots.accounts})`, value: Number(p.bots.unitsPerAccount.toFixed(3)), color: '#c0392b' },
+  ]);
+  const share = barList('Units won (share of the stock)', [
+    { label: `people ${pct(p.people.share)}`, value: p.people.units, color: '#2e9e5b' },
+    { label: `bots ${pct(p.bots.share)}`, value: p.bots.units, color: '#c0392b' },
+  ]);
+  return `<h2>People and bots</h2>${facts}${perAccount}${share}
+<p class="note">Units are counted from the orders this run was answered 201 for (its own records), by the account that bought them. People arrive over the pre-queue, poll at pollAfterMs and react before buying; bots join at the first instant, poll at the per-ticket limit and buy and retry at once.</p>`;
 }

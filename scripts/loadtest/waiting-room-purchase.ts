@@ -8,7 +8,7 @@ import { QueueDriveOptions } from './waiting-room-driver';
 /**
  * One purchase attempt of an admitted buyer: one Idempotency-Key with its Admission, re-sent after
  * 503/429/transport errors as the classic flow's attempts are (same retry policy and budget); a
- * 202's outcome is asked for at its Location.
+ * 202's outcome is asked for at its Location. `noWait` (a bot) re-sends at once, Retry-After or not.
  */
 export async function buyOnce(
   o: QueueDriveOptions,
@@ -17,6 +17,7 @@ export async function buyOnce(
   admission: string,
   key: string,
   deadline: number,
+  noWait = false,
 ): Promise<{ outcome: string; completeMs: number }> {
   const body = JSON.stringify({ quantity: o.quantity });
   o.recorder.attempts++;
@@ -41,6 +42,6 @@ export async function buyOnce(
       return { outcome: outcomeKey(response.sample), completeMs: response.completeMs };
     }
     o.recorder.retries++;
-    await sleep(retryDelayMs(response.retryAfterMs, retry, o.maxRetryDelayMs));
+    if (!noWait) await sleep(retryDelayMs(response.retryAfterMs, retry, o.maxRetryDelayMs));
   }
 }

@@ -11,7 +11,7 @@ export interface WaitingRoomReport {
   finals: Record<string, number>;
   joins: Record<string, number>;
   polls: Record<string, number>;
-  /** Polls sent sooner than the previous answer's pollAfterMs (the tool's own discipline: 0). */
+  /** People's polls sent sooner than the previous answer's pollAfterMs (the tool's own discipline: 0; bots poll at the per-ticket limit). */
   earlyPolls: number;
   /** From the join's answer to the first ADMITTED answer, over buyers admitted. */
   joinToAdmissionMs: LatencySummary;
@@ -62,6 +62,7 @@ export function waitingRoomReport(
       const previous = t.answers[i - 1];
       if (
         a.op === 'queuePoll' &&
+        !isBot(t) &&
         previous?.status === 200 &&
         previous.pollAfterMs !== undefined &&
         a.invokeMs - previous.completeMs < previous.pollAfterMs
@@ -86,6 +87,8 @@ export function waitingRoomReport(
     soldOut: soldOutReach(traces, run.lastCreatedAtMs),
   };
 }
+
+const isBot = (t: BuyerTrace): boolean => (t as { kind?: string }).kind === 'bot';
 
 function soldOutReach(traces: BuyerTrace[], lastCreatedAtMs: number | null): SoldOutReach {
   const reach: number[] = [];

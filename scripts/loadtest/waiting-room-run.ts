@@ -18,6 +18,19 @@ export function isLoopback(url: string): boolean {
 }
 
 /**
+ * How the run's clients get addresses of their own: against IPv4 loopback (`localhost` too) each
+ * binds its sockets to a 127.x.y.z source address; otherwise (a remote target, or ::1) each sends a
+ * synthetic `X-Forwarded-For`, which the target heeds only behind a proxy it trusts (TRUST_PROXY).
+ */
+export function addressingFor(urls: string[]): 'loopback-source' | 'x-forwarded-for' {
+  const ipv4Loopback = (url: string) => {
+    const host = new URL(url).hostname;
+    return host === 'localhost' || (isIP(host) === 4 && host.startsWith('127.'));
+  };
+  return urls.every(ipv4Loopback) ? 'loopback-source' : 'x-forwarded-for';
+}
+
+/**
  * The report's waiting-room figures. Every 201 ends its buyer (BOUGHT), so the last 201 is the
  * latest of the BOUGHT buyers' purchase answers; the seed (for the pre-queue's order) from
  * the product's public queue summary, published once the sale has started.

@@ -1,0 +1,127 @@
+/*
+ * The client's side of a waiting room's join work: y = base^(2^squarings) mod modulus, computed
+ * by `squarings` sequential modular squarings (each needs the previous one: more cores do not
+ * shorten one solve). The load generator is one process, so solves run on a few worker threads
+ * and the event loop keeps driving every other client meanwhile.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { Population } from './populations';
+
+export interface JoinWorkChallenge {
+  /** Hex, with or without 0x. */
+  modulus: string;
+  base: string;
+  squarings: number;
+}
+
+const big = (hex: string): bigint => BigInt(hex.startsWith('0x') || hex.startsWith('0X') ? hex : `0x${hex}`);
+
+/** The solution as lowercase hex (no 0x): base^(2^squarings) mod modulus. */
+export function solveJoinWork({ modulus, base, squarings }: JoinWorkChallenge): string {
+  const n = big(modulus);
+  let y = big(base) % n;
+  for (let i = 0; i < squarings; i++) y = (y * y) % n;
+  return y.toString(16);
+}
+
+/** The same loop for a worker thread (plain JS: a worker does not load TypeScript), timed on the thread's own CPU clock. */
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const big = (hex) => BigInt(/^0x/i.test(hex) ? hex : '0x' + hex);
+parentPort.on('message', ({ id, modulus, base, squarings }) => {
+  try {
+    const started = performance.now();
+    const cpu = process.threadCpuUsage ? process.threadCpuUsage() : undefined;
+    const n = big(modulus);
+    let y = big(base) % n;
+    for (let i = 0; i < squarings; i++) y = (y * y) % n;
+    const wallMs = performance.now() - started;
+    const used = cpu ? process.threadCpuUsage(cpu) : undefined;
+    parentPort.postMessage({ id, solution: y.toString(16), wallMs, cpuMs: used ? (used.user + used.system) / 1000 : wallMs });
+  } catch (error) {
+    parentPort.postMessage({ id, error: String(error) });
+  }
+});
+`;
+
+export interface Solved {
+  solution: string;
+  /** CPU the solve took on its thread, its time there, and its wait for a free thread. */
+  cpuMs: number;
+  wallMs: number;
+  queueMs: number;
+}
+
+interface Task {
+  id: number;
+  challenge: JoinWorkChallenge;
+  queuedAt: number;
+  resolve: (solved: Solved) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * `size` solver threads (default: the machine's cores, os.availableParallelism()), started on the
+ * first solve. People's solves go before queued bots' ones: each person solves on a device of their
+ * own, so the generator's queue must not make a person wait behind the operator's accounts.
+ */
+export class JoinWorkPool {
+  private readonly idle: Worker[] = [];
+  private readonly workers: Worker[] = [];
+  private readonly queues: Record<Population, Task[]> = { person: [], bot: [] };
+  private readonly running = new Map<Worker, Task>();
+  private nextId = 0;
+
+  constructor(readonly size = availableParallelism()) {}
+
+  solve(challenge: JoinWorkChallenge, who: Population): Promise<Solved> {
+    return new Promise((resolve, reject) => {
+      this.queues[who].push({ id: this.nextId++, challenge, queuedAt: performance.now(), resolve, reject });
+      if (this.workers.length < this.size) this.start();
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+    this.workers.length = 0;
+    this.idle.length = 0;
+  }
+
+  private start(): void {
+    const worker = new Worker(WORKER_SOURCE, { eval: true });
+    worker.on('message', (m: { id: number; solution?: string; cpuMs: number; wallMs: number; error?: string }) => {
+      const task = this.running.get(worker);
+      this.running.delete(worker);
+      this.idle.push(worker);
+      if (task) {
+        if (m.error !== undefined || m.solution === undefined) task.reject(new Error(`join work: ${m.error}`));
+        else
+          task.resolve({
+            solution: m.solution,
+            cpuMs: m.cpuMs,
+            wallMs: m.wallMs,
+            queueMs: Math.max(0, performance.now() - task.queuedAt - m.wallMs),
+          });
+      }
+      this.dispatch();
+    });
+    worker.on('error', (error) => {
+      this.running.get(worker)?.reject(error);
+      this.running.delete(worker);
+    });
+    this.workers.push(worker);
+    this.idle.push(worker);
+  }
+
+  private dispatch(): void {
+    while (this.idle.length) {
+      const task = this.queues.person.shift() ?? this.queues.bot.shift();
+      if (!task) return;
+      const worker = this.idle.pop()!;
+      this.running.set(worker, task);
+      worker.postMessage({ id: task.id, ...task.challenge });
+    }
+  }
+}
