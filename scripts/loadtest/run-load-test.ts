@@ -119,9 +119,9 @@ function populationProblems(o: LoadTestOptions): string[] {
   integer('--joins-per-address', o.joinsPerAddress, 1);
   if (o.botPollsPerSecond !== undefined && !(Number.isFinite(o.botPollsPerSecond) && o.botPollsPerSecond > 0))
     problems.push('--bot-polls-per-second must be a positive number');
-  if (o.botAddresses !== undefined && !o.bots) problems.push('--bot-addresses needs --bots');
+  if (o.botAddresses !== undefined && !o.bots) problems.push('--bot-addresses must come with --bots');
   if (o.bots && o.botAddresses !== undefined && o.botAddresses > o.bots)
-    problems.push(`--bot-addresses ${o.botAddresses} is more than --bots ${o.bots}`);
+    problems.push(`--bot-addresses ${o.botAddresses} must be at most --bots ${o.bots}`);
   if (o.waitingRoom && Number.isFinite(o.users) && o.users > MAX_PEOPLE_ADDRESSES)
     problems.push(`--users: at most ${MAX_PEOPLE_ADDRESSES} people, each with an address of their own`);
   if (o.preQueueS !== undefined && o.durationS !== undefined && o.durationS <= o.preQueueS)

@@ -146,7 +146,9 @@ async function buyer(
         needWork = true;
         continue;
       }
-      const rateLimited = isRateLimited(answer);
+      // A refused join told to come back later than the queue's retry cap (over joinsPerAddress:
+      // until the sale ends) is no ticket, for good.
+      const rateLimited = isRateLimited(answer) && !(answer.op === 'queueJoin' && refusedForGood(answer.retryAfterMs));
       const retryable =
         answer.error !== undefined || answer.status === 503 || rateLimited || answer.code === 'SALE_NOT_ACTIVE';
       if (!retryable) return settle(trace, `${answer.status} ${answer.code ?? ''}`.trim(), answer.completeMs);
@@ -190,6 +192,7 @@ async function buyer(
 
 const isRateLimited = (a: { status: number; code?: string }): boolean =>
   a.status === 429 && (a.code === undefined || a.code === 'RATE_LIMITED');
+const refusedForGood = (retryAfterMs: number | undefined): boolean => (retryAfterMs ?? 0) > QUEUE_RETRY_CAP_MS;
 
 /**
  * Asks a join-work challenge (`POST .../queue/challenge`) and solves it on the pool: the join's

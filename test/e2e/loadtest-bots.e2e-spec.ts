@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { IncomingMessage } from 'node:http';
 import { runLoadTest } from '../../scripts/loadtest';
 import { startApp, AppHarness, TEST_JWT_SECRET } from '../support/app-harness';
-import { withPg } from '../support/api-client';
+import { injectSender, withPg } from '../support/api-client';
 import { freePort } from '../support/free-port';
 import { testOutputDir } from '../support/test-output';
+import { WaitingRoomClient } from '../support/waiting-room-client';
 
 jest.setTimeout(180_000);
 
@@ -109,5 +110,49 @@ describe('load test with a bot operator beside the people', () => {
     const html = readFileSync(result.reportPaths!.html, 'utf8');
     expect(html).toContain('<h2>People and bots</h2>');
     expect(html).not.toMatch(/<script|\ssrc=|<link/);
+  });
+
+  it('with joinsPerAddress 1 and join work, two bot addresses hold at most two tickets, and every account solved first', async () => {
+    // The door's server side (waitingRoom.joinsPerAddress, joinWork): skipped on an app without it.
+    const room = new WaitingRoomClient(injectSender(harness.app));
+    const probe = await room
+      .createProduct({ stock: 1, waitingRoom: { joinsPerAddress: 1, joinWork: { squarings: 1000 } } as object })
+      .catch(() => undefined);
+    if ((probe?.waitingRoom as { joinsPerAddress?: number } | undefined)?.joinsPerAddress !== 1) {
+      console.warn('the app has no waitingRoom.joinsPerAddress: the door check is skipped');
+      return;
+    }
+    const result = await runLoadTest({
+      urls: [url],
+      stock: 5,
+      users: 10,
+      bots: 10,
+      botAddresses: 2,
+      preQueueS: 2,
+      reactionMs: { minMs: 200, maxMs: 400 },
+      joinsPerAddress: 1,
+      joinWork: 1000,
+      connections: 8,
+      durationS: 30,
+      waitingRoom: true,
+      admitPerSecond: 100,
+      tokenSecret: TEST_JWT_SECRET,
+      reportDir: null,
+      check: true,
+    });
+    expect(result.historyCheck?.rules.filter((r) => !r.ok)).toEqual([]);
+    expect(result.ok).toBe(true);
+    const p = result.populations!;
+    expect([p.joinsPerAddress, p.joinWork]).toEqual([1, { squarings: 1000 }]);
+    // Each bot address holds one ticket; the other bots' joins were refused, and they won nothing more.
+    expect(p.bots.tickets).toBe(2);
+    expect(p.bots.joinsRefused).toEqual({ '429 RATE_LIMITED': 8 });
+    expect(p.bots.units).toBeLessThanOrEqual(2);
+    // Every person, from an address of its own, got a ticket; everyone solved a challenge before joining.
+    expect(p.people).toMatchObject({ tickets: 10, joinsRefused: {} });
+    expect(p.people.solve.solves).toBe(10);
+    expect(p.bots.solve.solves).toBe(10);
+    expect(p.people.solve.cpuS).toBeGreaterThan(0);
+    expect(p.people.units + p.bots.units).toBe(5);
   });
 });
