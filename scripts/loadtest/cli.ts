@@ -17,7 +17,7 @@ const USAGE = `usage: npm run loadtest -- --url http://host:port [--url ...] (--
   [--pay-every N] [--cancel-every N] [--read-every-ms MS] [--payment-ttl-s S]
   waiting room: --waiting-room --users PEOPLE --duration S [--admit-per-second N] [--admission-ttl-s S] [--allow-remote]
     [--pre-queue-s S] [--reaction-ms MIN-MAX | MS] [--bots B [--bot-addresses A] [--bot-polls-per-second 20]]
-    [--join-work SQUARINGS] [--joins-per-address N]
+    [--join-work SQUARINGS] [--joins-per-address N] [--solver-threads T]
     people arrive over the pre-queue (sale starts S s in), poll at pollAfterMs, buy after a reaction (default 1500-3000 ms
     with bots or a pre-queue, else 0); bots join at once, poll at the per-ticket limit, buy and retry at once. Each person
     and each bot address sends from its own 127.x.y.z (X-Forwarded-For against a remote target: it must trust the proxy)
@@ -66,6 +66,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
       'reaction-ms': { type: 'string' },
       'join-work': { type: 'string' },
       'joins-per-address': { type: 'string' },
+      'solver-threads': { type: 'string' },
       'pay-every': { type: 'string' },
       'cancel-every': { type: 'string' },
       'read-every-ms': { type: 'string' },
@@ -105,6 +106,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     reactionMs: values['reaction-ms'] === undefined ? undefined : parseReaction(values['reaction-ms']),
     joinWork: number('join-work', values['join-work']),
     joinsPerAddress: number('joins-per-address', values['joins-per-address']),
+    solverThreads: number('solver-threads', values['solver-threads']),
     payEvery: number('pay-every', values['pay-every']),
     cancelEvery: number('cancel-every', values['cancel-every']),
     readEveryMs: number('read-every-ms', values['read-every-ms']),

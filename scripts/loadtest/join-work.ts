@@ -63,8 +63,10 @@ interface Task {
 
 /**
  * `size` solver threads (default: the machine's cores, os.availableParallelism()), started on the
- * first solve. People's solves go before queued bots' ones: each person solves on a device of their
- * own, so the generator's queue must not make a person wait behind the operator's accounts.
+ * first solve. The two populations are served in turn when both have solves waiting: in life each
+ * person solves on a device of their own and the operator on its machines, so neither side's
+ * burst should hold up the other's (the bots' joins all come at the first instant). A solve's wait
+ * for a thread is the generator's, not a client's: it is reported beside the solve's own time.
  */
 export class JoinWorkPool {
   private readonly idle: Worker[] = [];
@@ -72,6 +74,7 @@ export class JoinWorkPool {
   private readonly queues: Record<Population, Task[]> = { person: [], bot: [] };
   private readonly running = new Map<Worker, Task>();
   private nextId = 0;
+  private lastServed: Population = 'bot';
 
   constructor(readonly size = availableParallelism()) {}
 
@@ -117,8 +120,12 @@ export class JoinWorkPool {
 
   private dispatch(): void {
     while (this.idle.length) {
-      const task = this.queues.person.shift() ?? this.queues.bot.shift();
+      const first: Population = this.lastServed === 'bot' ? 'person' : 'bot';
+      const second: Population = first === 'bot' ? 'person' : 'bot';
+      const from = this.queues[first].length ? first : second;
+      const task = this.queues[from].shift();
       if (!task) return;
+      this.lastServed = from;
       const worker = this.idle.pop()!;
       this.running.set(worker, task);
       worker.postMessage({ id: task.id, ...task.challenge });

@@ -113,6 +113,7 @@ describe('the populations of a waiting-room run', () => {
       reactionMs: { minMs: 1500, maxMs: 3000 },
       botPollsPerSecond: 20,
       joinWork: 1000,
+      solverThreads: 2,
     });
     expect(report.people).toMatchObject({
       accounts: 4,
@@ -153,6 +154,7 @@ const baseRun = () => ({
   addressing: 'loopback-source' as const,
   reactionMs: { minMs: 0, maxMs: 0 },
   botPollsPerSecond: 20,
+  solverThreads: 2,
 });
 
 describe('the populations on the command line', () => {
@@ -208,6 +210,8 @@ describe('the populations on the command line', () => {
     [['--pre-queue-s', '2.5'], /--pre-queue-s must be an integer/, true],
     [['--join-work', '0'], /--join-work must be an integer from 1/, true],
     [['--joins-per-address', '0'], /--joins-per-address must be an integer from 1/, true],
+    [['--solver-threads', '0'], /--solver-threads must be an integer from 1 to 256/, true],
+    [['--solver-threads', '2'], /--solver-threads need --waiting-room/, false],
     [['--reaction-ms', '40000'], /--reaction-ms 40000 must be well under the admission TTL \(120 s\)/, true],
     [['--reaction-ms', '3000', '--admission-ttl-s', '10'], /at most 2500 ms/, true],
     [['--reaction-ms', 'soon'], /--reaction-ms must be MS or MIN-MAX/, true],

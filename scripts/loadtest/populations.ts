@@ -175,6 +175,8 @@ export interface PopulationsReport {
   preQueueS: number | null;
   joinWork: { squarings: number } | null;
   joinsPerAddress: number | null;
+  /** The load generator's join-work solver threads. */
+  solverThreads: number;
 }
 
 export interface PopulationTrace extends BuyerTrace {
@@ -261,6 +263,7 @@ export function populationsReport(
     preQueueS?: number;
     joinWork?: number;
     joinsPerAddress?: number;
+    solverThreads: number;
   },
 ): PopulationsReport {
   const unitsOf = (userId: string) => (run.ordersByUser.get(userId) ?? 0) * run.quantity;
@@ -291,5 +294,6 @@ export function populationsReport(
     preQueueS: run.preQueueS ?? null,
     joinWork: run.joinWork !== undefined ? { squarings: run.joinWork } : null,
     joinsPerAddress: run.joinsPerAddress ?? null,
+    solverThreads: run.solverThreads,
   };
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { checkHistory } from '../history/check-history';
@@ -98,6 +99,7 @@ function populationProblems(o: LoadTestOptions): string[] {
     ['--reaction-ms', o.reactionMs],
     ['--join-work', o.joinWork],
     ['--joins-per-address', o.joinsPerAddress],
+    ['--solver-threads', o.solverThreads],
   ];
   const given = flags.filter(([, value]) => value !== undefined).map(([flag]) => flag);
   if (!o.waitingRoom && given.length) problems.push(`${given.join(', ')} need --waiting-room`);
@@ -117,6 +119,7 @@ function populationProblems(o: LoadTestOptions): string[] {
   integer('--pre-queue-s', o.preQueueS, 1, 604_800);
   integer('--join-work', o.joinWork, 1);
   integer('--joins-per-address', o.joinsPerAddress, 1);
+  integer('--solver-threads', o.solverThreads, 1, 256);
   if (o.botPollsPerSecond !== undefined && !(Number.isFinite(o.botPollsPerSecond) && o.botPollsPerSecond > 0))
     problems.push('--bot-polls-per-second must be a positive number');
   if (o.botAddresses !== undefined && !o.bots) problems.push('--bot-addresses must come with --bots');
@@ -338,6 +341,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
       // As the product says it is set (a server that ignored the flag shows none).
       joinWork: product.waitingRoom?.joinWork?.squarings,
       joinsPerAddress: product.waitingRoom?.joinsPerAddress ?? undefined,
+      solverThreads: o.solverThreads ?? availableParallelism(),
     });
     result.ok = result.invariants.every((r) => r.ok || r.severity === 'warning');
   }

@@ -110,7 +110,7 @@ function populationsSection(r: LoadTestResult): string[] {
         `p95 ${p95 === null ? 'n/a' : sec(p95)} (from arrival: p95 ${p.people.arrivalToAdmissionP95Ms === null ? 'n/a' : sec(p.people.arrivalToAdmissionP95Ms)})`,
       ],
       ['joins refused', `people: ${orNone(p.people.joinsRefused)}; bots: ${orNone(p.bots.joinsRefused)}`],
-      ['join work', `people: ${solveText(p.people)}; bots: ${solveText(p.bots)}`],
+      ['join work', `people: ${solveText(p.people)}; bots: ${solveText(p.bots)}; ${p.solverThreads} solver thread(s)`],
       ['bot polls', `${p.bots.polls} (${p.bots.pollsRateLimited} answered 429), at ${p.botPollsPerSecond}/s a ticket`],
       ['reaction', `${p.reactionMs.minMs}–${p.reactionMs.maxMs} ms`],
       ['addresses', addressingText(p)],

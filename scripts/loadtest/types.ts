@@ -73,6 +73,8 @@ export interface LoadTestOptions {
   joinWork?: number;
   /** The created product's waitingRoom.joinsPerAddress. */
   joinsPerAddress?: number;
+  /** Threads solving join work in the load generator. Default: its cores (os.availableParallelism()). */
+  solverThreads?: number;
   /** The buyer of every Nth order pays it at once (recorded in the history). Default: none. */
   payEvery?: number;
   /** The buyer of every Nth order cancels it at once (recorded in the history). Default: none. */

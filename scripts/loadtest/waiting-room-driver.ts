@@ -39,6 +39,8 @@ export interface QueueDriveOptions extends Omit<DriveOptions, 'requests'> {
   botPollsPerSecond?: number;
   /** The product asks a proof of work to join: ask a challenge and solve it before each join. */
   joinWork?: boolean;
+  /** Threads of the join-work solver pool (default: the cores). */
+  solverThreads?: number;
 }
 
 type User = { id: string; token: string };
@@ -78,7 +80,7 @@ class Clients {
 export async function driveWaitingRoom(options: QueueDriveOptions): Promise<PopulationTrace[]> {
   const deadline = options.recorder.startedAt + options.durationS * 1000;
   const clients = new Clients(options);
-  const pool = new JoinWorkPool();
+  const pool = new JoinWorkPool(options.solverThreads);
   try {
     return await Promise.all(
       options.users.map((user, n) => buyer(options, clients, pool, user, n, options.plans?.[n], deadline)),

@@ -142,7 +142,10 @@ export function populationsHtml(p: PopulationsReport): string {
       `p95 ${p95 === null ? 'n/a' : s(p95)}; from arrival (challenge and solve included) p95 ${arrival === null ? 'n/a' : s(arrival)}`,
     ],
     ['joins refused (no ticket)', `people: ${counts(p.people.joinsRefused)}; bots: ${counts(p.bots.joinsRefused)}`],
-    ['join work (client CPU)', `people: ${solveText(p.people)}; bots: ${solveText(p.bots)}`],
+    [
+      'join work (client CPU)',
+      `people: ${solveText(p.people)}; bots: ${solveText(p.bots)}; the generator solves on ${p.solverThreads} thread(s)`,
+    ],
     ['bot polls', `${p.bots.polls} (${p.bots.pollsRateLimited} answered 429) at ${p.botPollsPerSecond}/s a ticket`],
     [
       'door',
