@@ -94,8 +94,9 @@ describe('the populations of a waiting-room run', () => {
       t('b2', 'bot', 'y', {
         joinCompleteMs: 10,
         answers: [
-          { op: 'queuePoll', invokeMs: 1, completeMs: 2, status: 200, state: 'WAITING' },
-          { op: 'queuePoll', invokeMs: 3, completeMs: 4, status: 429, code: 'RATE_LIMITED' },
+          { op: 'queueJoin', invokeMs: 5, completeMs: 10, status: 200, state: 'WAITING' },
+          { op: 'queuePoll', invokeMs: 500, completeMs: 510, status: 200, state: 'WAITING' },
+          { op: 'queuePoll', invokeMs: 1000, completeMs: 1010, status: 429, code: 'RATE_LIMITED' },
         ],
       }),
       t('b3', 'bot', 'y', { joinCompleteMs: 10 }),
@@ -137,6 +138,8 @@ describe('the populations of a waiting-room run', () => {
       joinsRefused: { '429 JOINS_PER_ADDRESS': 1 },
       polls: 2,
       pollsRateLimited: 1,
+      // Two polls while b2 held its ticket for 1 s (10 ms → 1010 ms); the other bots held theirs 0 s.
+      pollsPerTicketSecond: 2,
     });
     expect(report.botShare).toBe(0.2);
     expect(report.botToPersonPerAccount).toBe(0.5);

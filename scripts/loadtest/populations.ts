@@ -152,6 +152,8 @@ export interface PopulationFigures {
   /** Polls sent, and those answered 429. */
   polls: number;
   pollsRateLimited: number;
+  /** Polls per second of holding a ticket (its join's answer to its last answer), over the population: what it really polled at. */
+  pollsPerTicketSecond: number;
   solve: SolveFigures;
 }
 
@@ -202,6 +204,7 @@ function figures(
   let tickets = 0;
   let polls = 0;
   let pollsRateLimited = 0;
+  let ticketMs = 0;
   const cpu: number[] = [];
   const wall: number[] = [];
   const queue: number[] = [];
@@ -215,6 +218,8 @@ function figures(
         joinsRefused[key] = (joinsRefused[key] ?? 0) + 1;
       }
     }
+    const last = t.answers[t.answers.length - 1];
+    if (t.joinCompleteMs !== undefined && last) ticketMs += Math.max(0, last.completeMs - t.joinCompleteMs);
     for (const a of t.answers)
       if (a.op === 'queuePoll') {
         polls++;
@@ -238,6 +243,7 @@ function figures(
     challenges,
     polls,
     pollsRateLimited,
+    pollsPerTicketSecond: ticketMs > 0 ? polls / (ticketMs / 1000) : 0,
     solve: {
       solves: cpu.length,
       cpuS: cpu.reduce((sum, ms) => sum + ms, 0) / 1000,

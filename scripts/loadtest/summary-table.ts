@@ -111,7 +111,10 @@ function populationsSection(r: LoadTestResult): string[] {
       ],
       ['joins refused', `people: ${orNone(p.people.joinsRefused)}; bots: ${orNone(p.bots.joinsRefused)}`],
       ['join work', `people: ${solveText(p.people)}; bots: ${solveText(p.bots)}; ${p.solverThreads} solver thread(s)`],
-      ['bot polls', `${p.bots.polls} (${p.bots.pollsRateLimited} answered 429), at ${p.botPollsPerSecond}/s a ticket`],
+      [
+        'polls',
+        `bots ${p.bots.polls} (${p.bots.pollsRateLimited} answered 429), ${p.bots.pollsPerTicketSecond.toFixed(1)}/s a ticket (aiming at ${p.botPollsPerSecond}/s); people ${p.people.polls}, ${p.people.pollsPerTicketSecond.toFixed(1)}/s a ticket`,
+      ],
       ['reaction', `${p.reactionMs.minMs}–${p.reactionMs.maxMs} ms`],
       ['addresses', addressingText(p)],
     ]),

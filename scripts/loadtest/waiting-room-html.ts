@@ -146,7 +146,10 @@ export function populationsHtml(p: PopulationsReport): string {
       'join work (client CPU)',
       `people: ${solveText(p.people)}; bots: ${solveText(p.bots)}; the generator solves on ${p.solverThreads} thread(s)`,
     ],
-    ['bot polls', `${p.bots.polls} (${p.bots.pollsRateLimited} answered 429) at ${p.botPollsPerSecond}/s a ticket`],
+    [
+      'polls',
+      `bots ${p.bots.polls} (${p.bots.pollsRateLimited} answered 429), ${p.bots.pollsPerTicketSecond.toFixed(1)}/s a ticket (aiming at ${p.botPollsPerSecond}/s); people ${p.people.polls}, ${p.people.pollsPerTicketSecond.toFixed(1)}/s a ticket`,
+    ],
     [
       'door',
       `pre-queue ${p.preQueueS === null ? 'none' : `${p.preQueueS} s`}; join work ${p.joinWork ? `${p.joinWork.squarings} squarings` : 'off'}; joins per address ${p.joinsPerAddress ?? 'unlimited'}`,
