@@ -5,4 +5,6 @@ export type Role = (typeof ROLES)[number];
 export interface AuthUser {
   id: string;
   role: Role;
+  /** The verified token's claims, for the checks that read more than sub and role (waitingRoom.requiredClaim). */
+  claims?: Readonly<Record<string, unknown>>;
 }

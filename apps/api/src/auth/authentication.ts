@@ -305,7 +305,7 @@ function toUser(claims: Claims): AuthUser {
     throw new TokenRefusal('token subject must be well-formed Unicode (no lone UTF-16 surrogate)');
   if (typeof role !== 'string' || !ROLES.includes(role as Role))
     throw new TokenRefusal('token role must be "user" or "admin"');
-  return { id: sub, role: role as Role };
+  return { id: sub, role: role as Role, claims: claims as Readonly<Record<string, unknown>> };
 }
 
 /** The header's `alg` and `kid`, or undefined when the header is not JSON. */

@@ -3,7 +3,7 @@ import { TokenVerifier } from '../auth/authentication';
 import { classifyError } from '../common/errors/all-exceptions.filter';
 import { ErrorCode } from '../common/errors/error-code';
 import { isPositiveId } from '../common/positive-id';
-import { WaitingRoomService } from './waiting-room.service';
+import { JoinInput, WaitingRoomService } from './waiting-room.service';
 import { QueueRouteLimit } from './queue-route-limit';
 import { QueueShortcutKind } from './queue-shortcut.decorator';
 
@@ -33,7 +33,8 @@ export function installQueueShortcuts(
   };
   const join: Shortcut = (request, reply, done) => {
     const { id } = request.params as { id?: string };
-    if (!isPositiveId(id)) return done();
+    const body = joinBody(request.body);
+    if (!isPositiveId(id) || body === undefined) return done();
     let user: ReturnType<TokenVerifier['verify']>;
     try {
       user = deps.tokens.verify(request.headers.authorization);
@@ -41,7 +42,7 @@ export function installQueueShortcuts(
       return done(); // the guard answers 401 (and counts the address) its usual way
     }
     answer(
-      deps.limit.join(user).then(() => deps.room.join(id, user)),
+      deps.limit.join(user).then(() => deps.room.join(id, user, { address: request.ip, work: body.work })),
       reply,
       done,
     );
@@ -61,6 +62,26 @@ export function installQueueShortcuts(
       shortcuts[kind].hook as preHandlerHookHandler,
     ];
   });
+}
+
+/**
+ * A join's body when it is one the controller's validation would pass as it is: none, or `{ work:
+ * { challenge, solution } }` of strings within their lengths and nothing else; undefined for
+ * anything else, which goes on to the controller (400 VALIDATION_FAILED).
+ */
+function joinBody(body: unknown): JoinInput | undefined {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const keys = Object.keys(body);
+  if (keys.length === 0) return {};
+  if (keys.length !== 1 || keys[0] !== 'work') return undefined;
+  const work = (body as { work: unknown }).work;
+  if (typeof work !== 'object' || work === null || Array.isArray(work) || Object.keys(work).length !== 2)
+    return undefined;
+  const { challenge, solution } = work as { challenge?: unknown; solution?: unknown };
+  if (typeof challenge !== 'string' || challenge.length > 256) return undefined;
+  if (typeof solution !== 'string' || solution.length > 1024) return undefined;
+  return { work: { challenge, solution } };
 }
 
 /** The service's answer sent as the controller would send it; an error the contract has no code for goes on to the controller. */

@@ -5,7 +5,7 @@ import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { ADMIT, AdmitReply, parseAdmit } from './scripts/admit';
 import { FREEZE, parseFreeze } from './scripts/freeze';
-import { JOIN, joinArgs, JoinReply, JoinRequest, parseJoins } from './scripts/join';
+import { JOIN, joinArgs, JoinRefusal, JoinReply, JoinRequest, JoinTerms, parseJoins } from './scripts/join';
 import { parsePolls, POLL, PollReply } from './scripts/poll';
 import { CLAIM, RECEIPT, RELEASE } from './scripts/receipt';
 import { runScript } from './scripts/script';
@@ -29,18 +29,18 @@ export interface AdmitStep {
  */
 @Injectable()
 export class QueueStore {
-  /** Grouped by product and sale start (a product's terms, the same for every join of a turn). */
+  /** Grouped by product and its terms (the same for every join of a turn). */
   private readonly joins = new TurnBatcher<
-    JoinRequest & { productId: string; saleStartsAtMs: number | null },
-    JoinReply
+    JoinRequest & { productId: string; terms: JoinTerms },
+    JoinReply | JoinRefusal
   >((_, joins) => {
-    const { productId, saleStartsAtMs } = joins[0];
+    const { productId, terms } = joins[0];
     const k = this.keys(productId);
     return runScript(
       this.redis,
       JOIN,
-      [k.meta, k.users, k.soldOutFlag, k.ranks, k.admitted, k.bought, k.buying],
-      joinArgs(saleStartsAtMs, nextEpochCandidate(), joins),
+      [k.meta, k.users, k.soldOutFlag, k.ranks, k.admitted, k.bought, k.buying, k.addresses, k.workNonces],
+      joinArgs(terms, nextEpochCandidate(), joins),
     ).then((reply) => parseJoins(reply, joins.length));
   });
   private readonly polls = new TurnBatcher<number, PollReply>((productId, numbers) => {
@@ -59,8 +59,16 @@ export class QueueStore {
     return waitingRoomKeys(this.prefix.value, productId);
   }
 
+  /** A join to a sale without defences (no work, no cap per address). */
   join(productId: string, userId: string, nowMs: number, saleStartsAtMs: number | null): Promise<JoinReply> {
-    return this.joins.add(`${productId}|${saleStartsAtMs ?? ''}`, { productId, saleStartsAtMs, userId, nowMs });
+    const terms = { saleStartsAtMs, joinsPerAddress: 0, needsWork: false };
+    return this.defendedJoin(productId, terms, { userId, nowMs }) as Promise<JoinReply>;
+  }
+
+  /** A join under the sale's terms: refused by the script when its work or its address's cap say so. */
+  defendedJoin(productId: string, terms: JoinTerms, request: JoinRequest): Promise<JoinReply | JoinRefusal> {
+    const batch = `${productId}|${terms.saleStartsAtMs ?? ''}|${terms.joinsPerAddress}|${terms.needsWork ? 1 : 0}`;
+    return this.joins.add(batch, { ...request, productId, terms });
   }
 
   poll(productId: string, ticketNumber: number): Promise<PollReply> {

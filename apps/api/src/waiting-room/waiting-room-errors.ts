@@ -11,3 +11,23 @@ export const queueNotOpen = () =>
   new AppException(ErrorCode.SaleNotActive, 'the waiting room of this product is not open now');
 export const soldOutAtJoin = (productId: string) =>
   new AppException(ErrorCode.SoldOut, `product ${productId} is sold out`);
+export const joinWorkRequired = (productId: string) =>
+  new AppException(
+    ErrorCode.JoinWorkRequired,
+    `joining this queue needs a solved proof of work: POST /products/${productId}/queue/challenge, then join with { "work": { "challenge", "solution" } }`,
+  );
+export const joinWorkInvalid = () =>
+  new AppException(
+    ErrorCode.JoinWorkInvalid,
+    'the proof of work is wrong, expired, used already, or not a challenge issued to this user for this product; ask a new challenge',
+  );
+export const joinClaimRequired = (claim: string) =>
+  new AppException(ErrorCode.JoinClaimRequired, `joining this queue needs the token claim "${claim}"`);
+export const joinsPerAddressSpent = (retryAfterS: number) =>
+  new AppException(
+    ErrorCode.RateLimited,
+    'this client address holds as many tickets of this sale as it may (waitingRoom.joinsPerAddress)',
+    retryAfterS,
+  );
+export const noJoinWork = (productId: string) =>
+  new AppException(ErrorCode.NotFound, `joining the queue of product ${productId} needs no proof of work`);

@@ -19,6 +19,10 @@ export const waitingRoomKeys = (prefix: string, productId: string) => {
     buying: `${base}:buying`,
     /** Set of places whose buyer has an order. */
     bought: `${base}:bought`,
+    /** Hash client address -> tickets taken from it (kept only when the sale caps tickets per address). */
+    addresses: `${base}:addresses`,
+    /** Sorted set nonce -> expiry (ms): the join-work challenges used, until they expire. */
+    workNonces: `${base}:work`,
     /** The purchase path's sold-out flag, read so that pollers see SOLD_OUT at once. */
     soldOutFlag: productKeys(prefix, productId).soldOut,
   };

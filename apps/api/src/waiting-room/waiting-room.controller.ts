@@ -1,4 +1,6 @@
-import { Controller, Get, HttpCode, Ip, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Ip, Param, Post } from '@nestjs/common';
+import { Type } from 'class-transformer';
+import { IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import {
   ApiBearerAuth,
   ApiConflictResponse,
@@ -6,6 +8,7 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiProperty,
+  ApiPropertyOptional,
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
@@ -13,6 +16,7 @@ import { CurrentUser, Public } from '../auth/auth.decorators';
 import { AuthUser } from '../auth/auth.types';
 import { ParseIdPipe } from '../common/parse-id.pipe';
 import { TicketStatusView } from './ticket-status';
+import type { JoinWorkChallenge } from './join-work/join-work';
 import { QueueSummary, WaitingRoomService } from './waiting-room.service';
 import { QueueRouteLimit } from './queue-route-limit';
 import { QueueShortcut } from './queue-shortcut.decorator';
@@ -29,6 +33,37 @@ class QueueSummaryView implements QueueSummary {
   seedCommitment!: string | null;
   @ApiProperty({ nullable: true, type: String, description: 'the seed (hex), from saleStartsAt on' }) seed!:
     string | null;
+}
+
+class JoinWorkAnswerDto {
+  @ApiProperty({ description: 'the challenge as POST /products/:id/queue/challenge gave it' })
+  @IsString()
+  @MaxLength(256)
+  challenge!: string;
+
+  @ApiProperty({ description: 'x^(2^T) mod N, hex' })
+  @IsString()
+  @MaxLength(1024)
+  solution!: string;
+}
+
+/** The join's optional body: a solved challenge, for products whose waiting room sets joinWork. */
+class JoinQueueDto {
+  @ApiPropertyOptional({ type: JoinWorkAnswerDto, description: 'needed when the product sets waitingRoom.joinWork' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => JoinWorkAnswerDto)
+  work?: JoinWorkAnswerDto;
+}
+
+class JoinWorkChallengeView implements JoinWorkChallenge {
+  @ApiProperty({ description: 'opaque, signed; send it back with the solution' }) challenge!: string;
+  @ApiProperty({ description: 'N (1024 bits), hex' }) modulus!: string;
+  @ApiProperty({ description: 'x, hex' }) base!: string;
+  @ApiProperty({ example: 200_000, description: 'T: the solution is x^(2^T) mod N, by T squarings in a row' })
+  squarings!: number;
+  @ApiProperty({ example: '2026-11-21T12:02:00.000Z' }) expiresAt!: string;
 }
 
 const NOT_FOUND = 'PRODUCT_NOT_FOUND; NOT_FOUND for a product without a waiting room';
@@ -58,15 +93,55 @@ export class WaitingRoomController {
   @ApiResponse({ status: 401, description: 'UNAUTHENTICATED' })
   @ApiResponse({
     status: 403,
-    description: 'SALE_NOT_ACTIVE: before the pre-queue opens (preQueueS before saleStartsAt) or after saleEndsAt',
+    description:
+      'SALE_NOT_ACTIVE: before the pre-queue opens (preQueueS before saleStartsAt) or after saleEndsAt; ' +
+      'JOIN_WORK_REQUIRED: the product sets joinWork and the body has no work; JOIN_WORK_INVALID: the work is wrong, ' +
+      "expired, used, or another user's or product's; JOIN_CLAIM_REQUIRED: the token lacks waitingRoom.requiredClaim",
   })
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: 'SOLD_OUT' })
-  @ApiResponse(RATE_LIMITED("this user's (RATE_LIMIT_PER_SECOND)"))
+  @ApiResponse({
+    status: 429,
+    description:
+      "RATE_LIMITED: this user's join budget (RATE_LIMIT_PER_SECOND) is spent, or the client address holds " +
+      'waitingRoom.joinsPerAddress tickets already (Retry-After: until the sale ends)',
+  })
   @ApiResponse(UNAVAILABLE)
-  async join(@Param('id', ParseIdPipe) productId: string, @CurrentUser() user: AuthUser): Promise<TicketStatusView> {
+  async join(
+    @Param('id', ParseIdPipe) productId: string,
+    @CurrentUser() user: AuthUser,
+    @Ip() address: string,
+    @Body() body: JoinQueueDto = {},
+  ): Promise<TicketStatusView> {
     await this.limit.join(user);
-    return this.room.join(productId, user);
+    return this.room.join(productId, user, { address, work: body?.work });
+  }
+
+  @Post(':id/queue/challenge')
+  @HttpCode(200)
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary:
+      'A proof-of-work challenge to join a product that sets waitingRoom.joinWork: compute x^(2^T) mod N by T squarings',
+  })
+  @ApiOkResponse({ type: JoinWorkChallengeView })
+  @ApiResponse({ status: 401, description: 'UNAUTHENTICATED' })
+  @ApiResponse({
+    status: 403,
+    description:
+      'SALE_NOT_ACTIVE: the queue is not open; JOIN_CLAIM_REQUIRED: the token lacks waitingRoom.requiredClaim',
+  })
+  @ApiNotFoundResponse({
+    description: 'PRODUCT_NOT_FOUND; NOT_FOUND for a product without a waiting room or without joinWork',
+  })
+  @ApiResponse(RATE_LIMITED("this user's join (RATE_LIMIT_PER_SECOND)"))
+  @ApiResponse({ ...UNAVAILABLE, description: 'DEPENDENCY_UNAVAILABLE: Postgres unreachable, with Retry-After' })
+  async challenge(
+    @Param('id', ParseIdPipe) productId: string,
+    @CurrentUser() user: AuthUser,
+  ): Promise<JoinWorkChallengeView> {
+    await this.limit.join(user);
+    return this.room.challenge(productId, user);
   }
 
   @Get(':id/queue/:ticket')

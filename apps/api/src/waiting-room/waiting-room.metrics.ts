@@ -21,7 +21,7 @@ export class WaitingRoomMetrics {
   readonly polls = counter('waiting_room_polls_total', 'Waiting-room polls answered, by ticket state', ['state']);
   readonly joins = counter(
     'waiting_room_joins_total',
-    'Waiting-room joins, by outcome (new, existing, sold_out, refused)',
+    'Waiting-room joins, by outcome (new, existing, sold_out, refused, work_required, work_invalid, address_limit, claim_required)',
     ['outcome'],
   );
   readonly admissions = counter('waiting_room_admissions_total', 'Tickets admitted to purchase');

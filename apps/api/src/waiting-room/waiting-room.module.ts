@@ -15,6 +15,7 @@ import { WaitingRoomMetrics } from './waiting-room.metrics';
 import { waitingRoomKey } from './waiting-room-secret';
 import { WaitingRoomService } from './waiting-room.service';
 import { QueueRouteLimit } from './queue-route-limit';
+import { JoinWork } from './join-work/join-work';
 
 /**
  * The waiting room in front of products that opt in. The purchase pipeline (OrdersModule) takes a
@@ -32,6 +33,7 @@ import { QueueRouteLimit } from './queue-route-limit';
         waitingRoomKey(config.get('waitingRoom', { infer: true }).secret, config.get('jwtSecret', { infer: true })),
     },
     { provide: TicketSigner, inject: [WAITING_ROOM_KEY], useFactory: (key: Buffer) => new TicketSigner(key) },
+    { provide: JoinWork, inject: [WAITING_ROOM_KEY], useFactory: (key: Buffer) => new JoinWork(key) },
     QueueStore,
     SaleSeeds,
     RedisKeyPrefix,

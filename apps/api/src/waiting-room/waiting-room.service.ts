@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../config/app-config.module';
 import { dependencyUnavailable, productNotFound } from '../common/errors/app.exception';
-import { isRedisUnavailable } from '../common/errors/dependency-errors';
+import { isDatabaseUnavailable, isRedisUnavailable } from '../common/errors/dependency-errors';
 import { AuthUser } from '../auth/auth.types';
 import { ProductCatalog } from '../inventory/product-catalog.service';
 import { SaleTerms } from '../inventory/product.view';
@@ -13,11 +13,29 @@ import { SaleSeeds } from './sale-seeds';
 import type { PollReply } from './scripts/poll';
 import { TicketClaims, TicketSigner } from './ticket-signer';
 import { describeTicket, lostPlace, TicketStatusView } from './ticket-status';
-import { noWaitingRoom, queueNotOpen, soldOutAtJoin, ticketInvalid } from './waiting-room-errors';
+import {
+  joinClaimRequired,
+  joinsPerAddressSpent,
+  joinWorkInvalid,
+  joinWorkRequired,
+  noJoinWork,
+  noWaitingRoom,
+  queueNotOpen,
+  soldOutAtJoin,
+  ticketInvalid,
+} from './waiting-room-errors';
 import { WaitingRoomMetrics } from './waiting-room.metrics';
 import { WaitingRoomSettings } from '../sale-terms/waiting-room-settings';
+import { CheckedWork, JoinWork, JoinWorkChallenge } from './join-work/join-work';
+import type { JoinTerms } from './scripts/join';
 
 type Terms = SaleTerms & { waitingRoom: WaitingRoomSettings };
+
+/** What a join carries besides its user: the client's address and, for a sale that asks it, solved work. */
+export interface JoinInput {
+  address?: string;
+  work?: { challenge: string; solution: string };
+}
 
 export interface QueueSummary {
   waiting: number;
@@ -38,30 +56,84 @@ export class WaitingRoomService {
     private readonly signer: TicketSigner,
     private readonly metrics: WaitingRoomMetrics,
     private readonly seeds: SaleSeeds,
+    private readonly work: JoinWork,
     @Inject(ConfigService) config: TypedConfigService,
   ) {
     this.pollsPerSecond = config.get('waitingRoom', { infer: true }).pollsPerSecond;
   }
 
-  async join(productId: string, user: AuthUser): Promise<TicketStatusView> {
+  /**
+   * A user's ticket: theirs again if they hold one (with or without work), else a new one when the
+   * sale's defences allow it (waitingRoom.requiredClaim, joinWork, joinsPerAddress; the last two
+   * decided in the join's own script, so a refused join spends neither its nonce nor its address).
+   */
+  async join(productId: string, user: AuthUser, input: JoinInput = {}): Promise<TicketStatusView> {
     const terms = await this.termsOf(productId);
     const now = Date.now();
     if (!isJoinable(terms, now)) {
       this.metrics.joins.inc({ outcome: 'refused' });
       throw queueNotOpen();
     }
-    const joined = await this.redis(() => this.store.join(productId, user.id, now, terms.saleStartsAtMs));
+    const room = terms.waitingRoom;
+    this.requireClaim(room, user);
+    const userTag = this.signer.userTag(user.id);
+    const work = room.joinWork ? await this.checkWork(terms, userTag, input.work, now) : undefined;
+    const joined = await this.redis(() =>
+      this.store.defendedJoin(productId, joinTermsOf(terms), {
+        userId: user.id,
+        nowMs: now,
+        address: room.joinsPerAddress ? (input.address ?? 'unknown') : undefined,
+        work,
+      }),
+    );
     if (joined === 'sold-out') {
       this.metrics.joins.inc({ outcome: 'sold_out' });
       throw soldOutAtJoin(productId);
     }
+    if (typeof joined === 'string') {
+      this.metrics.joins.inc({ outcome: joined.replace('-', '_') });
+      if (joined === 'work-required') throw joinWorkRequired(productId);
+      if (joined === 'work-invalid') throw joinWorkInvalid();
+      throw joinsPerAddressSpent(retryAfterSaleEnd(terms, now));
+    }
     this.metrics.joins.inc({ outcome: joined.created ? 'new' : 'existing' });
     return this.status(
       terms,
-      { productId, epoch: joined.epoch, number: joined.number, userTag: this.signer.userTag(user.id) },
+      { productId, epoch: joined.epoch, number: joined.number, userTag },
       undefined,
       joined.status,
     );
+  }
+
+  /** A join-work challenge for this user and product (404 NOT_FOUND when the sale asks no work). */
+  async challenge(productId: string, user: AuthUser): Promise<JoinWorkChallenge> {
+    const terms = await this.termsOf(productId);
+    const now = Date.now();
+    const squarings = terms.waitingRoom.joinWork?.squarings;
+    if (squarings === undefined) throw noJoinWork(productId);
+    if (!isJoinable(terms, now)) throw queueNotOpen();
+    this.requireClaim(terms.waitingRoom, user);
+    const { seed } = await this.postgres(() => this.seeds.of(productId));
+    return this.work.challenge({ productId, seed, userTag: this.signer.userTag(user.id), squarings }, now);
+  }
+
+  private requireClaim(room: WaitingRoomSettings, user: AuthUser): void {
+    if (room.requiredClaim === undefined || isTruthy(user.claims?.[room.requiredClaim])) return;
+    this.metrics.joins.inc({ outcome: 'claim_required' });
+    throw joinClaimRequired(room.requiredClaim);
+  }
+
+  /** The checked work's nonce; null for work that does not check; undefined when none was sent. */
+  private async checkWork(
+    terms: Terms,
+    userTag: string,
+    work: JoinInput['work'],
+    now: number,
+  ): Promise<CheckedWork | null | undefined> {
+    if (work === undefined) return undefined;
+    const { seed } = await this.postgres(() => this.seeds.of(terms.id));
+    const squarings = terms.waitingRoom.joinWork!.squarings;
+    return this.work.check({ productId: terms.id, seed, userTag, squarings }, work, now);
   }
 
   async poll(productId: string, rawTicket: string): Promise<TicketStatusView> {
@@ -131,6 +203,16 @@ export class WaitingRoomService {
     return terms as Terms;
   }
 
+  /** The sale's seed is read from Postgres once per instance: while Postgres is unreachable, 503. */
+  private async postgres<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      throw Object.assign(dependencyUnavailable('postgres'), { cause: error });
+    }
+  }
+
   /**
    * No database fallback for the queue: fairness needs it, so while Redis is unreachable (the
    * dependency-failure policy) the answer is 503; any other failure (a script's bug) is thrown as it is.
@@ -149,4 +231,22 @@ export class WaitingRoomService {
 function isJoinable(terms: Terms, now: number): boolean {
   if (terms.saleEndsAtMs !== null && now >= terms.saleEndsAtMs) return false;
   return terms.saleStartsAtMs === null || now >= terms.saleStartsAtMs - terms.waitingRoom.preQueueS * 1000;
+}
+
+const joinTermsOf = (terms: Terms): JoinTerms => ({
+  saleStartsAtMs: terms.saleStartsAtMs,
+  joinsPerAddress: terms.waitingRoom.joinsPerAddress ?? 0,
+  needsWork: terms.waitingRoom.joinWork !== undefined,
+});
+
+/** A claim that says yes: true, a non-empty string other than "false", a non-zero number. */
+function isTruthy(claim: unknown): boolean {
+  if (typeof claim === 'string') return claim !== '' && claim !== 'false';
+  return claim === true || (typeof claim === 'number' && claim !== 0 && !Number.isNaN(claim));
+}
+
+/** An address's tickets count until the sale ends: retry then (an hour when the sale has no end). */
+function retryAfterSaleEnd(terms: Terms, now: number): number {
+  if (terms.saleEndsAtMs === null) return 3600;
+  return Math.min(Math.max(Math.ceil((terms.saleEndsAtMs - now) / 1000), 1), 86_400);
 }

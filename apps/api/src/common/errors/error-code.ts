@@ -27,6 +27,9 @@ export enum ErrorCode {
   DependencyUnavailable = 'DEPENDENCY_UNAVAILABLE',
   NotAdmitted = 'NOT_ADMITTED',
   TicketInvalid = 'TICKET_INVALID',
+  JoinWorkRequired = 'JOIN_WORK_REQUIRED',
+  JoinWorkInvalid = 'JOIN_WORK_INVALID',
+  JoinClaimRequired = 'JOIN_CLAIM_REQUIRED',
   Internal = 'INTERNAL_ERROR',
 }
 
@@ -59,6 +62,9 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   [ErrorCode.DependencyUnavailable]: 503,
   [ErrorCode.NotAdmitted]: 403,
   [ErrorCode.TicketInvalid]: 400,
+  [ErrorCode.JoinWorkRequired]: 403,
+  [ErrorCode.JoinWorkInvalid]: 403,
+  [ErrorCode.JoinClaimRequired]: 403,
   [ErrorCode.Internal]: 500,
 };
 

@@ -5,17 +5,23 @@ import { QueueScript } from './script';
  * Takes tickets for the joins of one product that arrived together, or finds the ones their users
  * already have, and answers each ticket's status as POLL would, in the same round trip. The joins
  * are taken in the order sent (their arrival order).
- * KEYS: meta, users, the product's sold-out flag, ranks, admitted, bought, buying. ARGV:
- * saleStartsAt (ms, -1: none), a candidate epoch, then per join its userId and now (ms).
+ * KEYS: meta, users, the product's sold-out flag, ranks, admitted, bought, buying, addresses,
+ * work nonces. ARGV: saleStartsAt (ms, -1: none), a candidate epoch, the tickets allowed per client
+ * address (0: no cap), whether a new ticket needs work (1/0), then per join its userId, now (ms),
+ * client address, work nonce ('' none, '!' a solution that did not check) and the work's expiry (ms).
+ * A user who holds a ticket gets it back, with or without work. A new ticket needs, in this order:
+ * a checked solution whose nonce was never claimed (-1: none given, -2: not checked or claimed
+ * before), and an address under its cap (-3); only then are the nonce claimed (kept until the
+ * challenge expires) and the address counted, with the ticket: a refused join changes nothing.
  * The first join at or after the start freezes the pre-queue's size (`pre`): tickets up to it are
  * shuffled at the start, later ones keep their arrival order. The queue's epoch is set by its first
  * join: a queue lost with its Redis starts again under another, and its old tickets are known as such.
- * Returns {epoch, then per join: number (0: sold out, no ticket), created (0/1)}, then POLL's
- * answer for the joins that have a ticket, in order.
+ * Returns {epoch, then per join: number (0: sold out, no ticket; negative: refused as above),
+ * created (0/1)}, then POLL's answer for the joins that have a ticket, in order.
  */
 export const JOIN: QueueScript = {
   name: 'waitingRoomJoins',
-  keys: 7,
+  keys: 9,
   lua:
     `
 local epoch = redis.call('HGET', KEYS[1], 'epoch')
@@ -27,16 +33,36 @@ local starts = tonumber(ARGV[1])
 local soldOut = redis.call('HGET', KEYS[1], 'soldOut') == '1' or redis.call('EXISTS', KEYS[3]) == 1
 local answer = {epoch}
 local tickets = {}
-for i = 3, #ARGV, 2 do
+local perAddress = tonumber(ARGV[3])
+local needsWork = ARGV[4] == '1'
+local pruned = false
+for i = 5, #ARGV, 5 do
   local created = 0
   local n = redis.call('HGET', KEYS[2], ARGV[i])
   if n then n = tonumber(n) elseif soldOut then n = 0 else
-    if (starts < 0 or tonumber(ARGV[i + 1]) >= starts) and redis.call('HEXISTS', KEYS[1], 'pre') == 0 then
-      redis.call('HSET', KEYS[1], 'pre', redis.call('HGET', KEYS[1], 'seq') or '0')
+    local nonce = ARGV[i + 3]
+    if needsWork then
+      if nonce == '' then n = -1 elseif nonce == '!' then n = -2 else
+        if not pruned then
+          redis.call('ZREMRANGEBYSCORE', KEYS[9], '-inf', ARGV[i + 1])
+          pruned = true
+        end
+        if redis.call('ZSCORE', KEYS[9], nonce) then n = -2 end
+      end
     end
-    n = redis.call('HINCRBY', KEYS[1], 'seq', 1)
-    redis.call('HSET', KEYS[2], ARGV[i], n)
-    created = 1
+    if not n and perAddress > 0 and tonumber(redis.call('HGET', KEYS[8], ARGV[i + 2]) or '0') >= perAddress then
+      n = -3
+    end
+    if not n then
+      if needsWork then redis.call('ZADD', KEYS[9], ARGV[i + 4], nonce) end
+      if perAddress > 0 then redis.call('HINCRBY', KEYS[8], ARGV[i + 2], 1) end
+      if (starts < 0 or tonumber(ARGV[i + 1]) >= starts) and redis.call('HEXISTS', KEYS[1], 'pre') == 0 then
+        redis.call('HSET', KEYS[1], 'pre', redis.call('HGET', KEYS[1], 'seq') or '0')
+      end
+      n = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+      redis.call('HSET', KEYS[2], ARGV[i], n)
+      created = 1
+    end
   end
   answer[#answer + 1] = n
   answer[#answer + 1] = created
@@ -61,31 +87,53 @@ return answer`,
 export interface JoinRequest {
   userId: string;
   nowMs: number;
+  /** The client's address; counted only when the sale caps tickets per address. */
+  address?: string;
+  /** Only when the sale asks work: the checked solution's nonce and expiry, or null when none checked. */
+  work?: { nonce: string; expiresAtMs: number } | null;
 }
+
+/** What a batch of joins shares: the product's terms. */
+export interface JoinTerms {
+  saleStartsAtMs: number | null;
+  /** 0: no cap. */
+  joinsPerAddress: number;
+  needsWork: boolean;
+}
+
+/** A join refused by the script: no work given, work not good (or used), the address's tickets spent. */
+export type JoinRefusal = 'work-required' | 'work-invalid' | 'address-limit';
 
 export type JoinReply = { number: number; created: boolean; epoch: string; status: PollReply } | 'sold-out';
 
+const REFUSALS: Record<number, JoinRefusal> = { [-1]: 'work-required', [-2]: 'work-invalid', [-3]: 'address-limit' };
+
 /** The script's arguments after the keys. */
-export const joinArgs = (
-  saleStartsAtMs: number | null,
-  epochCandidate: string,
-  joins: JoinRequest[],
-): Array<string | number> => [
-  saleStartsAtMs ?? -1,
+export const joinArgs = (terms: JoinTerms, epochCandidate: string, joins: JoinRequest[]): Array<string | number> => [
+  terms.saleStartsAtMs ?? -1,
   epochCandidate,
-  ...joins.flatMap((join) => [join.userId, join.nowMs]),
+  terms.joinsPerAddress,
+  terms.needsWork ? 1 : 0,
+  ...joins.flatMap((join) => [
+    join.userId,
+    join.nowMs,
+    join.address ?? '',
+    join.work === undefined ? '' : join.work === null ? '!' : join.work.nonce,
+    join.work ? join.work.expiresAtMs : 0,
+  ]),
 ];
 
 /** One JoinReply per join sent, in order. */
-export function parseJoins(reply: unknown, count: number): JoinReply[] {
+export function parseJoins(reply: unknown, count: number): Array<JoinReply | JoinRefusal> {
   const r = reply as Array<number | string>;
   const epoch = String(r[0]);
   const polls = parsePolls(r.slice(1 + 2 * count));
-  const replies: JoinReply[] = [];
+  const replies: Array<JoinReply | JoinRefusal> = [];
   let polled = 0;
   for (let i = 0; i < count; i++) {
     const number = Number(r[1 + 2 * i]);
     if (number === 0) replies.push('sold-out');
+    else if (number < 0) replies.push(REFUSALS[number]);
     else replies.push({ number, created: Number(r[2 + 2 * i]) === 1, epoch, status: polls[polled++] });
   }
   return replies;

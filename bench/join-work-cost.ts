@@ -1,0 +1,88 @@
+/**
+ * What the waiting room's join work costs: the server per challenge and per check, the client per
+ * solve, and their ratio. A pure-function measurement on one core (no server, no Redis):
+ *   bash scripts/run-ts.sh bench/join-work-cost.ts [T ...]
+ */
+import { constants, createPublicKey, publicEncrypt, randomBytes } from 'node:crypto';
+import { JoinWork, JoinWorkSubject } from '../apps/api/src/waiting-room/join-work/join-work';
+import { solveJoinWork } from '../apps/api/src/waiting-room/join-work/solve';
+import { bigIntToBytes, deriveTrapdoor, modPow } from '../apps/api/src/waiting-room/join-work/trapdoor';
+
+const perCall = (runs: number, work: (i: number) => unknown): number => {
+  for (let i = 0; i < Math.min(runs, 200); i++) work(i); // warm-up
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < runs; i++) work(i);
+  return Number(process.hrtime.bigint() - started) / 1e3 / runs; // µs
+};
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
+
+async function main(): Promise<void> {
+  const squaringsList = process.argv
+    .slice(2)
+    .map(Number)
+    .filter((t) => t > 0);
+  const ts = squaringsList.length ? squaringsList : [10_000, 100_000, 300_000];
+  const key = randomBytes(32);
+  const seed = randomBytes(32);
+  const work = new JoinWork(key);
+
+  let started = performance.now();
+  const trapdoor = await work.trapdoor({ productId: '1', seed });
+  console.log(
+    `trapdoor (two 512-bit primes from the DRBG): ${fixed(performance.now() - started)} ms, once per sale and instance`,
+  );
+  started = performance.now();
+  await deriveTrapdoor(key, '2', seed);
+  console.log(`  another: ${fixed(performance.now() - started)} ms`);
+
+  // One 512-bit exponentiation (the exponent 2^T mod (p-1), 512 bits), three ways.
+  const p = BigInt(`0x${randomBytes(64).toString('hex')}`) | (3n << 510n) | 1n;
+  const e = modPow(2n, 100_000n, p - 1n);
+  const xs = Array.from({ length: 256 }, () => BigInt(`0x${randomBytes(64).toString('hex')}`) % p);
+  const x0 = xs[0];
+  const bigintUs = perCall(50, (i) => modPow(xs[i % 256], e, p));
+  const rsa = createPublicKey({
+    key: { kty: 'RSA', n: bigIntToBytes(p, 64).toString('base64url'), e: bigIntToBytes(e, 64).toString('base64url') },
+    format: 'jwk',
+  });
+  const rsaUs = perCall(2_000, (i) =>
+    publicEncrypt({ key: rsa, padding: constants.RSA_NO_PADDING }, bigIntToBytes(xs[i % 256], 64)),
+  );
+  const timedAnswer = perCall(2_000, (i) => trapdoor.answer(xs[i % 256] * x0, 100_000)); // both halves, CRT
+  console.log('one 512-bit modular exponentiation (512-bit exponent):');
+  console.log(`  BigInt square-and-multiply: ${fixed(bigintUs)} µs`);
+  console.log(`  OpenSSL via an RSA public key (publicEncrypt, no padding): ${fixed(rsaUs)} µs`);
+  console.log(
+    `  OpenSSL via Diffie-Hellman computeSecret, both halves and CRT (Trapdoor.answer): ${fixed(timedAnswer)} µs`,
+  );
+
+  for (const squarings of ts) {
+    const subject: JoinWorkSubject = { productId: '1', seed, userTag: 'AAAAAAAAAAAAAAAA', squarings };
+    const now = Date.now();
+    const challenges = [];
+    for (let i = 0; i < 300; i++) challenges.push(await work.challenge(subject, now));
+    started = performance.now();
+    for (let i = 0; i < 300; i++) await work.challenge(subject, now);
+    const issueUs = ((performance.now() - started) * 1e3) / 300;
+    started = performance.now();
+    const solution = solveJoinWork(challenges[0]);
+    const solveMs = performance.now() - started;
+    const answer = { challenge: challenges[0].challenge, solution };
+    if (!(await work.check(subject, answer, now))) throw new Error('the solution did not check');
+    const wrong = { challenge: answer.challenge, solution: (BigInt(`0x${solution}`) ^ 1n).toString(16) };
+    const runs = 20_000;
+    started = performance.now();
+    for (let i = 0; i < runs; i++) await work.check(subject, answer, now);
+    const checkUs = ((performance.now() - started) * 1e3) / runs;
+    started = performance.now();
+    for (let i = 0; i < runs; i++) await work.check(subject, wrong, now);
+    const refuseUs = ((performance.now() - started) * 1e3) / runs;
+    console.log(
+      `T=${squarings}: solve ${fixed(solveMs, 0)} ms (${fixed((solveMs * 1e3) / squarings, 2)} µs/squaring, BigInt); ` +
+        `server: challenge ${fixed(issueUs)} µs, check ${fixed(checkUs, 2)} µs (a wrong solution ${fixed(refuseUs, 2)} µs); ` +
+        `solve/check ${fixed((solveMs * 1e3) / checkUs, 0)}x, solve/(challenge+check) ${fixed((solveMs * 1e3) / (issueUs + checkUs), 0)}x`,
+    );
+  }
+}
+
+void main();
