@@ -104,6 +104,24 @@ describe('storefront in a browser, a product sold through a waiting room', () =>
     for (const { gap, wanted } of gaps) expect(gap).toBeGreaterThanOrEqual(wanted - 50);
   }, BROWSER_TEST_MS);
 
+  itInBrowser('solves the proof of work a waiting room asks (waitingRoom.joinWork) in the page, joins with it and buys', async () => {
+    const product = await room.createProduct({ name: 'Guarded game', stock: 5, perUserLimit: 1, waitingRoom: { admitPerSecond: 20, joinWork: { squarings: 20_000 } } as never });
+    const page = await open(product.id, 'working-shopper');
+    const posts: Array<{ path: string; status: number; body: string | null }> = [];
+    page.on('response', (response) => {
+      const request = response.request();
+      const path = new URL(response.url()).pathname;
+      if (request.method() === 'POST' && /\/queue(\/challenge)?$/.test(path)) posts.push({ path, status: response.status(), body: request.postData() });
+    });
+    await page.click('#join');
+    await page.waitForSelector('#queue[data-state="ADMITTED"]', { timeout: 20_000 });
+    expect(posts.map((p) => [p.path.endsWith('/challenge') ? 'challenge' : 'join', p.status])).toEqual([['challenge', 200], ['join', 200]]);
+    expect(JSON.parse(posts[1].body ?? '{}')).toEqual({ work: { challenge: expect.any(String), solution: expect.stringMatching(/^[0-9a-f]+$/) } });
+    await page.click('#buy');
+    await page.waitForSelector('#outcome[data-state="ok"]');
+    expect(await ordersOf(product.id, 'working-shopper')).toHaveLength(1);
+  }, BROWSER_TEST_MS);
+
   itInBrowser('tells a waiting shopper SOLD_OUT once the last unit sells, and refuses a new join (409)', async () => {
     const product = await room.createProduct({ name: 'Last lamp', stock: 1, perUserLimit: 1, waitingRoom: { admitPerSecond: 5 } });
     const front = await room.joined(product.id, 'lamp-front');

@@ -23,6 +23,8 @@
     VALIDATION_FAILED: 'The shop could not understand this request.',
     IDEMPOTENCY_KEY_REUSED: 'This purchase was already sent with different details.',
     NOT_ADMITTED: 'This product is sold through a queue: wait for your turn, then buy.',
+    JOIN_WORK_INVALID: "The queue did not take this page's entry check (it may have expired): join again.",
+    JOIN_CLAIM_REQUIRED: 'This queue is open to verified accounts only: verify your account, then join.',
   };
   const UNREACHABLE = "The shop's API cannot be reached from this page (a network error, or this site is not an allowed origin).";
 
@@ -70,7 +72,7 @@
     $('price').textContent = formatPrice(body.priceCents);
     $('stock').textContent = String(body.stock);
     $('product').dataset.state = body.stock > 0 ? 'available' : 'sold-out';
-    if (body.waitingRoom && !room) room = window.createWaitingRoom({ apiBase, productId: settings.product, token: settings.token, onStatus: showQueue, onRefused: queueRefused });
+    if (body.waitingRoom && !room) room = window.createWaitingRoom({ apiBase, productId: settings.product, token: settings.token, joinWork: body.waitingRoom.joinWork, onStatus: showQueue, onRefused: queueRefused, onWork: showWork });
     $('join').hidden = !room;
     $('join').disabled = !settings.token || room?.status !== null;
     $('buy').disabled = retryTimer !== null || !settings.token || (room !== null && room.status?.state !== 'ADMITTED');
@@ -104,6 +106,13 @@
     $('join').disabled = true;
     $('buy').disabled = retryTimer !== null || status.state !== 'ADMITTED';
     if (status.state === 'SOLD_OUT') $('product').dataset.state = 'sold-out';
+  }
+
+  /** While the page solves the queue's proof of work (a second or so on a computer, a few on a phone). */
+  function showWork({ squarings, done }) {
+    $('queue').hidden = false;
+    $('queue').dataset.state = 'WORKING';
+    $('queue-message').textContent = `Getting you a place in the queue… ${Math.floor((100 * done) / squarings)}%`;
   }
 
   function queueRefused(answer) {

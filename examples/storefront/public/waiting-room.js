@@ -5,27 +5,72 @@
 
 /**
  * @param {{ apiBase: string, productId: string, token: string,
+ *           joinWork?: { squarings: number },
  *           onStatus: (status: object) => void,
+ *           onWork?: (progress: { squarings: number, done: number }) => void,
  *           onRefused: (answer: { status?: number, code?: string, message?: string, retryAfterS?: number, requestId?: string, unreachable?: boolean }) => void }} options
  */
-window.createWaitingRoom = function createWaitingRoom({ apiBase, productId, token, onStatus, onRefused }) {
+window.createWaitingRoom = function createWaitingRoom({ apiBase, productId, token, joinWork, onStatus, onRefused, onWork }) {
   const queueUrl = `${apiBase}/products/${encodeURIComponent(productId)}/queue`;
   /** States after which the ticket never changes: nothing more to poll. */
   const FINAL = new Set(['SOLD_OUT', 'EXPIRED', 'BOUGHT']);
   let current = null;
   let timer = null;
 
-  /** Joins (idempotent: the same shopper gets back the same ticket and place) and starts polling. */
+  /**
+   * Joins (idempotent: the same shopper gets back the same ticket and place) and starts polling.
+   * A product whose waiting room asks a proof of work (waitingRoom.joinWork, or a join answered
+   * 403 JOIN_WORK_REQUIRED) gets it: a challenge, T squarings in this page, then the join with it.
+   */
   async function join() {
     clearTimeout(timer);
     let response;
     try {
-      response = await fetch(queueUrl, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
-    } catch {
-      onRefused({ unreachable: true });
-      return;
+      response = await sendJoin(joinWork ? await solvedWork() : undefined);
+      if (response.status === 403 && !joinWork) {
+        const refusal = await response.clone().json().catch(() => ({}));
+        if (refusal.code === 'JOIN_WORK_REQUIRED') response = await sendJoin(await solvedWork());
+      }
+    } catch (error) {
+      if (!error || !error.response) {
+        onRefused({ unreachable: true });
+        return;
+      }
+      response = error.response; // the challenge was refused: say why
     }
     await settle(response, false);
+  }
+
+  function sendJoin(work) {
+    const headers = { authorization: `Bearer ${token}` };
+    if (work === undefined) return fetch(queueUrl, { method: 'POST', headers });
+    headers['content-type'] = 'application/json';
+    return fetch(queueUrl, { method: 'POST', headers, body: JSON.stringify({ work }) });
+  }
+
+  /** A challenge from the API, solved here: { challenge, solution }. A refused challenge is thrown with its response. */
+  async function solvedWork() {
+    const response = await fetch(`${queueUrl}/challenge`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    if (response.status !== 200) throw Object.assign(new Error('challenge refused'), { response });
+    const puzzle = await response.json();
+    return { challenge: puzzle.challenge, solution: await solveJoinWork(puzzle) };
+  }
+
+  /**
+   * y = x^(2^T) mod N by T squarings one after the other (BigInt), in slices of a few
+   * milliseconds so that the page stays responsive; reports its progress through onWork.
+   */
+  async function solveJoinWork({ modulus, base, squarings }) {
+    const n = BigInt(`0x${modulus}`);
+    let y = BigInt(`0x${base}`) % n;
+    const SLICE = 2000;
+    for (let done = 0; done < squarings; ) {
+      if (onWork) onWork({ squarings, done });
+      const end = Math.min(squarings, done + SLICE);
+      for (; done < end; done++) y = (y * y) % n;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    return y.toString(16);
   }
 
   async function poll() {
