@@ -148,6 +148,8 @@ describe('the populations of a waiting-room run', () => {
     expect(none.people.joinToAdmissionP95Ms).toBeNull();
     expect(none.botToPersonPerAccount).toBeNull();
     expect(none.bots).toMatchObject({ accounts: 0, addresses: 0, units: 0, unitsPerAccount: 0 });
+    const noBots = populationsReport([t('p0', 'person', 'a0')], { ...baseRun(), ordersByUser: new Map([['p0', 1]]) });
+    expect([noBots.people.units, noBots.botShare, noBots.botToPersonPerAccount]).toEqual([1, 0, null]);
   });
 });
 

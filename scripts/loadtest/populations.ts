@@ -167,7 +167,7 @@ export interface PopulationsReport {
   bots: PopulationFigures;
   /** The bots' units over the stock at the start. */
   botShare: number;
-  /** Units per bot account over units per person account; null when people won nothing. */
+  /** Units per bot account over units per person account; null without bots or when people won nothing. */
   botToPersonPerAccount: number | null;
   stock: number;
   /** How client addresses were made: real loopback source addresses, or X-Forwarded-For (the target must trust it). */
@@ -292,7 +292,9 @@ export function populationsReport(
     bots: botFigures,
     botShare: botFigures.share,
     botToPersonPerAccount:
-      peopleFigures.unitsPerAccount > 0 ? botFigures.unitsPerAccount / peopleFigures.unitsPerAccount : null,
+      bots.length && peopleFigures.unitsPerAccount > 0
+        ? botFigures.unitsPerAccount / peopleFigures.unitsPerAccount
+        : null,
     stock: run.stock,
     addressing: run.addressing,
     reactionMs: run.reactionMs,

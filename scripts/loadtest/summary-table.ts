@@ -103,7 +103,9 @@ function populationsSection(r: LoadTestResult): string[] {
       ['bot share', pct(p.botShare)],
       [
         'bot / person units per account',
-        p.botToPersonPerAccount === null ? 'n/a (people won nothing)' : `${p.botToPersonPerAccount.toFixed(2)}x`,
+        p.botToPersonPerAccount === null
+          ? 'n/a (no bots, or people won nothing)'
+          : `${p.botToPersonPerAccount.toFixed(2)}x`,
       ],
       [
         'people join → admission',
@@ -113,7 +115,7 @@ function populationsSection(r: LoadTestResult): string[] {
       ['join work', `people: ${solveText(p.people)}; bots: ${solveText(p.bots)}; ${p.solverThreads} solver thread(s)`],
       [
         'polls',
-        `bots ${p.bots.polls} (${p.bots.pollsRateLimited} answered 429), ${p.bots.pollsPerTicketSecond.toFixed(1)}/s a ticket (aiming at ${p.botPollsPerSecond}/s); people ${p.people.polls}, ${p.people.pollsPerTicketSecond.toFixed(1)}/s a ticket`,
+        `${p.bots.accounts ? `bots ${p.bots.polls} (${p.bots.pollsRateLimited} answered 429), ${p.bots.pollsPerTicketSecond.toFixed(1)}/s a ticket (aiming at ${p.botPollsPerSecond}/s); ` : ''}people ${p.people.polls}, ${p.people.pollsPerTicketSecond.toFixed(1)}/s a ticket`,
       ],
       ['reaction', `${p.reactionMs.minMs}–${p.reactionMs.maxMs} ms`],
       ['addresses', addressingText(p)],

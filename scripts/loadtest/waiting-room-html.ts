@@ -135,7 +135,9 @@ export function populationsHtml(p: PopulationsReport): string {
     ['bot share of the stock', pct(p.botShare)],
     [
       'units per bot account / per person account',
-      p.botToPersonPerAccount === null ? 'n/a (people won nothing)' : `${p.botToPersonPerAccount.toFixed(2)}x`,
+      p.botToPersonPerAccount === null
+        ? 'n/a (no bots, or people won nothing)'
+        : `${p.botToPersonPerAccount.toFixed(2)}x`,
     ],
     [
       "people's join → admission",
@@ -148,7 +150,7 @@ export function populationsHtml(p: PopulationsReport): string {
     ],
     [
       'polls',
-      `bots ${p.bots.polls} (${p.bots.pollsRateLimited} answered 429), ${p.bots.pollsPerTicketSecond.toFixed(1)}/s a ticket (aiming at ${p.botPollsPerSecond}/s); people ${p.people.polls}, ${p.people.pollsPerTicketSecond.toFixed(1)}/s a ticket`,
+      `${p.bots.accounts ? `bots ${p.bots.polls} (${p.bots.pollsRateLimited} answered 429), ${p.bots.pollsPerTicketSecond.toFixed(1)}/s a ticket (aiming at ${p.botPollsPerSecond}/s); ` : ''}people ${p.people.polls}, ${p.people.pollsPerTicketSecond.toFixed(1)}/s a ticket`,
     ],
     [
       'door',
