@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
-import { orSkipWhenRedisDown, skipWhenRedisDown } from '../common/errors/dependency-errors';
+import { fallbackWhenRedisDown } from '../common/errors/dependency-errors';
 import { reportBackgroundFailure } from '../metrics/background-failures';
 import { StockLedger } from '../stock/stock-ledger';
 import { SoldOutFlags } from './sold-out-flags';
@@ -44,8 +44,8 @@ const KEEP_S = 120;
 export class ProductCache {
   private readonly inFlight = new Map<string, Promise<CachedProduct | undefined>>();
   private readonly log = new Logger(ProductCache.name);
-  private readonly readSkip = { log: this.log, what: 'product cache read' };
-  private readonly writeSkip = { log: this.log, what: 'product cache write' };
+  private readonly readSkipped = fallbackWhenRedisDown({ log: this.log, what: 'product cache read' }, null);
+  private readonly writeSkipped = fallbackWhenRedisDown({ log: this.log, what: 'product cache write' }, undefined);
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: RedisConnection,
@@ -64,7 +64,7 @@ export class ProductCache {
 
   private async readOnce(productId: string): Promise<CachedProduct | undefined> {
     const key = productKeys(this.prefix.value, productId).view;
-    const raw = await orSkipWhenRedisDown(this.redis.get(key), this.readSkip, null);
+    const raw = await this.redis.get(key).catch(this.readSkipped);
     if (!raw) return undefined;
     const entry = JSON.parse(raw) as { v: ProductView | null; f: number };
     return { view: entry.v, fresh: entry.f > Date.now() };
@@ -74,12 +74,12 @@ export class ProductCache {
     this.inFlight.delete(productId);
     const entry = { v: view, f: Date.now() + (view ? FRESH_MS : MISSING_FRESH_MS) };
     const key = productKeys(this.prefix.value, productId).view;
-    await orSkipWhenRedisDown(this.redis.set(key, JSON.stringify(entry), 'EX', KEEP_S), this.writeSkip, undefined);
+    await this.redis.set(key, JSON.stringify(entry), 'EX', KEEP_S).catch(this.writeSkipped);
   }
 
   async invalidate(productId: string): Promise<void> {
     this.inFlight.delete(productId);
-    await orSkipWhenRedisDown(this.redis.del(productKeys(this.prefix.value, productId).view), this.writeSkip, 0);
+    await this.redis.del(productKeys(this.prefix.value, productId).view).catch(this.writeSkipped);
   }
 }
 
@@ -97,6 +97,8 @@ export class ProductCatalog {
   private readonly log = new Logger(ProductCatalog.name);
   private readonly terms = new Map<string, SaleTerms | { missingUntil: number }>();
   private readonly rebuildSkip = { log: this.log, what: 'product cache rebuild lock' };
+  private readonly lockSkipped = fallbackWhenRedisDown(this.rebuildSkip, 'no-redis' as const);
+  private readonly releaseSkipped = fallbackWhenRedisDown(this.rebuildSkip, false);
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -187,11 +189,9 @@ export class ProductCatalog {
   /** Rebuilds when this caller wins the rebuild lock; undefined when someone else is on it. */
   private async rebuildOnce(productId: string): Promise<ProductView | null | undefined> {
     // Without Redis nobody can coordinate the rebuild: this reader rebuilds (the cache write is skipped too).
-    const lock = await orSkipWhenRedisDown(
-      this.locks.tryAcquire(productKeys('', productId).rebuild, { ttlMs: 2000 }),
-      this.rebuildSkip,
-      'no-redis' as const,
-    );
+    const lock = await this.locks
+      .tryAcquire(productKeys('', productId).rebuild, { ttlMs: 2000 })
+      .catch(this.lockSkipped);
     if (lock === null) return undefined;
     try {
       const view = await this.loadFromDatabase(productId);
@@ -199,8 +199,7 @@ export class ProductCatalog {
       return view;
     } finally {
       // A release Redis cannot take lapses on its 2 s lease.
-      if (lock !== 'no-redis')
-        await lock.release().catch((error: unknown) => skipWhenRedisDown(error, this.rebuildSkip));
+      if (lock !== 'no-redis') await lock.release().catch(this.releaseSkipped);
     }
   }
 

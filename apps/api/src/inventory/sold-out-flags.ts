@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { orSkipWhenRedisDown } from '../common/errors/dependency-errors';
+import { fallbackWhenRedisDown } from '../common/errors/dependency-errors';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
@@ -34,8 +34,8 @@ export class SoldOutFlags {
    */
   private readonly reading = new Map<string, Promise<boolean>>();
   private readonly log = new Logger(SoldOutFlags.name);
-  private readonly readSkip = { log: this.log, what: 'sold-out flag read' };
-  private readonly writeSkip = { log: this.log, what: 'sold-out flag write' };
+  private readonly readSkipped = fallbackWhenRedisDown({ log: this.log, what: 'sold-out flag read' }, 0);
+  private readonly writeSkipped = fallbackWhenRedisDown({ log: this.log, what: 'sold-out flag write' }, undefined);
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: RedisConnection,
@@ -78,7 +78,7 @@ export class SoldOutFlags {
     this.remember(productId);
     const ttlMs = segmented ? SEGMENTED_FLAG_TTL_MS : FLAG_TTL_MS;
     const key = productKeys(this.prefix.value, productId).soldOut;
-    await orSkipWhenRedisDown(this.redis.set(key, '1', 'PX', ttlMs), this.writeSkip, undefined);
+    await this.redis.set(key, '1', 'PX', ttlMs).catch(this.writeSkipped);
   }
 
   async clear(productId: string): Promise<void> {
@@ -86,7 +86,7 @@ export class SoldOutFlags {
     this.reading.delete(productId); // a read sent before the units came back answers no later buyer
     if (this.inStockUntil.size > 10_000) this.inStockUntil.clear();
     this.inStockUntil.set(productId, Date.now() + LOCAL_MEMORY_MS);
-    await orSkipWhenRedisDown(this.redis.del(productKeys(this.prefix.value, productId).soldOut), this.writeSkip, 0);
+    await this.redis.del(productKeys(this.prefix.value, productId).soldOut).catch(this.writeSkipped);
   }
 
   /** Brings the flag in line with a stock figure just read or written under the lock. */
@@ -97,7 +97,7 @@ export class SoldOutFlags {
   /** Whether the flag is set; false (Postgres will answer) when Redis is unreachable. */
   private async readFlag(productId: string): Promise<boolean> {
     const key = productKeys(this.prefix.value, productId).soldOut;
-    return (await orSkipWhenRedisDown(this.redis.exists(key), this.readSkip, 0)) === 1;
+    return (await this.redis.exists(key).catch(this.readSkipped)) === 1;
   }
 
   private remember(productId: string): void {

@@ -1,5 +1,5 @@
 import { LockUnavailableError } from '@app/distributed-lock';
-import { isRedisUnavailable, orSkipWhenRedisDown, skipWhenRedisDown } from './dependency-errors';
+import { isRedisUnavailable, fallbackWhenRedisDown, skipWhenRedisDown } from './dependency-errors';
 
 /** An error as ioredis reports a server it cannot reach. */
 const unreachableRedis = (): Error =>
@@ -35,11 +35,12 @@ describe('the dependency-failure policy for Redis', () => {
     expect(() => skipWhenRedisDown(bug, { ...logger(), what: 'spec-throw' })).toThrow(bug);
   });
 
-  it('orSkipWhenRedisDown: the value, the fallback for an unreachable Redis, any other failure rejected', async () => {
+  it('fallbackWhenRedisDown: the value, the fallback for an unreachable Redis, any other failure rejected', async () => {
     const context = { ...logger(), what: 'spec-async' };
-    await expect(orSkipWhenRedisDown(Promise.resolve(3), context, 'none')).resolves.toBe(3);
-    await expect(orSkipWhenRedisDown(Promise.reject(unreachableRedis()), context, 'none')).resolves.toBe('none');
+    const skipped = fallbackWhenRedisDown(context, 'none');
+    await expect(Promise.resolve(3).catch(skipped)).resolves.toBe(3);
+    await expect(Promise.reject(unreachableRedis()).catch(skipped)).resolves.toBe('none');
     const bug = new Error('ERR wrong kind');
-    await expect(orSkipWhenRedisDown(Promise.reject(bug), context, 'none')).rejects.toBe(bug);
+    await expect(Promise.reject(bug).catch(skipped)).rejects.toBe(bug);
   });
 });

@@ -89,12 +89,13 @@ export interface SkipContext {
 }
 
 /**
- * skipWhenRedisDown for a Redis call's promise: its value; or `fallback` when Redis is unreachable
- * (warned at most once per 10 s per `what`); any other failure rejects as it is.
+ * skipWhenRedisDown as the rejection handler of a Redis call (`call.catch(handler)`), made once per
+ * call site: `fallback` when Redis is unreachable (warned at most once per 10 s per `what`); any
+ * other failure rethrown as it is. Nothing of it runs while Redis answers.
  */
-export function orSkipWhenRedisDown<T, F>(work: Promise<T>, context: SkipContext, fallback: F): Promise<T | F> {
-  return work.catch((error: unknown) => {
+export function fallbackWhenRedisDown<F>(context: SkipContext, fallback: F): (error: unknown) => F {
+  return (error) => {
     skipWhenRedisDown(error, context);
     return fallback;
-  });
+  };
 }
