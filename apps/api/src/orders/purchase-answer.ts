@@ -7,10 +7,10 @@ import { OrderView } from './order.view';
 import { PENDING_RETRY_AFTER_S, purchasePending } from './purchase-outcome/purchase-pending.view';
 import type { PurchaseResult } from './purchase.service';
 
-/** What an answer is about: every purchase has an id and an arrival, and may hold an admission. */
+/** What an answer is about: every purchase has an id and a deadline, and may hold an admission. */
 interface Answered {
   purchaseId: string;
-  arrivedAt: number;
+  deadlineAt: number;
   admission?: { settle(status: number): Promise<void> };
 }
 
@@ -48,7 +48,7 @@ export class PurchaseAnswer {
     this.outcomes.inc({
       outcome: 'result' in outcome ? outcomeLabel(outcome.result) : String((body as { code?: unknown }).code),
     });
-    this.queues.countIfLate(purchase.arrivedAt);
+    this.queues.countIfLate(purchase.deadlineAt);
     if (purchase.admission) await purchase.admission.settle(status);
     void reply.code(status).header('Purchase-Id', purchase.purchaseId).headers(headers).send(body);
   }

@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler, RouteOptions } from 'fastify';
 import { AuthUser } from '../auth/auth.types';
 import { TokenVerifier } from '../auth/authentication';
@@ -6,10 +7,11 @@ import { AppException, productNotFound } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
 import { isPositiveId } from '../common/positive-id';
 import { RateBudget, UserRateLimiter } from '../common/throttling/rate-limiter';
+import { TypedConfigService } from '../config/app-config.module';
 import { isSaleOpen, ProductCatalog } from '../inventory/product-catalog.service';
 import { SaleTerms } from '../inventory/product.view';
 import { SoldOutFlags } from '../inventory/sold-out-flags';
-import { monotonicNow } from '../product-queue/product-queue';
+import { monotonicNow, PurchaseDeadline } from '../product-queue/product-queue';
 import { ProductQueues } from '../product-queue/product-queues';
 import { stockLockKeys } from '../stock/stock-keys';
 import { AdmissionGate, TakenAdmission } from '../waiting-room/admission-gate';
@@ -18,12 +20,13 @@ import { PurchaseAnswer, PurchaseOutcome } from './purchase-answer';
 import { PurchaseService } from './purchase.service';
 import { perUserLimit, saleNotActive, soldOut } from './purchase-errors';
 
-/** A purchase as the pipeline let it through: who buys what, by when, under which terms. */
-export interface Purchase {
+/**
+ * A purchase as the pipeline let it through: who buys what, by when (`arrivedAt`, `deadlineAt`:
+ * its PurchaseDeadline, made here once), under which terms.
+ */
+export interface Purchase extends PurchaseDeadline {
   /** The Idempotency-Key when well formed, else an id generated here; every answer carries it. */
   purchaseId: string;
-  /** When the request arrived (monotonicNow's clock): its deadline counts from here. */
-  arrivedAt: number;
   productId: string;
   quantity: number;
   idempotencyKey?: string;
@@ -35,7 +38,7 @@ export interface Purchase {
 
 type Request = FastifyRequest & { purchase?: Purchase; user?: AuthUser };
 /** What a stage fills in as the purchase goes through. */
-type Draft = Partial<Purchase> & Pick<Purchase, 'purchaseId' | 'arrivedAt'>;
+type Draft = Partial<Purchase> & Pick<Purchase, 'purchaseId' | 'arrivedAt' | 'deadlineAt'>;
 
 /** A stage's refusal of the purchase; none (undefined) lets it go on. */
 type Refusal = Error | undefined | void;
@@ -66,6 +69,8 @@ interface Stage {
 @Injectable()
 export class PurchasePipeline {
   private readonly rate: RateBudget;
+  /** PURCHASE_DEADLINE_MS: read here alone to make each purchase's deadline. */
+  private readonly deadlineMs: number;
   private readonly stages: Stage[] = [
     { name: 'token', run: (draft, request) => this.authenticate(draft, request) },
     { name: 'request', run: (draft, request) => this.readRequest(draft, request) },
@@ -85,8 +90,10 @@ export class PurchasePipeline {
     private readonly answer: PurchaseAnswer,
     private readonly purchases: PurchaseService,
     limiter: UserRateLimiter,
+    @Inject(ConfigService) config: TypedConfigService,
   ) {
     this.rate = new RateBudget(limiter, new Logger(PurchasePipeline.name), 'purchase attempts');
+    this.deadlineMs = config.get('orders', { infer: true }).purchaseDeadlineMs;
   }
 
   /**
@@ -129,6 +136,8 @@ export class PurchasePipeline {
     const draft: Draft = {
       purchaseId: typeof key === 'string' && isIdempotencyKey(key) ? key : generatePurchaseId(),
       arrivedAt,
+      // The one place a purchase's deadline is computed; every stage after reads this.
+      deadlineAt: arrivedAt + this.deadlineMs,
     };
     for (const stage of this.stages) {
       let refusal: unknown;
@@ -187,7 +196,7 @@ export class PurchasePipeline {
 
   /** A segmented product is refused only when every segment's queue would refuse (any may serve it). */
   private checkOverload(draft: Draft): Refusal {
-    return this.queues.precheck(stockLockKeys(draft.productId!, draft.terms!.segments), draft.arrivedAt);
+    return this.queues.precheck(stockLockKeys(draft.productId!, draft.terms!.segments), draft.deadlineAt);
   }
 
   private async takeAdmission(draft: Draft, request: Request): Promise<void> {

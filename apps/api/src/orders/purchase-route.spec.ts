@@ -6,7 +6,8 @@ import { PurchasePipeline } from './purchase-pipeline';
 /** The pipeline with nothing behind it but its answer: binding routes needs none of the rest. */
 function unwiredPipeline(answer: PurchaseAnswer): PurchasePipeline {
   const Pipeline = PurchasePipeline as unknown as new (...deps: unknown[]) => PurchasePipeline;
-  return new Pipeline({}, {}, {}, {}, {}, answer, {}, {});
+  const config = { get: () => ({ purchaseDeadlineMs: 2000 }) };
+  return new Pipeline({}, {}, {}, {}, {}, answer, {}, {}, config);
 }
 
 describe('binding the purchase routes by their mark, not their path', () => {
@@ -44,7 +45,7 @@ describe('binding the purchase routes by their mark, not their path', () => {
       { prefix: '/api/v1' },
     );
     fastify.get('/pending', (_request, reply) =>
-      answer.write(reply, { purchaseId: 'p 1', arrivedAt: 0 }, { result: { kind: 'pending', purchaseId: 'p 1' } }),
+      answer.write(reply, { purchaseId: 'p 1', deadlineAt: 0 }, { result: { kind: 'pending', purchaseId: 'p 1' } }),
     );
     const res = await fastify.inject({ method: 'GET', url: '/pending' });
     expect(res.statusCode).toBe(202);

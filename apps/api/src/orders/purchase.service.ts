@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { dependencyUnavailable, productNotFound } from '../common/errors/app.exception';
 import { StaleFenceException } from '../common/errors/stale-fence.error';
 import { SaleTerms } from '../inventory/product.view';
+import type { PurchaseDeadline } from '../product-queue/product-queue';
 import { ProductQueues } from '../product-queue/product-queues';
 import { StockUnit, stockLockKey } from '../stock/stock-keys';
 import { OrderRepository } from './order-repository';
@@ -37,7 +38,7 @@ export class PurchaseService {
   ) {}
 
   async purchase(request: Purchase): Promise<PurchaseResult> {
-    const { user, productId, quantity, idempotencyKey, purchaseId, arrivedAt, terms } = request;
+    const { user, productId, quantity, idempotencyKey, purchaseId, terms } = request;
     const fingerprint = idempotencyKey ? purchaseFingerprint(productId, quantity) : null;
     const item: BatchItem = {
       userId: user.id,
@@ -51,9 +52,9 @@ export class PurchaseService {
     const result =
       terms.segments > 1
         ? await this.segments.route(productId, terms.segments, (segment) =>
-            this.enqueue({ productId, segment }, item, arrivedAt),
+            this.enqueue({ productId, segment }, item, request),
           )
-        : await this.enqueue({ productId, segment: null }, item, arrivedAt);
+        : await this.enqueue({ productId, segment: null }, item, request);
     return this.answer(request, terms, fingerprint, result);
   }
 
@@ -69,9 +70,12 @@ export class PurchaseService {
     return prior && this.replay(prior, purchaseFingerprint(request.productId, request.quantity));
   }
 
-  /** Queues the purchase on its unit's queue, whose batches StockService serves under the unit's lock. */
-  private enqueue(unit: StockUnit, item: BatchItem, arrivedAt: number): Promise<BatchOutcome> {
-    return this.queues.submit(stockLockKey(unit), item, arrivedAt, (items: BatchItem[], window) =>
+  /**
+   * Queues the purchase on its unit's queue, whose batches StockService serves under the unit's lock
+   * within the window its oldest purchase's deadline leaves.
+   */
+  private enqueue(unit: StockUnit, item: BatchItem, deadline: PurchaseDeadline): Promise<BatchOutcome> {
+    return this.queues.submit(stockLockKey(unit), item, deadline, (items: BatchItem[], window) =>
       this.stock.serve(unit, items, window),
     );
   }

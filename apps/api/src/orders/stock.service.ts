@@ -258,8 +258,7 @@ export class StockService {
     attemptId: string,
     endsBy: number,
   ): Promise<BatchOutcome[] | typeof NOTHING_DONE> {
-    const withinMs = Math.floor(endsBy - monotonicNow());
-    const orders = withinMs >= 1 ? await this.settlement.settle(attemptId, batch, withinMs) : undefined;
+    const orders = await this.settlement.settle(attemptId, batch, endsBy);
     if (orders?.every((order) => order === undefined)) return NOTHING_DONE;
     if (orders)
       return orders.map((order) => (order ? { ...emptyOutcome('SETTLED'), order } : emptyOutcome('NOT_COMMITTED')));

@@ -35,7 +35,8 @@ function queueUnderTest(next: { ms: number; measured: boolean }): ProductQueue<n
 }
 
 async function serveOne(queue: ProductQueue<number, number>, ms: number): Promise<void> {
-  const done = queue.offer(1, monotonicNow());
+  const arrivedAt = monotonicNow();
+  const done = queue.offer(1, { arrivedAt, deadlineAt: arrivedAt + 2000 });
   await jest.advanceTimersByTimeAsync(ms);
   await done;
 }

@@ -173,6 +173,19 @@ export class ServiceTimeModel {
 
 export const monotonicNow = (): number => performance.now();
 
+/**
+ * A purchase's deadline, one value made where the request enters the pipeline (its arrival plus
+ * PURCHASE_DEADLINE_MS, on monotonicNow's clock) and handed down: the overload check, the queue and
+ * its expiry timer, the batch's lock wait and statement bound, the late-answer count all read it;
+ * none computes it again. The purchase itself carries these fields (no object of its own).
+ */
+export interface PurchaseDeadline {
+  /** When the request arrived. */
+  arrivedAt: number;
+  /** When it must be answered. */
+  deadlineAt: number;
+}
+
 /** The window a batch runs in: from its start until its oldest purchase must be answered. */
 export interface BatchWindow {
   startedAt: number;
@@ -234,6 +247,7 @@ export class ProductQueue<I, O> {
     private readonly serve: ServeBatch<I, O>,
     private readonly hooks: QueueHooks,
     private readonly limits: () => AdmissionLimits,
+    /** PURCHASE_DEADLINE_MS: sizes the queue (what it serves in one deadline), never a purchase's deadline. */
     private readonly deadlineMs: number,
   ) {}
 
@@ -262,12 +276,13 @@ export class ProductQueue<I, O> {
   }
 
   /** Queues an admitted purchase (see verdict); settles with its outcome, or rejects with its refusal. */
-  offer(item: I, arrivedAt: number): Promise<O> {
+  offer(item: I, { arrivedAt, deadlineAt }: PurchaseDeadline): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      const queued: Queued<I, O> = { item, arrivedAt, deadline: arrivedAt + this.deadlineMs, resolve, reject };
-      // By arrival: a purchase that arrived earlier but got here later goes ahead of later ones.
+      const queued: Queued<I, O> = { item, arrivedAt, deadline: deadlineAt, resolve, reject };
+      // By deadline (by arrival, every purchase getting the same time): one that arrived earlier but
+      // got here later goes ahead of later ones.
       let at = this.items.length;
-      while (at > 0 && this.items[at - 1].arrivedAt > arrivedAt) at--;
+      while (at > 0 && this.items[at - 1].deadline > deadlineAt) at--;
       this.items.splice(at, 0, queued);
       this.arm();
       if (!this.draining) void this.drain();

@@ -7,6 +7,7 @@ import {
   AdmissionLimits,
   monotonicNow,
   ProductQueue,
+  PurchaseDeadline,
   QueueHooks,
   QueueSnapshot,
   ServeBatch,
@@ -68,16 +69,16 @@ export class ProductQueues implements OnModuleDestroy {
 
   /**
    * Queues the purchase on the unit's queue, served by `serve`; rejects with OverloadedException
-   * when it cannot be answered by its deadline. `arrivedAt` is on monotonicNow's clock.
+   * when it cannot be answered by its deadline.
    */
-  submit<I, O>(unit: string, item: I, arrivedAt: number, serve: ServeBatch<I, O>): Promise<O> {
+  submit<I, O>(unit: string, item: I, deadline: PurchaseDeadline, serve: ServeBatch<I, O>): Promise<O> {
     const queue = this.queueOf(unit, serve);
     const now = monotonicNow();
     const verdict =
-      this.queued >= this.globalCap ? this.full(queue, now) : queue.verdict(arrivedAt + this.deadlineMs - now, now);
+      this.queued >= this.globalCap ? this.full(queue, now) : queue.verdict(deadline.deadlineAt - now, now);
     if (!verdict.admit) return Promise.reject(this.refusal(verdict));
     this.setQueued(this.queued + 1);
-    return queue.offer(item, arrivedAt);
+    return queue.offer(item, deadline);
   }
 
   /**
@@ -85,10 +86,10 @@ export class ProductQueues implements OnModuleDestroy {
    * those that could serve it (one, or each segment of a segmented product): refused only if every
    * one would refuse, with the soonest Retry-After among them.
    */
-  precheck(units: readonly string[], arrivedAt: number, now = monotonicNow()): OverloadedException | undefined {
+  precheck(units: readonly string[], deadlineAt: number, now = monotonicNow()): OverloadedException | undefined {
     let refusal: Exclude<Verdict, { admit: true }> | undefined;
     for (const unit of units) {
-      const verdict = this.verdictNow(unit, arrivedAt, now);
+      const verdict = this.verdictNow(unit, deadlineAt, now);
       if (verdict.admit) return undefined;
       if (!refusal || verdict.retryAfterS < refusal.retryAfterS) refusal = verdict;
     }
@@ -101,8 +102,8 @@ export class ProductQueues implements OnModuleDestroy {
   }
 
   /** Counts a purchase answered after its deadline (an order committed late is still answered 201). */
-  countIfLate(arrivedAt: number, now = monotonicNow()): void {
-    if (now - arrivedAt > this.deadlineMs) this.metrics.deadlineMisses.inc();
+  countIfLate(deadlineAt: number, now = monotonicNow()): void {
+    if (now > deadlineAt) this.metrics.deadlineMisses.inc();
   }
 
   /**
@@ -118,11 +119,11 @@ export class ProductQueues implements OnModuleDestroy {
     return margin === LIMITS.answerMarginMs ? LIMITS : { ...LIMITS, answerMarginMs: margin };
   };
 
-  private verdictNow(unit: string, arrivedAt: number, now: number): Verdict {
+  private verdictNow(unit: string, deadlineAt: number, now: number): Verdict {
     const queue = this.queues.get(unit);
     if (this.queued >= this.globalCap)
       return queue ? this.full(queue, now) : { admit: false, reason: 'queue_full', retryAfterS: 1 };
-    const remainingMs = arrivedAt + this.deadlineMs - now;
+    const remainingMs = deadlineAt - now;
     if (queue) return queue.verdict(remainingMs, now);
     return remainingMs > this.answerMarginMs()
       ? { admit: true }

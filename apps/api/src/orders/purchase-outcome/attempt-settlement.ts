@@ -28,12 +28,12 @@ const FIND_BY_PURCHASE_ID = `SELECT ${ORDER_COLUMNS} FROM orders WHERE (user_id,
 export class AttemptSettlement {
   constructor(private readonly statements: HotStatements) {}
 
+  /** `endsBy` (monotonicNow's clock): a purchase batch's own bound, or a lookup's. */
   async settle(
     attemptId: string,
     purchases: AttemptedPurchase[],
-    withinMs: number,
+    endsBy: number,
   ): Promise<(OrderRow | undefined)[] | undefined> {
-    const endsBy = monotonicNow() + withinMs;
     // The pool may hand out a connection that broke with the attempt's (a terminated backend whose
     // socket has not closed yet); it fails at once and is dropped, so the next try gets another.
     for (let tries = 0; tries < TRIES && endsBy - monotonicNow() >= 1; tries++) {
