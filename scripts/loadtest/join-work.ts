@@ -6,26 +6,19 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { JoinWorkPuzzle } from '../../apps/api/src/waiting-room/join-work/solve';
 import { Population } from './populations';
 
-export interface JoinWorkChallenge {
-  /** Hex, with or without 0x. */
-  modulus: string;
-  base: string;
-  squarings: number;
-}
+/** The API's own client solver (framework-free): the main thread's reference for the workers' loop. */
+export { solveJoinWork } from '../../apps/api/src/waiting-room/join-work/solve';
 
-const big = (hex: string): bigint => BigInt(hex.startsWith('0x') || hex.startsWith('0X') ? hex : `0x${hex}`);
+/** What POST /products/:id/queue/challenge gives to solve: N and x in hex, and T. */
+export type JoinWorkChallenge = JoinWorkPuzzle;
 
-/** The solution as lowercase hex (no 0x): base^(2^squarings) mod modulus. */
-export function solveJoinWork({ modulus, base, squarings }: JoinWorkChallenge): string {
-  const n = big(modulus);
-  let y = big(base) % n;
-  for (let i = 0; i < squarings; i++) y = (y * y) % n;
-  return y.toString(16);
-}
-
-/** The same loop for a worker thread (plain JS: a worker does not load TypeScript), timed on the thread's own CPU clock. */
+/**
+ * solveJoinWork's loop for a worker thread (plain JS: a worker does not load TypeScript; the spec
+ * holds its answers to solveJoinWork's), timed on the thread's own CPU clock.
+ */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const big = (hex) => BigInt(/^0x/i.test(hex) ? hex : '0x' + hex);
