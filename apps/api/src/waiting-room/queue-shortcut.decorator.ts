@@ -1,7 +1,7 @@
 import { RouteConfig } from '@nestjs/platform-fastify';
 
-/** The queue routes answered before Nest: joining (POST) and polling (GET). */
-export type QueueShortcutKind = 'join' | 'poll';
+/** The queue routes answered before Nest: joining (POST), its proof-of-work challenge (POST) and polling (GET). */
+export type QueueShortcutKind = 'join' | 'poll' | 'challenge';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -35,14 +35,22 @@ export function installQueueShortcuts(
     const { id } = request.params as { id?: string };
     const body = joinBody(request.body);
     if (!isPositiveId(id) || body === undefined) return done();
-    let user: ReturnType<TokenVerifier['verify']>;
-    try {
-      user = deps.tokens.verify(request.headers.authorization);
-    } catch {
-      return done(); // the guard answers 401 (and counts the address) its usual way
-    }
+    const user = userOf(deps.tokens, request);
+    if (!user) return done(); // the guard answers 401 (and counts the address) its usual way
     answer(
       deps.limit.join(user).then(() => deps.room.join(id, user, { address: request.ip, work: body.work })),
+      reply,
+      done,
+    );
+  };
+  // A join-work challenge: the join's budget, then the service (its body, if any, is not read).
+  const challenge: Shortcut = (request, reply, done) => {
+    const { id } = request.params as { id?: string };
+    if (!isPositiveId(id)) return done();
+    const user = userOf(deps.tokens, request);
+    if (!user) return done();
+    answer(
+      deps.limit.join(user).then(() => deps.room.challenge(id, user)),
       reply,
       done,
     );
@@ -50,6 +58,7 @@ export function installQueueShortcuts(
   const shortcuts: Record<QueueShortcutKind, { method: string; hook: Shortcut }> = {
     poll: { method: 'GET', hook: poll },
     join: { method: 'POST', hook: join },
+    challenge: { method: 'POST', hook: challenge },
   };
   // A hook of the routes marked @QueueShortcut() alone, attached as Nest registers them (found by
   // their config, never their path, so a global prefix or URI versioning keeps them).
@@ -62,6 +71,15 @@ export function installQueueShortcuts(
       shortcuts[kind].hook as preHandlerHookHandler,
     ];
   });
+}
+
+/** The user of a request's token when it is one this instance can vouch for at once; else undefined. */
+function userOf(tokens: TokenVerifier, request: FastifyRequest): ReturnType<TokenVerifier['verify']> | undefined {
+  try {
+    return tokens.verify(request.headers.authorization);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -118,6 +118,7 @@ export class WaitingRoomController {
   }
 
   @Post(':id/queue/challenge')
+  @QueueShortcut('challenge')
   @HttpCode(200)
   @ApiBearerAuth()
   @ApiOperation({
