@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const perUserLimit = positiveInt(values['per-user-limit'], '--per-user-limit');
   const priceCents = nonNegativeInt(values['price-cents'], '--price-cents');
   const secret = values.secret ?? loadConfig().jwtSecret;
-  if (!secret) throw new Error('no JWT_SECRET: pass --secret or set it in .env');
+  if (!secret) throw new Error('no JWT_SECRET: set it in .env, or pass --secret S');
   const token = mintToken(secret, 'seed-script', 'admin', Math.min(3600, Number(process.env.JWT_MAX_AGE_S) || 3600), {
     issuer: values['token-issuer'] ?? (process.env.JWT_ISSUER || undefined),
     audience: values['token-audience'] ?? (process.env.JWT_AUDIENCE || undefined),
