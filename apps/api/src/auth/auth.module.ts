@@ -2,7 +2,8 @@ import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { ClientAddressLimit } from './client-address-limit';
-import { JwtAuthGuard, TokenVerifier } from './authentication';
+import { TokenVerifier } from './authentication';
+import { JwtAuthGuard } from './jwt-auth.guard';
 
 @Global()
 @Module({

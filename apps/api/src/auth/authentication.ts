@@ -1,24 +1,24 @@
-import { CanActivate, ExecutionContext, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Counter, register } from 'prom-client';
 import { TypedConfigService } from '../config/app-config.module';
 import type { AuthConfig } from '../config/auth-config';
 import { AppException } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
-import { IS_PUBLIC, REQUIRED_ROLE } from './auth.decorators';
-import { RATE_LIMIT_WINDOW_MS, rateClock, retryAfterSeconds, windowAt } from '../common/throttling/rate-limiter';
-import { AuthUser, ROLES, Role } from './auth.types';
+import { rateClock } from '../common/throttling/rate-limiter';
+import { AuthUser } from './auth.types';
 import { ClientAddressLimit } from './client-address-limit';
 import { JwksKeyStore } from './jwks-key-store';
 import { checkRefusal, Claims, CLOCK_LEEWAY_MS, SignatureCheck, signatureCheck, TokenRefusal } from './token-checks';
+import { lifetimeRefusal, tokenHeader, toUser } from './token-claims';
+import { KeyUsed, TokenMemory } from './token-memory';
 
 /*
- * Who sent a request: the bearer token, verified at most once per instance (TokenVerifier, with
- * what it remembers in TokenMemory and the checks every first-seen token runs), and the global
- * guard that requires one on every route not marked @Public() (JwtAuthGuard). They share one file
- * because a purchase runs all of them, and test/e2e/purchase-path.e2e-spec.ts counts the files one
- * purchase runs code in; what a purchase never runs lives in token-checks.ts.
+ * Who sent a request: the bearer token, verified at most once per instance. What the instance
+ * remembers of tokens and addresses is TokenMemory (token-memory.ts); what a first-seen token is
+ * held to after its signature, token-claims.ts; building verifiers and wording failures,
+ * token-checks.ts; the global guard that requires a token on every route not marked @Public(),
+ * jwt-auth.guard.ts.
  */
 
 const unauthenticated = (message: string) => new AppException(ErrorCode.Unauthenticated, message);
@@ -188,186 +188,5 @@ export class TokenVerifier implements OnApplicationBootstrap {
       this.jwksChecks.set(cacheKey, check);
     }
     return { check, key: { kid, pem: key.pem } };
-  }
-}
-
-// ---- what an instance remembers of tokens and addresses
-
-/** The identity-provider key a token was verified with (kid as the token named it, and the key itself). */
-interface KeyUsed {
-  kid: string | undefined;
-  pem: string;
-}
-
-interface Verified {
-  user: AuthUser;
-  expiresAtMs: number;
-  /** Undefined for keys that cannot leave (JWT_SECRET, JWT_PUBLIC_KEY_FILE). */
-  key: KeyUsed | undefined;
-}
-
-const MAX_VERIFIED = 50_000;
-const MAX_VERIFIED_MS = 300_000;
-// Refused tokens are remembered briefly and only when short: an attacker choosing the tokens
-// chooses what this memory holds, so it stays a few megabytes at most.
-const MAX_REFUSED = 10_000;
-const MAX_REFUSED_TOKEN_LENGTH = 1024;
-const REFUSED_MS = 60_000;
-
-const MAX_OVER_BUDGET_ADDRESSES = 10_000;
-
-/**
- * What this instance already knows, so that no token costs a second signature check: a verified
- * token until it expires (at most 5 minutes, and only while its key is still in the provider's
- * key set), a refused one for a minute when its refusal is final, and the client addresses it saw
- * spend their failure budget, until that budget's window ends (their tokens are not checked).
- */
-class TokenMemory {
-  private readonly verified = new Map<string, Verified>();
-  private readonly refused = new Map<string, { refusal: TokenRefusal; untilMs: number }>();
-  private readonly overBudgetUntil = new Map<string, number>();
-
-  /** The user of a token verified before, unless it expired or `keyStillHeld` says its key left the key set. */
-  verifiedUser(token: string, nowMs: number, keyStillHeld: (key: KeyUsed) => boolean): AuthUser | undefined {
-    const entry = this.verified.get(token);
-    if (!entry) return undefined;
-    if (entry.expiresAtMs > nowMs && (!entry.key || keyStillHeld(entry.key))) return entry.user;
-    this.verified.delete(token);
-    return undefined;
-  }
-
-  rememberVerified(token: string, user: AuthUser, expMs: number, nowMs: number, key: KeyUsed | undefined): void {
-    if (this.verified.size >= MAX_VERIFIED) this.verified.clear();
-    this.verified.set(token, { user, expiresAtMs: Math.min(expMs, nowMs + MAX_VERIFIED_MS), key });
-  }
-
-  refusalOf(token: string, nowMs: number): TokenRefusal | undefined {
-    const entry = this.refused.get(token);
-    if (!entry) return undefined;
-    if (entry.untilMs > nowMs) return entry.refusal;
-    this.refused.delete(token);
-    return undefined;
-  }
-
-  rememberRefused(token: string, refusal: TokenRefusal, nowMs: number): void {
-    if (!refusal.final || token.length > MAX_REFUSED_TOKEN_LENGTH) return;
-    if (this.refused.size >= MAX_REFUSED) this.refused.clear();
-    this.refused.set(token, { refusal, untilMs: nowMs + REFUSED_MS });
-  }
-
-  /** The 429 to answer at once for an address seen over its failure budget in the current window (rateClock's time); else undefined. */
-  overBudget(address: string, nowMs: number): AppException | undefined {
-    const untilMs = this.overBudgetUntil.get(address);
-    if (untilMs === undefined) return undefined;
-    if (untilMs > nowMs)
-      return new AppException(
-        ErrorCode.RateLimited,
-        'too many requests without a valid token from this address, slow down',
-        retryAfterSeconds(untilMs - nowMs),
-      );
-    this.overBudgetUntil.delete(address);
-    return undefined;
-  }
-
-  rememberOverBudget(address: string, nowMs: number): void {
-    if (this.overBudgetUntil.size >= MAX_OVER_BUDGET_ADDRESSES) this.overBudgetUntil.clear();
-    this.overBudgetUntil.set(address, nowMs + windowAt(nowMs, RATE_LIMIT_WINDOW_MS).msLeft);
-  }
-}
-
-// ---- the checks every first-seen token runs
-
-/**
- * A stolen token is worth as long as it lives: one claiming more than JWT_MAX_AGE_S (`exp - iat`)
- * is refused, and so is one issued in the future (whose `exp - iat` says nothing of how long it
- * is valid from now). fast-jwt checks neither.
- */
-function lifetimeRefusal(claims: Claims, maxAgeS: number, nowMs: number): TokenRefusal | undefined {
-  const { iat, exp } = claims;
-  if (typeof iat !== 'number' || typeof exp !== 'number') return new TokenRefusal('token lacks a numeric iat or exp');
-  if (iat * 1000 > nowMs + CLOCK_LEEWAY_MS) return new TokenRefusal('token issued in the future', false);
-  if (exp - iat > maxAgeS) return new TokenRefusal('token lifetime (exp - iat) is longer than this API accepts');
-  return undefined;
-}
-
-// eslint-disable-next-line no-control-regex -- control characters are exactly what it looks for
-const CONTROL_CHARACTER = /[\u0000-\u001f]/;
-// A lone UTF-16 surrogate has no UTF-8 form: Postgres and Redis would store U+FFFD for every one of
-// them, and distinct subjects ("\ud800", "\udbff") would become one user there.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-function toUser(claims: Claims): AuthUser {
-  const { sub, role = 'user' } = claims;
-  if (typeof sub !== 'string' || sub.length === 0 || sub.length > 128 || CONTROL_CHARACTER.test(sub)) {
-    throw new TokenRefusal('token subject must be a string of 1 to 128 characters');
-  }
-  if (LONE_SURROGATE.test(sub))
-    throw new TokenRefusal('token subject must be well-formed Unicode (no lone UTF-16 surrogate)');
-  if (typeof role !== 'string' || !ROLES.includes(role as Role))
-    throw new TokenRefusal('token role must be "user" or "admin"');
-  return { id: sub, role: role as Role, claims: claims as Readonly<Record<string, unknown>> };
-}
-
-/** The header's `alg` and `kid`, or undefined when the header is not JSON. */
-function tokenHeader(token: string): { alg?: unknown; kid?: unknown } | undefined {
-  try {
-    const header: unknown = JSON.parse(Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8'));
-    return typeof header === 'object' && header !== null ? (header as { alg?: unknown; kid?: unknown }) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-// ---- the global guard
-
-interface RouteAccess {
-  isPublic: boolean;
-  role: Role | undefined;
-}
-
-type GuardedRequest = { headers: Record<string, string | undefined>; ip?: string; user?: AuthUser };
-
-/**
- * Global guard: every route needs a valid token unless marked @Public(); @RequireRole narrows it.
- * A route's decorators never change, so they are read once per handler, not on every request.
- */
-@Injectable()
-export class JwtAuthGuard implements CanActivate {
-  private readonly access = new WeakMap<object, RouteAccess>();
-
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly tokens: TokenVerifier,
-  ) {}
-
-  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    const { isPublic, role } = this.accessOf(context);
-    if (isPublic) return true;
-    const request = context.switchToHttp().getRequest<GuardedRequest>();
-    // The purchase route's pipeline verified the token already (once per request is enough).
-    const user = request.user ?? this.tokens.authenticateRequest(request);
-    return user instanceof Promise
-      ? user.then((known) => this.admit(request, known, role))
-      : this.admit(request, user, role);
-  }
-
-  private admit(request: GuardedRequest, user: AuthUser, role: Role | undefined): boolean {
-    request.user = user;
-    if (role && user.role !== role) throw new AppException(ErrorCode.Forbidden, `this route needs the ${role} role`);
-    return true;
-  }
-
-  private accessOf(context: ExecutionContext): RouteAccess {
-    const handler = context.getHandler();
-    let access = this.access.get(handler);
-    if (!access) {
-      const targets = [handler, context.getClass()];
-      access = {
-        isPublic: !!this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets),
-        role: this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets),
-      };
-      this.access.set(handler, access);
-    }
-    return access;
   }
 }

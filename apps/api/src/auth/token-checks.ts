@@ -4,9 +4,9 @@ import { AppException } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
 
 /*
- * The checks of a bearer token that a purchase never runs: building a verifier per key (once, at
- * start-up or for a new key) and wording a failure. The checks every first-seen token runs are in
- * authentication.ts, so one request's token costs code in one file of the purchase path.
+ * A bearer token's signature check: building a verifier per key (once, at start-up or for a new
+ * key) and wording a failure. What a token is held to once its signature passed is in
+ * token-claims.ts.
  */
 
 export interface Claims {
@@ -45,7 +45,7 @@ export function signatureCheck(
     key,
     algorithms: [algorithm],
     // fast-jwt checks a configured issuer or audience only when the claim is present: require it.
-    // iat is required so that the lifetime a token claims can be judged (lifetimeRefusal, authentication.ts).
+    // iat is required so that the lifetime a token claims can be judged (lifetimeRefusal, token-claims.ts).
     requiredClaims: ['exp', 'iat', ...(auth.issuer ? ['iss'] : []), ...(auth.audience ? ['aud'] : [])],
     clockTolerance: CLOCK_LEEWAY_MS,
     ...(auth.issuer ? { allowedIss: auth.issuer } : {}),
