@@ -45,8 +45,8 @@ export interface QueueDriveOptions extends Omit<DriveOptions, 'requests'> {
 
 type User = { id: string; token: string };
 
-/** One transport per client address, made when its first client arrives. */
-class Clients {
+/** One transport per client address, made when its first client arrives (the plain flow's populations use it too). */
+export class Clients {
   private readonly peopleGate: Gate;
   private readonly byAddress = new Map<string, HttpTransport>();
   private readonly shared: HttpTransport;
