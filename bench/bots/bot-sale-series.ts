@@ -1,0 +1,116 @@
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { runLoadTest } from '../../scripts/loadtest';
+import type { LoadTestOptions, LoadTestResult } from '../../scripts/loadtest/types';
+import { createDatabase } from '../../scripts/infra/databases';
+import { ensurePostgres } from '../../scripts/infra/postgres';
+import { ApiProcess } from '../../scripts/infra/api-process';
+import { RedisServerProcess } from '../../test/support/redis-server';
+import { freePort } from '../../test/support/free-port';
+import { BENCH_AUDIENCE, BENCH_SECRET } from '../app/app-stack';
+import { ownDatabaseAs } from '../../scripts/infra/databases';
+
+/**
+ * Issue 48's sale, measured with the load test: `--stock` units through the waiting room,
+ * `--people` people from distinct client addresses arriving over a `--pre-queue-s` pre-queue, and
+ * a bot operator of `--bots` accounts over `--bot-addresses` addresses (joining at the first
+ * instant, polling at the per-ticket limit, buying the moment they are admitted). The
+ * configurations (`--configs`: none = no bots, defaults, jpa3 = `joinsPerAddress` 3, work = join
+ * work of `--squarings`) alternate over `--runs` rounds, each run on a fresh production-mode
+ * instance with the API's default rate limits, on its own database and Redis. Every run's history
+ * is judged by the checker against Postgres. Prints one table row per run.
+ *
+ * `npm run bench:bots -- --runs 3` (builds first).
+ */
+type Config = 'none' | 'defaults' | 'jpa3' | 'work';
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      runs: { type: 'string', default: '3' },
+      stock: { type: 'string', default: '1000' },
+      people: { type: 'string', default: '2000' },
+      bots: { type: 'string', default: '400' },
+      'bot-addresses': { type: 'string', default: '10' },
+      'pre-queue-s': { type: 'string', default: '10' },
+      'admit-per-second': { type: 'string', default: '200' },
+      configs: { type: 'string', default: 'none,defaults,jpa3' },
+      squarings: { type: 'string', default: '20000' },
+      connections: { type: 'string', default: '64' },
+    },
+  });
+  const configs = values.configs.split(',').map((c) => c.trim()) as Config[];
+  for (const config of configs)
+    if (!['none', 'defaults', 'jpa3', 'work'].includes(config)) throw new Error(`--configs: unknown "${config}"`);
+  const postgres = await ensurePostgres();
+  console.log(
+    `node ${process.version}; ${values.stock} units, ${values.people} people, ${values.bots} bots over ${values['bot-addresses']} addresses, pre-queue ${values['pre-queue-s']} s`,
+  );
+  console.log(
+    '| run | config | people units (per account) | bot units (per account) | bot / person per account | bot share | people join → admission p95 | checks | load avg |',
+  );
+  console.log('|---:|---|---:|---:|---:|---:|---:|---|---:|');
+  for (let round = 1; round <= Number(values.runs); round++) {
+    for (const config of configs) {
+      const load = loadavg()[0];
+      const result = await oneSale(config, postgres.url, values);
+      const p = result.populations!;
+      const checks =
+        result.invariants.every((i) => i.ok || i.severity !== 'error') && result.historyCheck?.ok ? 'pass' : 'FAIL';
+      const ratio = p.botToPersonPerAccount === null ? '–' : `${p.botToPersonPerAccount.toFixed(2)}×`;
+      console.log(
+        `| ${round} | ${config} | ${p.people.units} (${p.people.unitsPerAccount.toFixed(3)}) | ${p.bots.units} (${p.bots.accounts ? p.bots.unitsPerAccount.toFixed(3) : '–'}) | ${ratio} | ${(100 * p.botShare).toFixed(1)}% | ${p.people.joinToAdmissionP95Ms ?? '–'} ms | ${checks} | ${load.toFixed(1)} |`,
+      );
+    }
+  }
+}
+
+async function oneSale(config: Config, postgresUrl: string, values: Record<string, string>): Promise<LoadTestResult> {
+  const redis = await RedisServerProcess.start();
+  const databaseUrl = await createDatabase(postgresUrl, 'flashsale_bots', true);
+  const api = new ApiProcess({
+    port: await freePort(),
+    env: {
+      DATABASE_URL: await ownDatabaseAs(databaseUrl, 'flashsale_bench_app'),
+      REDIS_URL: redis.url,
+      JWT_SECRET: BENCH_SECRET,
+      JWT_AUDIENCE: BENCH_AUDIENCE,
+      REDIS_ALLOW_NO_AUTH: 'true',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      METRICS_PORT: String(await freePort()),
+      DB_MIGRATE: 'true',
+    },
+  });
+  await api.start();
+  try {
+    const preQueueS = Number(values['pre-queue-s']);
+    const options: LoadTestOptions = {
+      urls: [api.url],
+      stock: Number(values.stock),
+      users: Number(values.people),
+      connections: Number(values.connections),
+      durationS: preQueueS + 45,
+      waitingRoom: true,
+      admitPerSecond: Number(values['admit-per-second']),
+      preQueueS,
+      tokenSecret: BENCH_SECRET,
+      tokenAudience: BENCH_AUDIENCE,
+      reportDir: null,
+      check: true,
+      databaseUrl,
+      ...(config === 'none' ? {} : { bots: Number(values.bots), botAddresses: Number(values['bot-addresses']) }),
+      ...(config === 'jpa3' ? { joinsPerAddress: 3 } : {}),
+      ...(config === 'work' ? { joinWork: Number(values.squarings) } : {}),
+    };
+    return await runLoadTest(options);
+  } finally {
+    await api.stop();
+    await redis.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
