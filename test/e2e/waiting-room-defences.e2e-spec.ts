@@ -240,6 +240,96 @@ describe('waiting room defences', () => {
       expect(statuses.filter((s) => s === 200)).toHaveLength(3);
       expect(statuses.filter((s) => s === 429)).toHaveLength(9);
     });
+
+    const joinFrom = (send: Send, productId: string, user: string) =>
+      send({ method: 'POST', url: `/products/${productId}/queue`, headers: auth(user) });
+    const buy = async (productId: string, user: string, ticket: string) => {
+      const admitted = await room.until(productId, ticket, ['ADMITTED']);
+      expect((await room.purchase(productId, user, admitted.admission)).status).toBe(201);
+      expect((await room.status(productId, ticket)).state).toBe('BOUGHT');
+    };
+
+    it('counts live tickets only: once a ticket of the address is bought, another user there joins', async () => {
+      const product = await room.createProduct({
+        stock: 5,
+        perUserLimit: 1,
+        waitingRoom: { admitPerSecond: 50, joinsPerAddress: 1 } as never,
+      });
+      const office = senderFrom(port, '127.0.0.6');
+      const first = await joinFrom(office, product.id, 'office-a');
+      expect(first.status).toBe(200);
+      const waiting = await joinFrom(office, product.id, 'office-b');
+      expectContractError(waiting, 429, 'RATE_LIMITED');
+      // Not the time until the sale ends: at most the longest poll interval.
+      expect(Number(waiting.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(waiting.headers['retry-after'])).toBeLessThanOrEqual(15);
+      const ticket = (first.body as TicketStatus).ticket;
+      await room.until(product.id, ticket, ['ADMITTED']);
+      // Admitted and unexpired, it is still live.
+      expectContractError(await joinFrom(office, product.id, 'office-b'), 429, 'RATE_LIMITED');
+      await buy(product.id, 'office-a', ticket);
+      const next = await joinFrom(office, product.id, 'office-b');
+      expect(next.status).toBe(200);
+      // The new ticket is live in turn; the bought one's holder gets their own ticket back, no new one.
+      expectContractError(await joinFrom(office, product.id, 'office-c'), 429, 'RATE_LIMITED');
+      expect((await joinFrom(office, product.id, 'office-a')).body).toMatchObject({ state: 'BOUGHT' });
+    });
+
+    it('counts live tickets only: once a ticket of the address lets its admission expire, another user there joins', async () => {
+      const product = await room.createProduct({
+        stock: 5,
+        waitingRoom: { admitPerSecond: 50, admissionTtlS: 1, joinsPerAddress: 1 } as never,
+      });
+      const carrier = senderFrom(port, '127.0.0.7');
+      const first = await joinFrom(carrier, product.id, 'nat-a');
+      expect(first.status).toBe(200);
+      expectContractError(await joinFrom(carrier, product.id, 'nat-b'), 429, 'RATE_LIMITED');
+      await room.until(product.id, (first.body as TicketStatus).ticket, ['EXPIRED'], 5_000);
+      expect((await joinFrom(carrier, product.id, 'nat-b')).status).toBe(200);
+      expectContractError(await joinFrom(carrier, product.id, 'nat-c'), 429, 'RATE_LIMITED');
+    });
+
+    it('lets racing joins from one address hold exactly N live tickets, again once those are bought', async () => {
+      const product = await room.createProduct({
+        stock: 10,
+        perUserLimit: 1,
+        waitingRoom: { admitPerSecond: 50, joinsPerAddress: 2 } as never,
+      });
+      const from = senderFrom(port, '127.0.0.8');
+      const race = async (round: string) => {
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, (_, i) => joinFrom(from, product.id, `${round}-${i}`).then((r) => ({ i, r }))),
+        );
+        expect(answers.filter(({ r }) => r.status === 429)).toHaveLength(6);
+        return answers
+          .filter(({ r }) => r.status === 200)
+          .map(({ i, r }) => ({ user: `${round}-${i}`, ticket: (r.body as TicketStatus).ticket }));
+      };
+      const held = await race('first');
+      expect(held).toHaveLength(2);
+      // One bought: one place frees, and a race for it takes exactly one.
+      await buy(product.id, held[0].user, held[0].ticket);
+      const one = await Promise.all(Array.from({ length: 6 }, (_, i) => joinFrom(from, product.id, `one-${i}`)));
+      expect(one.filter((r) => r.status === 200)).toHaveLength(1);
+      await buy(product.id, held[1].user, held[1].ticket);
+      const again = await Promise.all(Array.from({ length: 6 }, (_, i) => joinFrom(from, product.id, `two-${i}`)));
+      expect(again.filter((r) => r.status === 200)).toHaveLength(1);
+      expectContractError(await joinFrom(from, product.id, 'late'), 429, 'RATE_LIMITED');
+    });
+
+    it('asks a refused join before the start to come back at the start', async () => {
+      const product = await room.createProduct({
+        stock: 5,
+        saleStartsAt: new Date(Date.now() + 30_000).toISOString(),
+        waitingRoom: { preQueueS: 60, joinsPerAddress: 1 } as never,
+      });
+      const from = senderFrom(port, '127.0.0.9');
+      expect((await joinFrom(from, product.id, 'early-a')).status).toBe(200);
+      const over = await joinFrom(from, product.id, 'early-b');
+      expectContractError(over, 429, 'RATE_LIMITED');
+      expect(Number(over.headers['retry-after'])).toBeGreaterThanOrEqual(25);
+      expect(Number(over.headers['retry-after'])).toBeLessThanOrEqual(30);
+    });
   });
 
   describe('requiredClaim', () => {

@@ -18,7 +18,8 @@ export class TicketStatusView {
 }
 
 const MIN_POLL_MS = 500;
-const MAX_POLL_MS = 15_000;
+/** The longest any ticket is told to wait before its next poll. */
+export const MAX_POLL_MS = 15_000;
 /**
  * The mean interval a waiting ticket polls at while the poll budget allows it: with the ±25%
  * spread the longest is 750 ms, which leaves a quarter of a second for the poll's own round trip

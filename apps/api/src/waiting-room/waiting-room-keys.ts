@@ -19,8 +19,11 @@ export const waitingRoomKeys = (prefix: string, productId: string) => {
     buying: `${base}:buying`,
     /** Set of places whose buyer has an order. */
     bought: `${base}:bought`,
-    /** Hash client address -> tickets taken from it (kept only when the sale caps tickets per address). */
-    addresses: `${base}:addresses`,
+    /**
+     * Hash client address -> the numbers of its tickets that may still be live, comma-separated, at
+     * most the cap (kept only when the sale caps live tickets per address).
+     */
+    addresses: `${base}:address-tickets`,
     /** Sorted set nonce -> expiry (ms): the join-work challenges used, until they expire. */
     workNonces: `${base}:work`,
     /** The purchase path's sold-out flag, read so that pollers see SOLD_OUT at once. */

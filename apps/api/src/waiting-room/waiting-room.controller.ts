@@ -104,7 +104,8 @@ export class WaitingRoomController {
     status: 429,
     description:
       "RATE_LIMITED: this user's join budget (RATE_LIMIT_PER_SECOND) is spent, or the client address holds " +
-      'waitingRoom.joinsPerAddress tickets already (Retry-After: until the sale ends)',
+      'waitingRoom.joinsPerAddress live tickets (waiting, or admitted and unexpired) already ' +
+      '(Retry-After: until the start before it; then until its soonest admission expires, at most 15 s)',
   })
   @ApiResponse(UNAVAILABLE)
   async join(

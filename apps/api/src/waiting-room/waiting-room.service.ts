@@ -12,7 +12,7 @@ import { QueueStore } from './queue-store';
 import { SaleSeeds } from './sale-seeds';
 import type { PollReply } from './scripts/poll';
 import { TicketClaims, TicketSigner } from './ticket-signer';
-import { describeTicket, lostPlace, TicketStatusView } from './ticket-status';
+import { describeTicket, lostPlace, MAX_POLL_MS, TicketStatusView } from './ticket-status';
 import {
   joinClaimRequired,
   joinsPerAddressSpent,
@@ -93,8 +93,13 @@ export class WaitingRoomService {
     if (typeof joined === 'string') {
       this.metrics.joins.inc({ outcome: joined.replace('-', '_') });
       if (joined === 'work-required') throw joinWorkRequired(productId);
-      if (joined === 'work-invalid') throw joinWorkInvalid();
-      throw joinsPerAddressSpent(retryAfterSaleEnd(terms, now));
+      throw joinWorkInvalid();
+    }
+    if ('refusal' in joined) {
+      this.metrics.joins.inc({ outcome: 'address_limit' });
+      throw joinsPerAddressSpent(
+        retryAfterAddressCap(terms.saleStartsAtMs, joined.soonestAdmissionExpiryMs, Date.now()),
+      );
     }
     this.metrics.joins.inc({ outcome: joined.created ? 'new' : 'existing' });
     return this.status(
@@ -245,8 +250,21 @@ function isTruthy(claim: unknown): boolean {
   return claim === true || (typeof claim === 'number' && claim !== 0 && !Number.isNaN(claim));
 }
 
-/** An address's tickets count until the sale ends: retry then (an hour when the sale has no end). */
-function retryAfterSaleEnd(terms: Terms, now: number): number {
-  if (terms.saleEndsAtMs === null) return 3600;
-  return Math.min(Math.max(Math.ceil((terms.saleEndsAtMs - now) / 1000), 1), 86_400);
+/**
+ * When one of a capped address's live tickets may have ended: before the start none can (nothing is
+ * admitted yet), so at the start; after it, when the soonest of its admissions expires, but no later
+ * than a ticket's longest poll interval, since any of its tickets may be bought (or, still waiting,
+ * admitted and bought) before that.
+ */
+export function retryAfterAddressCap(
+  saleStartsAtMs: number | null,
+  soonestAdmissionExpiryMs: number | null,
+  now: number,
+): number {
+  const seconds = (ms: number) => Math.ceil(ms / 1000);
+  if (saleStartsAtMs !== null && now < saleStartsAtMs)
+    return Math.min(Math.max(seconds(saleStartsAtMs - now), 1), 86_400);
+  const longest = seconds(MAX_POLL_MS);
+  if (soonestAdmissionExpiryMs === null) return longest;
+  return Math.min(Math.max(seconds(soonestAdmissionExpiryMs - now), 1), longest);
 }

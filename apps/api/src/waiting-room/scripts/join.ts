@@ -11,13 +11,18 @@ import { QueueScript } from './script';
  * client address, work nonce ('' none, '!' a solution that did not check) and the work's expiry (ms).
  * A user who holds a ticket gets it back, with or without work. A new ticket needs, in this order:
  * a checked solution whose nonce was never claimed (-1: none given, -2: not checked or claimed
- * before), and an address under its cap (-3); only then are the nonce claimed (kept until the
- * challenge expires) and the address counted, with the ticket: a refused join changes nothing.
+ * before), and an address under its cap of live tickets (-3); only then are the nonce claimed (kept
+ * until the challenge expires) and the ticket listed under its address: a refused join changes nothing.
+ * An address's entry lists its tickets' numbers ("12,57"), at most the cap. Only when the list is
+ * full are its tickets looked at, as POLL would: one no longer live (bought, or admitted and its
+ * admission expired or dropped) leaves the list; WAITING and unexpired ADMITTED ones stay. A join
+ * under the cap reads and writes the entry only.
  * The first join at or after the start freezes the pre-queue's size (`pre`): tickets up to it are
  * shuffled at the start, later ones keep their arrival order. The queue's epoch is set by its first
  * join: a queue lost with its Redis starts again under another, and its old tickets are known as such.
  * Returns {epoch, then per join: number (0: sold out, no ticket; negative: refused as above),
- * created (0/1)}, then POLL's answer for the joins that have a ticket, in order.
+ * created (0/1; for -3 the soonest admission expiry (ms) among the address's tickets, -1: none
+ * admitted)}, then POLL's answer for the joins that have a ticket, in order.
  */
 export const JOIN: QueueScript = {
   name: 'waitingRoomJoins',
@@ -36,8 +41,35 @@ local tickets = {}
 local perAddress = tonumber(ARGV[3])
 local needsWork = ARGV[4] == '1'
 local pruned = false
+-- The tickets of \`held\` still live at \`now\`, and the soonest admission expiry among them (-1: none admitted).
+local function live(held, now)
+  local m = redis.call('HMGET', KEYS[1], 'served', 'pre', 'ranked')
+  local served, pre = tonumber(m[1]) or 0, tonumber(m[2])
+  local kept, soonest = {}, -1
+  for _, t in ipairs(held) do
+    local place = tonumber(t)
+    if pre == nil or place <= pre then
+      local n = place
+      place = -1
+      if m[3] == '1' then
+        local b = redis.call('GETRANGE', KEYS[4], (n - 1) * 4, (n - 1) * 4 + 3)
+        if #b == 4 then place = ((b:byte(1) * 256 + b:byte(2)) * 256 + b:byte(3)) * 256 + b:byte(4) end
+      end
+    end
+    local alive = true
+    if place > 0 and place <= served then
+      -- A receipt takes its place out of both sets, so an expiry found here is never a bought ticket's.
+      local expires = tonumber(redis.call('ZSCORE', KEYS[5], place) or redis.call('ZSCORE', KEYS[7], place))
+      alive = expires ~= nil and expires > now
+      if alive and (soonest < 0 or expires < soonest) then soonest = expires end
+    end
+    if alive then kept[#kept + 1] = t end
+  end
+  return kept, soonest
+end
 for i = 5, #ARGV, 5 do
   local created = 0
+  local held
   local n = redis.call('HGET', KEYS[2], ARGV[i])
   if n then n = tonumber(n) elseif soldOut then n = 0 else
     local nonce = ARGV[i + 3]
@@ -50,17 +82,29 @@ for i = 5, #ARGV, 5 do
         if redis.call('ZSCORE', KEYS[9], nonce) then n = -2 end
       end
     end
-    if not n and perAddress > 0 and tonumber(redis.call('HGET', KEYS[8], ARGV[i + 2]) or '0') >= perAddress then
-      n = -3
+    if not n and perAddress > 0 then
+      held = {}
+      for t in string.gmatch(redis.call('HGET', KEYS[8], ARGV[i + 2]) or '', '%d+') do held[#held + 1] = t end
+      if #held >= perAddress then
+        local soonest
+        held, soonest = live(held, tonumber(ARGV[i + 1]))
+        if #held >= perAddress then
+          n = -3
+          created = soonest
+        end
+      end
     end
     if not n then
       if needsWork then redis.call('ZADD', KEYS[9], ARGV[i + 4], nonce) end
-      if perAddress > 0 then redis.call('HINCRBY', KEYS[8], ARGV[i + 2], 1) end
       if (starts < 0 or tonumber(ARGV[i + 1]) >= starts) and redis.call('HEXISTS', KEYS[1], 'pre') == 0 then
         redis.call('HSET', KEYS[1], 'pre', redis.call('HGET', KEYS[1], 'seq') or '0')
       end
       n = redis.call('HINCRBY', KEYS[1], 'seq', 1)
       redis.call('HSET', KEYS[2], ARGV[i], n)
+      if held then
+        held[#held + 1] = tostring(n)
+        redis.call('HSET', KEYS[8], ARGV[i + 2], table.concat(held, ','))
+      end
       created = 1
     end
   end
@@ -87,7 +131,7 @@ return answer`,
 export interface JoinRequest {
   userId: string;
   nowMs: number;
-  /** The client's address; counted only when the sale caps tickets per address. */
+  /** The client's address; its tickets are listed only when the sale caps live tickets per address. */
   address?: string;
   /** Only when the sale asks work: the checked solution's nonce and expiry, or null when none checked. */
   work?: { nonce: string; expiresAtMs: number } | null;
@@ -101,12 +145,19 @@ export interface JoinTerms {
   needsWork: boolean;
 }
 
-/** A join refused by the script: no work given, work not good (or used), the address's tickets spent. */
-export type JoinRefusal = 'work-required' | 'work-invalid' | 'address-limit';
+/** A join refused because its address holds its cap of live tickets. */
+export interface AddressLimit {
+  refusal: 'address-limit';
+  /** The soonest admission expiry (ms) among the address's live tickets; null when none is admitted yet. */
+  soonestAdmissionExpiryMs: number | null;
+}
+
+/** A join refused by the script: no work given, work not good (or used), the address's live tickets at the cap. */
+export type JoinRefusal = 'work-required' | 'work-invalid' | AddressLimit;
 
 export type JoinReply = { number: number; created: boolean; epoch: string; status: PollReply } | 'sold-out';
 
-const REFUSALS: Record<number, JoinRefusal> = { [-1]: 'work-required', [-2]: 'work-invalid', [-3]: 'address-limit' };
+const WORK_REFUSALS: Record<number, JoinRefusal> = { [-1]: 'work-required', [-2]: 'work-invalid' };
 
 /** The script's arguments after the keys. */
 export const joinArgs = (terms: JoinTerms, epochCandidate: string, joins: JoinRequest[]): Array<string | number> => [
@@ -133,7 +184,10 @@ export function parseJoins(reply: unknown, count: number): Array<JoinReply | Joi
   for (let i = 0; i < count; i++) {
     const number = Number(r[1 + 2 * i]);
     if (number === 0) replies.push('sold-out');
-    else if (number < 0) replies.push(REFUSALS[number]);
+    else if (number === -3) {
+      const soonest = Number(r[2 + 2 * i]);
+      replies.push({ refusal: 'address-limit', soonestAdmissionExpiryMs: soonest > 0 ? soonest : null });
+    } else if (number < 0) replies.push(WORK_REFUSALS[number]);
     else replies.push({ number, created: Number(r[2 + 2 * i]) === 1, epoch, status: polls[polled++] });
   }
   return replies;
