@@ -1,6 +1,7 @@
 import { FinalOrder, MetaRecord, OpRecord } from '../../../scripts/history/format';
 import { meta as metaOf, P, T0 } from './records';
 import { mulberry32 } from '../../../bench/lock/seeded-random';
+import { QUEUE_FAULTS, QueueFault, simulateWaitingRoom } from './simulated-waiting-room';
 
 /**
  * A correct flash-sale store, simulated one request at a time, that writes the history its
@@ -26,9 +27,34 @@ export const FAULTS = {
   'stranger-pay': ['order-actors'],
   'false-409-pay': ['order-answers'],
   'pending-after-created': ['purchase-answers'],
+  'over-read': ['reads-level'],
+  'rising-read': ['reads-rise'],
+  'falling-read': ['reads-fall'],
+  // Faults of a waiting room (simulated-waiting-room.ts), each caught by one queue rule alone.
+  ...QUEUE_FAULTS,
 } as const;
 /** Faults that break one rule and no other: with that rule removed the checker would pass them. */
-export const ALONE: Fault[] = ['over-limit', 'lying-refusal', 'lost-201', 'replay-refused', 'phantom-paid', 'late-pay', 'server-error', 'hidden-oversell', 'stray-order', 'early-201', 'stranger-pay', 'false-409-pay', 'pending-after-created'];
+export const ALONE: Fault[] = [
+  'over-limit',
+  'lying-refusal',
+  'lost-201',
+  'replay-refused',
+  'phantom-paid',
+  'late-pay',
+  'server-error',
+  'hidden-oversell',
+  'stray-order',
+  'early-201',
+  'stranger-pay',
+  'false-409-pay',
+  'pending-after-created',
+  'over-read',
+  'rising-read',
+  'falling-read',
+  'expired-purchase',
+  'admitted-out-of-order',
+  'over-admission',
+];
 export type Fault = keyof typeof FAULTS;
 
 export interface Simulation {
@@ -44,6 +70,7 @@ type Answer = { status: number; code?: string; orderId?: string } | { error: str
 const TTL_MS = 20_000;
 
 export function simulate(seed: number, fault?: Fault, steps = 160): Simulation {
+  if (fault !== undefined && fault in QUEUE_FAULTS) return simulateWaitingRoom(seed, fault as QueueFault);
   const rnd = mulberry32(seed);
   const pick = <T>(list: T[]): T | undefined => (list.length ? list[Math.floor(rnd() * list.length)] : undefined);
   const initialStock = 1 + Math.floor(rnd() * 6);
@@ -57,6 +84,11 @@ export function simulate(seed: number, fault?: Fault, steps = 160): Simulation {
   const retryable: { user: string; key: string; quantity: number }[] = [];
   let stock = initialStock;
   let setsSoFar = 0;
+  let readsSoFar = 0;
+  /** Once a read fault is injected the client reads no more: later reads would break other read rules too. */
+  let readsOff = false;
+  /** Orders some answer has shown (a 201, a CREATED poll, a pay or cancel answered 200). */
+  const shownIds = new Set<string>();
   let t = 0;
   let injected = false;
   const armed = (f: Fault, minStep = 0, step = 0) => fault === f && !injected && step >= minStep;
@@ -81,20 +113,40 @@ export function simulate(seed: number, fault?: Fault, steps = 160): Simulation {
       return { status: 409, code };
     }
     const id = String(orders.length + 1);
-    orders.push({ id, productId: P, userId: user, quantity, status: 'PENDING_PAYMENT', purchaseId: key, createdAtMs: at(e), expiresAtMs: at(e + TTL_MS), paidAtMs: null, closedAtMs: null });
+    orders.push({
+      id,
+      productId: P,
+      userId: user,
+      quantity,
+      status: 'PENDING_PAYMENT',
+      purchaseId: key,
+      createdAtMs: at(e),
+      expiresAtMs: at(e + TTL_MS),
+      paidAtMs: null,
+      closedAtMs: null,
+    });
     stock = Math.max(0, stock - quantity);
     decided.set(`${user}|${key}`, { orderId: id, quantity });
     return { status: 201, orderId: id };
   }
 
-  const record = (op: Record<string, unknown>, invoke: number, complete: number, answer: Answer) =>
+  const record = (op: Record<string, unknown>, invoke: number, complete: number, answer: Answer) => {
+    const orderId = ('orderId' in answer ? answer.orderId : undefined) ?? op.orderId;
+    if ('status' in answer && (answer.status === 200 || answer.status === 201) && typeof orderId === 'string')
+      shownIds.add(orderId);
     ops.push({ ...op, invokeMs: at(invoke), completeMs: at(complete), ...answer } as unknown as OpRecord);
+  };
+  const unitsOf = (list: FinalOrder[]) => list.reduce((sum, o) => sum + o.quantity, 0);
 
   for (let step = 0; step < steps; step++) {
     // Steps further apart than twice the clock tolerance: every fault is then visible to the checker.
     t += 600 + Math.floor(rnd() * 1500);
     for (const o of orders) {
-      const early = armed('early-expiry', 10, step) && o.status === 'PENDING_PAYMENT' && at(t) > o.createdAtMs + TTL_MS / 4 && at(t) < o.expiresAtMs;
+      const early =
+        armed('early-expiry', 10, step) &&
+        o.status === 'PENDING_PAYMENT' &&
+        at(t) > o.createdAtMs + TTL_MS / 4 &&
+        at(t) < o.expiresAtMs;
       if (o.status === 'PENDING_PAYMENT' && (o.expiresAtMs <= at(t) || early)) {
         injected ||= early;
         o.status = 'EXPIRED';
@@ -119,7 +171,18 @@ export function simulate(seed: number, fault?: Fault, steps = 160): Simulation {
         if (armed('hidden-oversell', 10, step) && stock < quantity && held(user) + quantity <= limit) {
           injected = true;
           const id = String(orders.length + 1);
-          orders.push({ id, productId: P, userId: user, quantity, status: 'PENDING_PAYMENT', purchaseId: key, createdAtMs: at(e), expiresAtMs: at(e + TTL_MS), paidAtMs: null, closedAtMs: null });
+          orders.push({
+            id,
+            productId: P,
+            userId: user,
+            quantity,
+            status: 'PENDING_PAYMENT',
+            purchaseId: key,
+            createdAtMs: at(e),
+            expiresAtMs: at(e + TTL_MS),
+            paidAtMs: null,
+            closedAtMs: null,
+          });
           decided.set(`${user}|${key}`, { orderId: id, quantity });
           // Below zero inside the store: reads show 0 until enough units come back.
           stock -= quantity;
@@ -129,11 +192,20 @@ export function simulate(seed: number, fault?: Fault, steps = 160): Simulation {
       } else if (kind < 0.3) {
         const answer = decide(user, key, quantity, e, step);
         record(base, t, t + d, { status: 202, code: 'PURCHASE_PENDING' });
-        const state = 'orderId' in answer && answer.orderId ? { state: 'CREATED', orderId: answer.orderId } : { state: 'REFUSED', code: (answer as { code: string }).code };
-        record({ op: 'poll', userId: user, purchaseId: key }, t + d + 50, t + d + 55, { status: 200, ...state } as Answer);
+        const state =
+          'orderId' in answer && answer.orderId
+            ? { state: 'CREATED', orderId: answer.orderId }
+            : { state: 'REFUSED', code: (answer as { code: string }).code };
+        record({ op: 'poll', userId: user, purchaseId: key }, t + d + 50, t + d + 55, {
+          status: 200,
+          ...state,
+        } as Answer);
         if (state.state === 'CREATED' && armed('pending-after-created', 10, step)) {
           injected = true;
-          record({ op: 'poll', userId: user, purchaseId: key }, t + d + 58, t + d + 59, { status: 200, state: 'PENDING' } as Answer);
+          record({ op: 'poll', userId: user, purchaseId: key }, t + d + 58, t + d + 59, {
+            status: 200,
+            state: 'PENDING',
+          } as Answer);
         }
         t += 60;
       } else if (armed('early-201', 10, step) && stock >= quantity && held(user) + quantity <= limit) {
@@ -174,22 +246,61 @@ export function simulate(seed: number, fault?: Fault, steps = 160): Simulation {
         if (fault === 'wrong-order' && !other) continue;
         injected = true;
         const answer = fault === 'replay-refused' ? { status: 409, code: 'SOLD_OUT' } : { status: 201, orderId: other };
-        record({ op: 'purchase', productId: P, userId: owner, quantity: v.quantity, key, purchaseId: key }, t, t + d, answer as Answer);
+        record(
+          { op: 'purchase', productId: P, userId: owner, quantity: v.quantity, key, purchaseId: key },
+          t,
+          t + d,
+          answer as Answer,
+        );
         continue;
       }
       const again = pick(retryable);
-      if (again) record({ op: 'purchase', productId: P, userId: again.user, quantity: again.quantity, key: again.key, purchaseId: again.key }, t, t + d, decide(again.user, again.key, again.quantity, e, step));
+      if (again)
+        record(
+          {
+            op: 'purchase',
+            productId: P,
+            userId: again.user,
+            quantity: again.quantity,
+            key: again.key,
+            purchaseId: again.key,
+          },
+          t,
+          t + d,
+          decide(again.user, again.key, again.quantity, e, step),
+        );
     } else if (roll < 0.7) {
       if (armed('server-error', 10, step)) {
         injected = true;
         record({ op: 'read', productId: P }, t, t + d, { status: 500, code: 'INTERNAL' });
         continue;
       }
+      if (readsOff) continue;
       let shown = Math.max(0, stock);
+      // Units that ended lately (their return may fall between two reads now) and orders no answer
+      // showed yet (their units may leave the stock at any time): what a read fault must exceed.
+      const returning = unitsOf(orders.filter((o) => !live(o) && (o.closedAtMs ?? Infinity) >= at(t) - 2000));
+      const unshown = unitsOf(orders.filter((o) => !shownIds.has(o.id) || o.createdAtMs >= at(t) - 2000));
       if (armed('stale-read', 10, step) && setsSoFar === 0) {
         injected = true;
         shown = initialStock + orders.filter((o) => !live(o)).reduce((s, o) => s + o.quantity, 0) + 1;
+      } else if (armed('over-read') && readsSoFar === 0 && setsSoFar === 0) {
+        // The only read: more than the initial stock and every unit given back since could make.
+        injected = readsOff = true;
+        shown = initialStock + unitsOf(orders.filter((o) => !live(o))) + 1;
+      } else if (armed('rising-read') && readsSoFar === 0 && shown > returning) {
+        // The first read shows fewer units than there were; the next one, with nothing given back between, the truth.
+        injected = true;
+        record({ op: 'read', productId: P, stock: shown - returning - 1 }, t, t + d, { status: 200 });
+        t += d + 1;
+      } else if (armed('falling-read', 10, step) && shown > unshown) {
+        // A true read, then one lower than any order made since could take it: the last read of the history.
+        record({ op: 'read', productId: P, stock: shown }, t, t + d, { status: 200 });
+        t += d + 1;
+        injected = readsOff = true;
+        shown -= unshown + 1;
       }
+      readsSoFar++;
       record({ op: 'read', productId: P, stock: shown }, t, t + d, { status: 200 });
     } else if (roll < 0.82) {
       const o = pick(orders.filter((x) => x.status === 'PENDING_PAYMENT' && x.expiresAtMs > at(e)));
@@ -216,7 +327,10 @@ export function simulate(seed: number, fault?: Fault, steps = 160): Simulation {
       }
       o.status = 'PAID';
       o.paidAtMs = at(payAt);
-      record({ op: 'pay', orderId: o.id, userId: payer }, invoke, complete, { status: 200, orderStatus: 'PAID' } as Answer);
+      record({ op: 'pay', orderId: o.id, userId: payer }, invoke, complete, {
+        status: 200,
+        orderStatus: 'PAID',
+      } as Answer);
     } else if (roll < 0.95) {
       const o = pick(orders);
       if (!o) continue;
@@ -225,8 +339,15 @@ export function simulate(seed: number, fault?: Fault, steps = 160): Simulation {
         o.status = 'CANCELLED';
         o.closedAtMs = at(e);
         stock += o.quantity;
-        record({ op: 'cancel', orderId: o.id, actor, userId: o.userId }, t, t + d, { status: 200, orderStatus: 'CANCELLED' } as Answer);
-      } else record({ op: 'cancel', orderId: o.id, actor, userId: o.userId }, t, t + d, { status: 409, code: 'INVALID_ORDER_STATE' });
+        record({ op: 'cancel', orderId: o.id, actor, userId: o.userId }, t, t + d, {
+          status: 200,
+          orderStatus: 'CANCELLED',
+        } as Answer);
+      } else
+        record({ op: 'cancel', orderId: o.id, actor, userId: o.userId }, t, t + d, {
+          status: 409,
+          code: 'INVALID_ORDER_STATE',
+        });
     } else {
       stock = Math.floor(rnd() * 5);
       setsSoFar++;
