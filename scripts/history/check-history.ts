@@ -111,17 +111,22 @@ export function checkHistory(
     r.ok = r.violations === 0 && !(r.required && (r.checked === 0 || r.unjudged.length > 0));
   }
   const purchases = model.byKind.purchase;
-  const count = (list: OpRecord[], verdict: string) =>
-    list.reduce((n, op) => (verdictOf(op) === verdict ? n + 1 : n), 0);
+  let [created, refused, indeterminate] = [0, 0, 0];
+  for (const op of ops) {
+    const verdict = verdictOf(op);
+    if (verdict === 'unknown') indeterminate++;
+    else if (op.op === 'purchase' && verdict === 'ok') created++;
+    else if (op.op === 'purchase') refused++;
+  }
   return {
     ok: rules.every((r) => r.ok),
     rules,
     figures: {
       ops: ops.length,
       purchases: purchases.length,
-      created: count(purchases, 'ok'),
-      refused: count(purchases, 'refused'),
-      indeterminate: count(ops, 'unknown'),
+      created,
+      refused,
+      indeterminate,
       orders: model.orders.length,
       products: model.products.size,
       checkMs: Math.round(performance.now() - t0),

@@ -12,7 +12,8 @@ export interface WeightedPoint {
  * every point would make a long history quadratic.
  */
 export function cornerSums(points: WeightedPoint[], queries: { x: number; y: number }[], strictX: boolean): number[] {
-  const ys = [...new Set(points.map((p) => p.y))].sort((a, b) => a - b);
+  // Every point's y, sorted (a typed array sorts numerically, without a comparator); equal ys share a rank.
+  const ys = Float64Array.from(points, (p) => p.y).sort();
   const tree = new Float64Array(ys.length + 1);
   const rankAtOrBelow = (y: number): number => {
     let lo = 0;

@@ -12,14 +12,48 @@ export interface CheckOptions {
   finalReadAtMs: number;
 }
 
-/** The operations of one purchase id (Idempotency-Key or the server's Purchase-Id) of one user. */
-export interface PurchaseGroup {
-  id: string;
-  userId: string;
-  purchases: PurchaseRecord[];
-  polls: PollRecord[];
+/** The empty list of a purchase group without requests, polls or orders: shared, never added to. */
+const NONE: never[] = [];
+Object.freeze(NONE);
+
+/** None, one (kept as itself) or several things: a long history's many lists of one, without a list each. */
+type Few<T> = T | T[] | undefined;
+const listOf = <T>(few: Few<T>): T[] => (few === undefined ? NONE : Array.isArray(few) ? few : [few]);
+const plus = <T>(few: Few<T>, item: T): Few<T> =>
+  few === undefined ? item : Array.isArray(few) ? (few.push(item), few) : [few, item];
+
+/**
+ * The operations of one purchase id (Idempotency-Key or the server's Purchase-Id) of one user.
+ * Most ids of a long sale have one request, no poll and at most one order: each is kept as
+ * itself, not in a list of one (50 bytes a request that a million-request history does not
+ * need), and listed when asked.
+ */
+export class PurchaseGroup {
+  private requests: Few<PurchaseRecord>;
+  private finalOrders: Few<FinalOrder>;
+  polls: PollRecord[] = NONE;
+
+  constructor(
+    readonly id: string,
+    readonly userId: string,
+  ) {}
+
+  get purchases(): PurchaseRecord[] {
+    return listOf(this.requests);
+  }
+
   /** The final orders of this user and purchase id (at most one, unless something broke). */
-  orders: FinalOrder[];
+  get orders(): FinalOrder[] {
+    return listOf(this.finalOrders);
+  }
+
+  addPurchase(op: PurchaseRecord): void {
+    this.requests = plus(this.requests, op);
+  }
+
+  addOrder(order: FinalOrder): void {
+    this.finalOrders = plus(this.finalOrders, order);
+  }
 }
 
 /** The history and the final state, indexed once for all rules. */
@@ -40,8 +74,8 @@ export interface Model {
   strayOrders: FinalOrder[];
   /** Purchases without a key whose answer named no purchase id (no answer at all): `user|product` → count. */
   anonymousUnknown: Map<string, number>;
-  /** Users the history made operations for: orders of anyone else are not this history's. */
-  users: Set<string>;
+  /** Whether the history made operations for this user: orders of anyone else are not this history's. */
+  hasUser(userId: string): boolean;
   byOrder: Map<string, OpRecord[]>;
   /** Per product: units of the pre-existing orders that ended (their units may have come back at any time). */
   returnedBefore: Map<string, number>;
@@ -50,10 +84,6 @@ export interface Model {
   /** The operations of each kind, in history order: rules walk their kind, not every operation. */
   byKind: { [K in OpRecord['op']]: Extract<OpRecord, { op: K }>[] };
 }
-
-/** The empty list every purchase group starts with: most ids have one request and no poll, and a list each is memory a long history does not have. */
-const NONE: never[] = [];
-Object.freeze(NONE);
 
 export const groupKey = (userId: string, purchaseId: string): string => `${userId}|${purchaseId}`;
 
@@ -69,6 +99,7 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
   // operation); the rare id two users share goes to a map keyed by both.
   const byId = new Map<string, PurchaseGroup>();
   const shared = new Map<string, PurchaseGroup>();
+  let users: Set<string> | undefined;
   const find = (userId: string, id: string): PurchaseGroup | undefined => {
     const first = byId.get(id);
     return first === undefined || first.userId === userId ? first : shared.get(groupKey(userId, id));
@@ -84,7 +115,12 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
     groupOf: find,
     strayOrders: [],
     anonymousUnknown: new Map(),
-    users: new Set(),
+    hasUser: (userId) => {
+      // Asked only of orders no purchase id explains and of queued products: a long sale of distinct
+      // buyers seldom asks at all, and a set of a million user ids is memory it would not use.
+      users ??= new Set(ops.flatMap((op) => ('userId' in op && op.userId ? [op.userId] : [])));
+      return users.has(userId);
+    },
     byOrder: new Map(),
     returnedBefore,
     shownByMs: new Map(),
@@ -95,10 +131,12 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
       model.shownByMs.set(orderId, atMs);
   };
   const group = (userId: string, id: string): PurchaseGroup => {
-    let found = find(userId, id);
+    const first = byId.get(id);
+    if (first?.userId === userId) return first;
+    let found = first && shared.get(groupKey(userId, id));
     if (!found) {
-      found = { id, userId, purchases: NONE, polls: NONE, orders: NONE };
-      if (byId.has(id)) shared.set(groupKey(userId, id), found);
+      found = new PurchaseGroup(id, userId);
+      if (first) shared.set(groupKey(userId, id), found);
       else byId.set(id, found);
       model.groups.push(found);
     }
@@ -106,14 +144,13 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
   };
   for (const op of ops) {
     (model.byKind[op.op] as OpRecord[]).push(op);
-    if ('userId' in op && op.userId) model.users.add(op.userId);
     if (op.op === 'purchase') {
       const id = op.key ?? op.purchaseId;
-      if (verdictOf(op) === 'ok') shown(op.orderId, op.completeMs);
+      const verdict = verdictOf(op);
+      if (verdict === 'ok') shown(op.orderId, op.completeMs);
       if (id !== undefined) {
-        const g = group(op.userId, id);
-        g.purchases = g.purchases === NONE ? [op] : (g.purchases.push(op), g.purchases);
-      } else if (verdictOf(op) === 'unknown')
+        group(op.userId, id).addPurchase(op);
+      } else if (verdict === 'unknown')
         model.anonymousUnknown.set(
           `${op.userId}|${op.productId}`,
           (model.anonymousUnknown.get(`${op.userId}|${op.productId}`) ?? 0) + 1,
@@ -131,8 +168,8 @@ export function buildModel(meta: MetaRecord, ops: OpRecord[], finalOrders: Final
   }
   for (const order of orders) {
     const found = order.purchaseId !== null ? model.groupOf(order.userId, order.purchaseId) : undefined;
-    if (found) found.orders = found.orders === NONE ? [order] : (found.orders.push(order), found.orders);
-    else if (model.users.has(order.userId)) model.strayOrders.push(order);
+    if (found) found.addOrder(order);
+    else if (model.hasUser(order.userId)) model.strayOrders.push(order);
   }
   return model;
 }

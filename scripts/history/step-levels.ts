@@ -66,3 +66,17 @@ export function lastAtOrBefore(sorted: number[], t: number): number {
   }
   return lo - 1;
 }
+
+/** The instants of a sorted list of distinct instants and of some others, sorted, each once. */
+export function mergeInstants(sorted: number[], others: number[]): number[] {
+  if (!others.length) return sorted;
+  const extra = [...new Set(others)].sort((a, b) => a - b);
+  const out: number[] = [];
+  let j = 0;
+  for (const t of sorted) {
+    for (; j < extra.length && extra[j] <= t; j++) if (extra[j] < t) out.push(extra[j]);
+    out.push(t);
+  }
+  for (; j < extra.length; j++) out.push(extra[j]);
+  return out;
+}

@@ -24,12 +24,14 @@ export class SupplyBound {
   readonly sets: StockSet[];
   /** Until this instant no set can have applied: the supply is exactly the initial stock (plus returns of pre-existing orders). */
   readonly firstSetFrom: number;
+  private initialBound: { bound: number; why: string } | undefined;
 
   constructor(
     m: Model,
     productId: string,
     private readonly initial: number,
-    possiblyHeld: StepLevels,
+    /** The units that may have been held at each instant: asked for only when the product has stock sets. */
+    possiblyHeldLevels: () => StepLevels,
   ) {
     const skew = m.options.skewMs;
     const ops = m.byKind.setStock.filter((op) => op.productId === productId && verdictOf(op) !== 'refused');
@@ -42,12 +44,14 @@ export class SupplyBound {
         value: 0,
       }))
       .sort((a, b) => a.from - b.from);
-    const loose = this.sets.map((s) => s.stock + possiblyHeld.maxOver(s.from, s.to));
+    let possiblyHeld: StepLevels | undefined;
+    const heldIn = (s: StockSet) => (possiblyHeld ??= possiblyHeldLevels()).maxOver(s.from, s.to);
+    const loose = this.sets.map((s) => s.stock + heldIn(s));
     this.sets.forEach((s, i) => {
       let before = initial;
       for (let j = 0; j < this.sets.length; j++)
         if (j !== i && this.sets[j].from < s.to) before = Math.max(before, j < i ? this.sets[j].value : loose[j]);
-      s.value = s.stock + Math.min(possiblyHeld.maxOver(s.from, s.to), before);
+      s.value = s.stock + Math.min(heldIn(s), before);
     });
     this.firstSetFrom = this.sets.length ? this.sets[0].from : Infinity;
   }
@@ -59,6 +63,8 @@ export class SupplyBound {
 
   /** The bound at instant t, and why. */
   at(t: number): { bound: number; why: string } {
+    if (t < this.firstSetFrom)
+      return (this.initialBound ??= { bound: this.initial, why: `initial stock ${this.initial}` });
     const applied = this.sets.filter((s) => s.to <= t);
     let bound = applied.length ? -Infinity : this.initial;
     let why = applied.length ? '' : `initial stock ${this.initial}`;

@@ -13,9 +13,11 @@ export function purchaseAnswers(m: Model): RuleResult {
   const tally = new RuleTally('every answer about a purchase id fits its story');
   for (const group of m.groups) {
     // One case per purchase id: its first answer that does not fit.
-    const { toldAt, orderKnownAt } = whatWasKnown(m, group);
     let problem: string | undefined;
-    for (const poll of group.polls) problem ??= judgePoll(poll, toldAt, orderKnownAt);
+    if (group.polls.length) {
+      const { toldAt, orderKnownAt } = whatWasKnown(m, group);
+      for (const poll of group.polls) problem ??= judgePoll(poll, toldAt, orderKnownAt);
+    }
     for (const p of group.purchases) if (p.code === 'IDEMPOTENCY_KEY_REUSED') problem ??= judgeReused(group, p);
     tally.judge(problem);
   }

@@ -38,7 +38,7 @@ export function purchasesAdmitted(m: Model, queues: Map<string, Map<string, Tick
   const skew = m.options.skewMs;
   for (const order of m.orders) {
     const users = queues.get(order.productId);
-    if (!users || !m.users.has(order.userId)) continue;
+    if (!users || !m.hasUser(order.userId)) continue;
     const answers = users.get(order.userId) ?? [];
     // The last admission asked for before the order was made, and any expiry seen after it, surely before the order.
     const admitted = answers.filter((a) => a.state === 'ADMITTED' && a.invokeMs <= order.createdAtMs + skew).pop();

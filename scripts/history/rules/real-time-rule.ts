@@ -15,12 +15,19 @@ const iso = (t: number): string => new Date(t).toISOString();
 export function answersAfterEffects(m: Model): RuleResult {
   const tally = new RuleTally('no answer precedes the effect it reports');
   const skew = m.options.skewMs;
-  const firstOrderOf = new Map<string, number>();
-  for (const o of [...m.orders, ...m.preexisting])
-    firstOrderOf.set(
-      `${o.userId}|${o.productId}`,
-      Math.min(firstOrderOf.get(`${o.userId}|${o.productId}`) ?? Infinity, o.createdAtMs),
-    );
+  // When each user first had an order of each product: only ticket answers ask, so only a history with them builds it.
+  let firstOrderOf: Map<string, number> | undefined;
+  const firstOrderMs = (userId: string, productId: string): number => {
+    if (!firstOrderOf) {
+      firstOrderOf = new Map();
+      for (const o of [...m.orders, ...m.preexisting])
+        firstOrderOf.set(
+          `${o.userId}|${o.productId}`,
+          Math.min(firstOrderOf.get(`${o.userId}|${o.productId}`) ?? Infinity, o.createdAtMs),
+        );
+    }
+    return firstOrderOf.get(`${userId}|${productId}`) ?? Infinity;
+  };
   const late = (op: OpRecord, effectMs: number, effect: string): string | undefined =>
     op.completeMs + skew < effectMs
       ? `${describe(op)} answered at ${iso(op.completeMs)}, before ${effect} at ${iso(effectMs)} (allowance ${skew} ms)`
@@ -39,11 +46,7 @@ export function answersAfterEffects(m: Model): RuleResult {
       tally.judge(late(op, order.closedAtMs, `order ${order.id} was recorded closed`));
     else if ((op.op === 'queueJoin' || op.op === 'queuePoll') && op.state === 'BOUGHT' && verdictOf(op) === 'ok')
       tally.judge(
-        late(
-          op,
-          firstOrderOf.get(`${op.userId}|${op.productId}`) ?? Infinity,
-          `any order of ${op.userId} for product ${op.productId}`,
-        ),
+        late(op, firstOrderMs(op.userId, op.productId), `any order of ${op.userId} for product ${op.productId}`),
       );
   }
   return tally.result();

@@ -1,6 +1,6 @@
 import { Model } from '../model';
 import { OrderSpan, orderSpans } from '../order-spans';
-import { StepLevels } from '../step-levels';
+import { mergeInstants, StepLevels } from '../step-levels';
 import { SupplyBound } from '../supply';
 import { RuleResult, RuleTally } from '../tally';
 
@@ -25,14 +25,15 @@ export function noOversell(m: Model, spans: OrderSpan[] = orderSpans(m)): RuleRe
   for (const product of m.products.values()) {
     const mine = spans.filter((s) => s.order.productId === product.productId);
     const held = new StepLevels(mine.map((s) => ({ from: s.sureFrom, until: s.sureUntil, units: s.order.quantity })));
-    const maybe = new StepLevels(mine.map((s) => ({ from: s.mayFrom, until: s.mayUntil, units: s.order.quantity })));
+    const maybe = () =>
+      new StepLevels(mine.map((s) => ({ from: s.mayFrom, until: s.mayUntil, units: s.order.quantity })));
     const supply = new SupplyBound(
       m,
       product.productId,
       product.initialStock + (m.returnedBefore.get(product.productId) ?? 0),
       maybe,
     );
-    const instants = [...new Set([...held.times, ...supply.breakpoints()])].sort((a, b) => a - b);
+    const instants = mergeInstants(held.times, supply.breakpoints());
     let problem: string | undefined;
     for (const t of instants) {
       const units = held.at(t);
@@ -51,29 +52,29 @@ export function noOversell(m: Model, spans: OrderSpan[] = orderSpans(m)): RuleRe
 /** Per user and product, at no instant do the units the user surely holds exceed the product's perUserLimit. */
 export function perUserLimit(m: Model, spans: OrderSpan[] = orderSpans(m)): RuleResult {
   const tally = new RuleTally('per-user limit over live orders');
-  // Most users never hold more than the limit even in total: only their slots need a sweep.
-  const totals = new Map<string, number>();
-  for (const s of spans) {
-    const slot = `${s.order.userId}|${s.order.productId}`;
-    totals.set(slot, (totals.get(slot) ?? 0) + s.order.quantity);
-  }
-  const over = new Map<string, OrderSpan[]>();
-  for (const s of spans) {
-    const slot = `${s.order.userId}|${s.order.productId}`;
-    if ((totals.get(slot) as number) > (m.products.get(s.order.productId)?.perUserLimit ?? Infinity))
-      over.set(slot, [...(over.get(slot) ?? []), s]);
-  }
-  for (let i = over.size; i < totals.size; i++) tally.judge();
-  for (const list of over.values()) {
-    const { userId, productId } = list[0].order;
-    const limit = m.products.get(productId)?.perUserLimit ?? Infinity;
-    const held = new StepLevels(list.map((s) => ({ from: s.sureFrom, until: s.sureUntil, units: s.order.quantity })));
-    const i = held.levels.findIndex((level) => level > limit);
-    tally.judge(
-      i < 0
-        ? undefined
-        : `${userId} held ${held.levels[i]} unit(s) of product ${productId} at ${iso(held.times[i])}, limit ${limit}; orders ${names(list, held.times[i])}`,
-    );
+  for (const product of m.products.values()) {
+    const { productId, perUserLimit: limit } = product;
+    const mine = spans.filter((s) => s.order.productId === productId);
+    // Most users never hold more than the limit even in total: only their orders need a sweep.
+    const totals = new Map<string, number>();
+    for (const { order } of mine) totals.set(order.userId, (totals.get(order.userId) ?? 0) + order.quantity);
+    const over = new Map<string, OrderSpan[]>();
+    for (const s of mine) {
+      if (!((totals.get(s.order.userId) as number) > limit)) continue;
+      const list = over.get(s.order.userId);
+      if (list) list.push(s);
+      else over.set(s.order.userId, [s]);
+    }
+    for (let i = over.size; i < totals.size; i++) tally.judge();
+    for (const [userId, list] of over) {
+      const held = new StepLevels(list.map((s) => ({ from: s.sureFrom, until: s.sureUntil, units: s.order.quantity })));
+      const i = held.levels.findIndex((level) => level > limit);
+      tally.judge(
+        i < 0
+          ? undefined
+          : `${userId} held ${held.levels[i]} unit(s) of product ${productId} at ${iso(held.times[i])}, limit ${limit}; orders ${names(list, held.times[i])}`,
+      );
+    }
   }
   return tally.result();
 }
