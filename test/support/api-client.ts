@@ -189,9 +189,10 @@ export interface RetryOutcome<T = any> {
 
 /**
  * Sends, retrying 503 (OVERLOADED / LOCK_TIMEOUT / DEPENDENCY_UNAVAILABLE) and 429 as the server's Retry-After
- * says (capped, jittered), and transport errors with a short backoff; bounded by maxAttempts.
+ * says (never sooner, up to a fifth later; capped), and transport errors with a short backoff; bounded by
+ * maxAttempts. A purchase retried before its Retry-After is refused 429 and wins nothing (docs/API.md).
  */
-export async function withRetry<T>(send: () => Promise<ApiResponse<T>>, maxAttempts = 20, capMs = 1500): Promise<RetryOutcome<T>> {
+export async function withRetry<T>(send: () => Promise<ApiResponse<T>>, maxAttempts = 20, capMs = 2500): Promise<RetryOutcome<T>> {
   const history: ApiResponse<T>[] = [];
   for (let attempt = 1; ; attempt++) {
     let res: ApiResponse<T>;
@@ -205,7 +206,7 @@ export async function withRetry<T>(send: () => Promise<ApiResponse<T>>, maxAttem
     history.push(res);
     if ((res.status !== 503 && res.status !== 429) || attempt >= maxAttempts) return { final: res, attempts: attempt, history };
     const hinted = retryAfterMs(res) ?? 200;
-    await sleep(Math.min(capMs, hinted) * (0.5 + Math.random() * 0.5));
+    await sleep(Math.min(capMs, hinted) * (1 + Math.random() * 0.2));
   }
 }
 

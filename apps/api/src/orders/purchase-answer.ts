@@ -2,15 +2,21 @@ import { Injectable } from '@nestjs/common';
 import { Counter, register } from 'prom-client';
 import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
 import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter';
+import { EarlyRetryException, RetryNotBefore } from '../common/throttling/rate-limiter';
 import { ProductQueues } from '../product-queue/product-queues';
 import { OrderView } from './order.view';
 import { PENDING_RETRY_AFTER_S, purchasePending } from './purchase-outcome/purchase-pending.view';
 import type { PurchaseResult } from './purchase.service';
 
-/** What an answer is about: every purchase has an id and a deadline, and may hold an admission. */
+/**
+ * What an answer is about: every purchase has an id and a deadline, and may hold an admission; its
+ * user and product once the pipeline has read them.
+ */
 interface Answered {
   purchaseId: string;
   deadlineAt: number;
+  user?: { id: string };
+  productId?: string;
   admission?: { settle(status: number): Promise<void> };
 }
 
@@ -33,6 +39,8 @@ export class PurchaseAnswer {
     new Counter({ name: 'purchases_total', help: 'Purchase attempts by outcome', labelNames: ['outcome'] });
   /** Where a pending purchase is asked about: the status route's path as registered. */
   private statusRoute = '/purchases/:purchaseId';
+  /** The Retry-After of each 429/503 answered, per user and product: the pipeline's rate stage refuses retries before it. */
+  readonly retries = new RetryNotBefore();
 
   constructor(private readonly queues: ProductQueues) {}
 
@@ -45,12 +53,23 @@ export class PurchaseAnswer {
 
   async write(reply: FastifyReply, purchase: Answered, outcome: PurchaseOutcome): Promise<void> {
     const { status, body, headers } = 'result' in outcome ? this.ofResult(outcome.result) : this.ofError(outcome.error);
+    if ('error' in outcome) this.noteRetryAfter(purchase, outcome.error, headers['Retry-After']);
     this.outcomes.inc({
       outcome: 'result' in outcome ? outcomeLabel(outcome.result) : String((body as { code?: unknown }).code),
     });
     this.queues.countIfLate(purchase.deadlineAt);
     if (purchase.admission) await purchase.admission.settle(status);
     void reply.code(status).header('Purchase-Id', purchase.purchaseId).headers(headers).send(body);
+  }
+
+  /**
+   * A 429 or 503 with Retry-After (every refusal that carries one) sets when this user may next try
+   * this product; an early retry's own refusal does not move that moment.
+   */
+  private noteRetryAfter(purchase: Answered, error: unknown, retryAfter: string | undefined): void {
+    if (retryAfter === undefined || !purchase.user || !purchase.productId || error instanceof EarlyRetryException)
+      return;
+    this.retries.note(purchase.user.id, purchase.productId, Number(retryAfter));
   }
 
   private ofResult(result: PurchaseResult): {

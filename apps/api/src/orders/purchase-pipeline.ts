@@ -58,7 +58,8 @@ interface Stage {
 /**
  * Every decision a purchase meets before it is queued, each made here and only here, in this
  * order: the token (the per-address budget of failed tokens), the request's shape, the per-user
- * rate (before anything that can reach Postgres: an unknown product's terms are read there, and a
+ * rate (a retry before the Retry-After this user was given for this product refused at once, then
+ * the budget; before anything that can reach Postgres: an unknown product's terms are read there, and a
  * refused retry's key may be looked up among the orders), the sale terms (product, window,
  * per-user maximum), the sold-out flag, overload (an estimate that the purchase cannot be
  * answered by its deadline, checked before the waiting room's Redis round trip, since under a
@@ -74,7 +75,7 @@ export class PurchasePipeline {
   private readonly stages: Stage[] = [
     { name: 'token', run: (draft, request) => this.authenticate(draft, request) },
     { name: 'request', run: (draft, request) => this.readRequest(draft, request) },
-    { name: 'rate', run: (draft) => this.rate.spend(`user:${draft.user!.id}`) },
+    { name: 'rate', run: (draft) => this.checkRate(draft) },
     { name: 'sale terms', replayable: true, run: (draft) => this.checkTerms(draft) },
     { name: 'sold out', replayable: true, run: (draft) => this.checkSoldOut(draft) },
     { name: 'overload', run: (draft) => this.checkOverload(draft) },
@@ -174,6 +175,16 @@ export class PurchasePipeline {
     draft.productId = productId;
     draft.quantity = parsePurchaseBody(request.body).quantity;
     draft.idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
+  }
+
+  /**
+   * A retry sent before the Retry-After this user was given for this product is refused first, in
+   * process (PurchaseAnswer noted it; no Redis, no SQL, and it spends no budget); then the per-user budget.
+   */
+  private checkRate(draft: Draft): Refusal | Promise<Refusal> {
+    const early = this.answer.retries.refusal(draft.user!.id, draft.productId!);
+    if (early) return early;
+    return this.rate.spend(`user:${draft.user!.id}`);
   }
 
   private checkTerms(draft: Draft): Refusal | Promise<Refusal> {

@@ -69,7 +69,11 @@ export class PurchaseController {
       'SALE_NOT_ACTIVE; NOT_ADMITTED (a product with a waiting room, without a valid Admission for this buyer)',
   })
   @ApiResponse({ status: 422, description: 'IDEMPOTENCY_KEY_REUSED' })
-  @ApiResponse({ status: 429, description: 'RATE_LIMITED, with Retry-After' })
+  @ApiResponse({
+    status: 429,
+    description:
+      "RATE_LIMITED, with Retry-After: this user's per-second budget is spent, or this purchase came before the Retry-After of this user's last 429/503 for this product",
+  })
   @ApiResponse({
     status: 503,
     description:

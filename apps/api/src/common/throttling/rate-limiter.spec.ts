@@ -4,11 +4,13 @@ import { register } from 'prom-client';
 import { RedisServerProcess } from '../../../../../test/support/redis-server';
 import {
   BatchedScriptCounter,
+  EarlyRetryException,
   PerKeyCounter,
   RateBudget,
   RateCounter,
   RateDecision,
   retryAfterSeconds,
+  RetryNotBefore,
   WindowRateLimiter,
   windowAt,
 } from './rate-limiter';
@@ -173,5 +175,33 @@ describe('PerKeyCounter when the PEXPIRE of a first hit fails', () => {
     await settle();
     expect(await expiryFailures()).toBe(before + 1);
     error.mockRestore();
+  });
+});
+
+describe('RetryNotBefore', () => {
+  it('refuses a retry of the same user and product before the noted Retry-After, with the seconds left', () => {
+    const retries = new RetryNotBefore();
+    retries.note('u1', '7', 3, 10_000);
+    const early = retries.refusal('u1', '7', 10_500);
+    expect(early).toBeInstanceOf(EarlyRetryException);
+    expect(early).toMatchObject({ code: 'RATE_LIMITED', retryAfterS: 3 });
+    expect(retries.refusal('u1', '7', 12_100)?.retryAfterS).toBe(1);
+    // Another product, another user: not concerned.
+    expect(retries.refusal('u1', '8', 10_500)).toBeUndefined();
+    expect(retries.refusal('u2', '7', 10_500)).toBeUndefined();
+  });
+
+  it('lets the retry through from the moment Retry-After named (a client timer a hair early included)', () => {
+    const retries = new RetryNotBefore();
+    retries.note('u1', '7', 1, 10_000);
+    expect(retries.refusal('u1', '7', 10_990)).toBeUndefined();
+    expect(retries.refusal('u1', '7', 10_991)).toBeUndefined(); // forgotten once passed
+  });
+
+  it('keeps the furthest moment when answers of concurrent attempts arrive out of order', () => {
+    const retries = new RetryNotBefore();
+    retries.note('u1', '7', 30, 10_000);
+    retries.note('u1', '7', 1, 10_010);
+    expect(retries.refusal('u1', '7', 12_000)?.retryAfterS).toBe(28);
   });
 });

@@ -176,3 +176,57 @@ export class RateBudget {
       throw new AppException(ErrorCode.RateLimited, `too many ${this.what}, slow down`, decision.retryAfterS);
   }
 }
+
+/** 429 RATE_LIMITED for a purchase retried before the Retry-After it was given; nothing was done. */
+export class EarlyRetryException extends AppException {
+  constructor(retryAfterS: number) {
+    super(
+      ErrorCode.RateLimited,
+      'retried before its Retry-After, nothing was done; retry after Retry-After',
+      retryAfterS,
+    );
+  }
+}
+
+// Entries kept at most; past this, lapsed ones are dropped, then all (memory stays bounded).
+const MAX_NOT_BEFORE = 100_000;
+// A client that waits exactly Retry-After may still arrive a hair early by this instance's clock.
+const EARLY_SLACK_MS = 20;
+
+/**
+ * When a user may next try to buy a product on this instance: a purchase answered 429 or 503 with
+ * Retry-After is noted (per user and product) until the moment that Retry-After named, and a retry
+ * before it is refused here (EarlyRetryException, the remaining seconds as its Retry-After) with
+ * no Redis and no SQL, so it can win nothing. That refusal does not move the moment. In process
+ * memory: a map lookup per purchase (none while nothing is noted), bounded in size. Read on
+ * `rateClock`, the rate windows' clock.
+ */
+export class RetryNotBefore {
+  private readonly until = new Map<string, number>();
+
+  /** The refusal of a purchase sent too early, or undefined. */
+  refusal(userId: string, productId: string, now = rateClock.now()): EarlyRetryException | undefined {
+    if (this.until.size === 0) return undefined;
+    const key = `${userId} ${productId}`;
+    const at = this.until.get(key);
+    if (at === undefined) return undefined;
+    if (now >= at - EARLY_SLACK_MS) {
+      this.until.delete(key);
+      return undefined;
+    }
+    return new EarlyRetryException(retryAfterSeconds(at - now));
+  }
+
+  /** Notes a refusal's Retry-After: no purchase of this product by this user before then. */
+  note(userId: string, productId: string, retryAfterS: number, now = rateClock.now()): void {
+    if (this.until.size >= MAX_NOT_BEFORE) this.dropLapsed(now);
+    const key = `${userId} ${productId}`;
+    // Answers of concurrent attempts may come in any order: the furthest moment stands.
+    this.until.set(key, Math.max(this.until.get(key) ?? 0, now + retryAfterS * 1000));
+  }
+
+  private dropLapsed(now: number): void {
+    for (const [key, at] of this.until) if (at <= now) this.until.delete(key);
+    if (this.until.size >= MAX_NOT_BEFORE) this.until.clear();
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * On a product without a waiting room, a purchase retried before the Retry-After of its last 429
+ * or 503 is refused at once with 429 RATE_LIMITED (the seconds still to wait as its Retry-After),
+ * before any Postgres work, and wins nothing: a client retrying without waiting gets no more units
+ * than one honouring Retry-After (docs/API.md, "Retrying a refused purchase").
+ */
+import { Client } from 'pg';
+import { AppHarness, startApp } from '../support/app-harness';
+import { Api, ApiResponse, expectContractError, expectInvariants, injectSender, sleep, withPg } from '../support/api-client';
+
+jest.setTimeout(90_000);
+
+const RUN_MS = 4500;
+const EARLY = /before its Retry-After/;
+
+interface Attempt {
+  sentAt: number;
+  receivedAt: number;
+  res: ApiResponse;
+}
+
+const retryAfterS = (res: ApiResponse): number => Number(res.headers['retry-after']);
+
+describe('a purchase retried before its Retry-After', () => {
+  let harness: AppHarness;
+  let api: Api;
+
+  beforeAll(async () => {
+    // One purchase attempt per user and second: each buyer is refused 429 right after each sale.
+    harness = await startApp({ RATE_LIMIT_PER_SECOND: '1', PURCHASE_DEADLINE_MS: '1000' });
+    api = new Api(injectSender(harness.app));
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  const ordersOf = async (productId: string, user: string): Promise<number> =>
+    (await withPg(harness.database.url, (pg) => pg.query<{ n: number }>('SELECT count(*)::int AS n FROM orders WHERE product_id = $1 AND user_id = $2', [productId, user]))).rows[0].n;
+
+  async function attempt(productId: string, user: string, log: Attempt[]): Promise<ApiResponse> {
+    const sentAt = Date.now();
+    const res = await api.purchase(productId, user);
+    log.push({ sentAt, receivedAt: Date.now(), res });
+    return res;
+  }
+
+  it('gives a client that retries without waiting no more units than one that honours Retry-After', async () => {
+    const product = await api.createProduct({ stock: 1000, perUserLimit: 1000 });
+    const until = Date.now() + RUN_MS;
+    const bot: Attempt[] = [];
+    const person: Attempt[] = [];
+    await Promise.all([
+      (async () => {
+        while (Date.now() < until) {
+          await attempt(product.id, 'bot', bot);
+          await sleep(5); // "without waiting": as fast as a script loops
+        }
+      })(),
+      (async () => {
+        while (Date.now() < until) {
+          const res = await attempt(product.id, 'person', person);
+          if (res.status === 429 || res.status === 503) await sleep(retryAfterS(res) * 1000);
+        }
+      })(),
+    ]);
+
+    const units = (log: Attempt[]) => log.filter((a) => a.res.status === 201).length;
+    process.stdout.write(
+      `early retries: bot ${units(bot)} units in ${bot.length} attempts, person ${units(person)} units in ${person.length} attempts\n`,
+    );
+    expect(bot.length).toBeGreaterThan(10 * person.length);
+    expect(units(person)).toBeGreaterThanOrEqual(3);
+    expect(units(bot)).toBeLessThanOrEqual(units(person));
+
+    // Every bot attempt sent before the moment its last announced Retry-After named was refused
+    // 429 RATE_LIMITED, and told how long is left (not a new, later moment).
+    let notBefore = 0;
+    let early = 0;
+    for (const { sentAt, receivedAt, res } of bot) {
+      if (sentAt < notBefore - 100) {
+        expectContractError(res, 429, 'RATE_LIMITED');
+        expect(retryAfterS(res)).toBeLessThanOrEqual(Math.ceil((notBefore - sentAt) / 1000) + 1);
+        early++;
+      } else if ((res.status === 429 || res.status === 503) && !EARLY.test(String(res.body?.message))) {
+        notBefore = receivedAt + retryAfterS(res) * 1000;
+      }
+    }
+    expect(early).toBeGreaterThan(bot.length / 2);
+
+    // Nothing was done for any refusal: each client's orders are its 201s, no more.
+    expect(await ordersOf(product.id, 'bot')).toBe(units(bot));
+    expect(await ordersOf(product.id, 'person')).toBe(units(person));
+    await expectInvariants(harness.database.url, product.id);
+  });
+
+  it('refuses a retry sent at once after 503 OVERLOADED with 429, without an order, and sells once Retry-After has passed', async () => {
+    const product = await api.createProduct({ stock: 5, perUserLimit: 5 });
+    // A stalled transaction holds the product's row: the purchase cannot be answered in time.
+    const holder = new Client({ connectionString: harness.database.url });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT id FROM products WHERE id = $1 FOR UPDATE', [product.id]);
+    let overloaded: ApiResponse;
+    try {
+      overloaded = await api.purchase(product.id, 'stalled');
+      expectContractError(overloaded, 503, 'OVERLOADED');
+      const retried = await api.purchase(product.id, 'stalled');
+      expectContractError(retried, 429, 'RATE_LIMITED');
+      expect(retried.raw).toMatch(EARLY);
+      expect(retryAfterS(retried)).toBeGreaterThanOrEqual(1);
+      expect(retryAfterS(retried)).toBeLessThanOrEqual(retryAfterS(overloaded));
+    } finally {
+      await holder.query('COMMIT');
+      await holder.end();
+    }
+    expect(await ordersOf(product.id, 'stalled')).toBe(0);
+    await sleep(retryAfterS(overloaded) * 1000);
+    expect((await api.purchase(product.id, 'stalled')).status).toBe(201);
+    expect(await ordersOf(product.id, 'stalled')).toBe(1);
+  });
+});
