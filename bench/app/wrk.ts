@@ -15,6 +15,13 @@ export interface WrkSpec {
   tokens?: string[];
   /** Request paths walked the same way (e.g. one ticket each); the url's path when absent. */
   paths?: string[];
+  /** Request bodies walked the same way, the i-th with the i-th token (e.g. a user's solved challenge); `body` when absent. */
+  bodies?: string[];
+  /**
+   * Send each entry of the lists once, none twice: the run ends when every answer is in (or after
+   * `seconds`, which then only caps it). Each thread sends its stride of the entries.
+   */
+  once?: boolean;
   /** A request unanswered after this long counts as a timeout (wrk's default is 2 s). */
   timeoutS?: number;
 }
@@ -63,8 +70,11 @@ function lineFile(kind: string, lines: string[]): string {
  * first: thousands of connections need as many descriptors (Node raises its own at start-up).
  */
 export async function runWrk(spec: WrkSpec): Promise<WrkResult> {
+  const threads = Math.min(THREADS, spec.connections);
+  const entries = Math.max(spec.tokens?.length ?? 0, spec.paths?.length ?? 0, spec.bodies?.length ?? 0);
+  if (spec.once && entries < threads) throw new Error(`wrk: a run that sends each entry once needs at least ${threads} entries, got ${entries}`);
   const args = [
-    `-t${Math.min(THREADS, spec.connections)}`,
+    `-t${threads}`,
     `-c${spec.connections}`,
     `-d${spec.seconds}s`,
     `--timeout`,
@@ -74,18 +84,33 @@ export async function runWrk(spec: WrkSpec): Promise<WrkResult> {
     spec.url,
     '--',
     spec.tokens?.length ? lineFile('tokens', spec.tokens) : '',
-    String(Math.min(THREADS, spec.connections)),
+    String(threads),
     spec.paths?.length ? lineFile('paths', spec.paths) : '',
+    spec.bodies?.length ? lineFile('bodies', spec.bodies) : '',
+    spec.once ? 'once' : '',
   ];
   const shellArgs = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   const env = { ...process.env, WRK_METHOD: spec.method, ...(spec.body !== undefined ? { WRK_BODY: spec.body } : {}) };
   const output = await new Promise<string>((done, fail) => {
     const child = spawn('sh', ['-c', `ulimit -n "$(ulimit -Hn)" && exec wrk ${shellArgs}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';
-    child.stdout.on('data', (chunk) => (text += chunk));
+    let ending: NodeJS.Timeout | undefined;
+    child.stdout.on('data', (chunk) => {
+      text += chunk;
+      // Every thread has all its answers: SIGINT ends wrk's wait for its duration (it prints its
+      // summary as usual). Repeated until it exits, in case a signal lands on a thread that is ending.
+      if (spec.once && ending === undefined && (text.match(/^WRK_THREAD_DONE$/gm)?.length ?? 0) >= threads) {
+        child.kill('SIGINT');
+        ending = setInterval(() => child.kill('SIGINT'), 250);
+      }
+    });
     child.stderr.on('data', (chunk) => (text += chunk));
     child.on('error', fail);
-    child.on('exit', (code) => (code === 0 ? done(text) : fail(new Error(`wrk exited with ${code}: ${text.slice(-500)}`))));
+    child.on('exit', (code) => {
+      clearInterval(ending);
+      if (code === 0) done(text);
+      else fail(new Error(`wrk exited with ${code}: ${text.slice(-500)}`));
+    });
   });
   return parseWrkOutput(output);
 }
