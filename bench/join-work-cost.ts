@@ -2,6 +2,7 @@
  * What the waiting room's join work costs: the server per challenge and per check, the client per
  * solve, and their ratio. A pure-function measurement on one core (no server, no Redis):
  *   bash scripts/run-ts.sh bench/join-work-cost.ts [T ...]
+ * joinWorkCost() is the per-T figure, also printed by the app bench's join-work cell.
  */
 import { constants, createPublicKey, publicEncrypt, randomBytes } from 'node:crypto';
 import { JoinWork, JoinWorkSubject } from '../apps/api/src/waiting-room/join-work/join-work';
@@ -15,6 +16,46 @@ const perCall = (runs: number, work: (i: number) => unknown): number => {
   return Number(process.hrtime.bigint() - started) / 1e3 / runs; // µs
 };
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
+
+/** One T's figures, each the mean of many calls on this thread (the solve: one, timed whole). */
+export interface JoinWorkCost {
+  squarings: number;
+  /** The client: solveJoinWork, BigInt, one solve. */
+  solveMs: number;
+  /** The server: issuing a challenge (its answer computed by the trapdoor). */
+  issueUs: number;
+  /** The server: checking a right solution, and a wrong one. */
+  checkUs: number;
+  refuseUs: number;
+}
+
+/** Issues, solves and checks challenges of T squarings, in process; `work` and `seed` made afresh when absent. */
+export async function joinWorkCost(
+  squarings: number,
+  { work = new JoinWork(randomBytes(32)), seed = randomBytes(32) }: { work?: JoinWork; seed?: Buffer } = {},
+): Promise<JoinWorkCost> {
+  const subject: JoinWorkSubject = { productId: '1', seed, userTag: 'AAAAAAAAAAAAAAAA', squarings };
+  const now = Date.now();
+  const challenges = [];
+  for (let i = 0; i < 300; i++) challenges.push(await work.challenge(subject, now));
+  let started = performance.now();
+  for (let i = 0; i < 300; i++) await work.challenge(subject, now);
+  const issueUs = ((performance.now() - started) * 1e3) / 300;
+  started = performance.now();
+  const solution = solveJoinWork(challenges[0]);
+  const solveMs = performance.now() - started;
+  const answer = { challenge: challenges[0].challenge, solution };
+  if (!(await work.check(subject, answer, now))) throw new Error('the solution did not check');
+  const wrong = { challenge: answer.challenge, solution: (BigInt(`0x${solution}`) ^ 1n).toString(16) };
+  const runs = 20_000;
+  started = performance.now();
+  for (let i = 0; i < runs; i++) await work.check(subject, answer, now);
+  const checkUs = ((performance.now() - started) * 1e3) / runs;
+  started = performance.now();
+  for (let i = 0; i < runs; i++) await work.check(subject, wrong, now);
+  const refuseUs = ((performance.now() - started) * 1e3) / runs;
+  return { squarings, solveMs, issueUs, checkUs, refuseUs };
+}
 
 async function main(): Promise<void> {
   const squaringsList = process.argv
@@ -57,32 +98,13 @@ async function main(): Promise<void> {
   );
 
   for (const squarings of ts) {
-    const subject: JoinWorkSubject = { productId: '1', seed, userTag: 'AAAAAAAAAAAAAAAA', squarings };
-    const now = Date.now();
-    const challenges = [];
-    for (let i = 0; i < 300; i++) challenges.push(await work.challenge(subject, now));
-    started = performance.now();
-    for (let i = 0; i < 300; i++) await work.challenge(subject, now);
-    const issueUs = ((performance.now() - started) * 1e3) / 300;
-    started = performance.now();
-    const solution = solveJoinWork(challenges[0]);
-    const solveMs = performance.now() - started;
-    const answer = { challenge: challenges[0].challenge, solution };
-    if (!(await work.check(subject, answer, now))) throw new Error('the solution did not check');
-    const wrong = { challenge: answer.challenge, solution: (BigInt(`0x${solution}`) ^ 1n).toString(16) };
-    const runs = 20_000;
-    started = performance.now();
-    for (let i = 0; i < runs; i++) await work.check(subject, answer, now);
-    const checkUs = ((performance.now() - started) * 1e3) / runs;
-    started = performance.now();
-    for (let i = 0; i < runs; i++) await work.check(subject, wrong, now);
-    const refuseUs = ((performance.now() - started) * 1e3) / runs;
+    const cost = await joinWorkCost(squarings, { work, seed });
     console.log(
-      `T=${squarings}: solve ${fixed(solveMs, 0)} ms (${fixed((solveMs * 1e3) / squarings, 2)} µs/squaring, BigInt); ` +
-        `server: challenge ${fixed(issueUs)} µs, check ${fixed(checkUs, 2)} µs (a wrong solution ${fixed(refuseUs, 2)} µs); ` +
-        `solve/check ${fixed((solveMs * 1e3) / checkUs, 0)}x, solve/(challenge+check) ${fixed((solveMs * 1e3) / (issueUs + checkUs), 0)}x`,
+      `T=${squarings}: solve ${fixed(cost.solveMs, 0)} ms (${fixed((cost.solveMs * 1e3) / squarings, 2)} µs/squaring, BigInt); ` +
+        `server: challenge ${fixed(cost.issueUs)} µs, check ${fixed(cost.checkUs, 2)} µs (a wrong solution ${fixed(cost.refuseUs, 2)} µs); ` +
+        `solve/check ${fixed((cost.solveMs * 1e3) / cost.checkUs, 0)}x, solve/(challenge+check) ${fixed((cost.solveMs * 1e3) / (cost.issueUs + cost.checkUs), 0)}x`,
     );
   }
 }
 
-void main();
+if (require.main === module) void main();

@@ -59,7 +59,7 @@ interface Watch {
   balancerPid?: number;
 }
 
-const WARM_UP_S = 2;
+export const WARM_UP_S = 2;
 
 /** The bench database's backends (the API's pool), for their CPU. */
 const postgresBackends = (databaseUrl: string) => (): Promise<number[]> =>
@@ -76,7 +76,7 @@ async function redisCommandStats(redis: Redis): Promise<Map<string, { calls: num
  * Measures one load against one server: its CPU, Redis's and the bench database's backends',
  * all read from /proc around the run, so the load generator's share of the cores stays out.
  */
-async function measure(env: CpuBenchEnv, name: string, serverPid: number, spec: WrkSpec, answered: (load: WrkResult) => number, watch: Watch = {}): Promise<Omit<CpuCell, 'violations'>> {
+export async function measure(env: CpuBenchEnv, name: string, serverPid: number, spec: WrkSpec, answered: (load: WrkResult) => number, watch: Watch = {}): Promise<Omit<CpuCell, 'violations'>> {
   const server = new CpuMeter(() => [serverPid]);
   const balancer = watch.balancerPid ? new CpuMeter(() => [watch.balancerPid!]) : undefined;
   const acceptQueue = watch.probePort ? new AcceptQueueProbe(watch.probePort) : undefined;

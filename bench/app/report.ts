@@ -4,6 +4,7 @@ import { BALANCER, type CpuCell } from './cpu-cells';
 import type { HotResult } from './scenarios';
 import { median } from '../lock/stats';
 import type { RoundFigures } from './rounds';
+import type { JoinWorkResult } from './join-work-cells';
 
 type CpuKey = 'floor' | 'nest' | 'live' | 'product' | 'soldOut' | 'hot' | 'poll' | 'join' | 'floorSpike' | 'spike' | 'balancedSpike';
 
@@ -15,6 +16,8 @@ export interface AppBenchResult {
   cpu: Partial<Record<CpuKey, CpuCell>>;
   /** The 100-connection cells over their rounds (absent in results recorded before rounds). */
   rounds?: Partial<Record<CpuKey, RoundFigures>>;
+  /** The opt-in join-work pair (`--cells join-work`). */
+  joinWork?: JoinWorkResult;
   profiled: CpuCell[];
   limit?: LimitResult;
   hot: HotResult[];

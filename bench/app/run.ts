@@ -14,9 +14,12 @@ import { ensureHaproxy } from './balancer';
 import { ensureSs } from './accept-queue';
 import { rotate, summariseRounds } from './rounds';
 import { AB_DEFAULT_CELLS, runAb } from './ab-run';
+import { renderJoinWorkResult, runJoinWork } from './join-work-cells';
 
 const ALL_CELLS = ['floor', 'nest', 'live', 'product', 'soldout', 'hot', 'poll', 'join', 'floorspike', 'spike', 'balanced', 'limit'] as const;
-type CellName = (typeof ALL_CELLS)[number];
+/** Cells that run only when named in `--cells` (not part of the full run that writes the docs). */
+const OPT_IN_CELLS = ['join-work'] as const;
+type CellName = (typeof ALL_CELLS)[number] | (typeof OPT_IN_CELLS)[number];
 /** The cells at the usual connections, whose ratios to the floor are the goals: run in rounds. */
 const ROUND_CELLS: readonly CellName[] = ['floor', 'nest', 'live', 'product', 'soldout', 'hot', 'poll', 'join'];
 type RoundKey = 'floor' | 'nest' | 'live' | 'product' | 'soldOut' | 'hot' | 'poll' | 'join';
@@ -38,6 +41,9 @@ const PROFILED_CELLS: readonly CellName[] = ['live', 'soldout', 'hot', 'poll', '
  * run instead (see ab-run.ts; `--cells` then defaults to hot,soldout,live,spike), on the node
  * binary `--baseline-node <path>` when given; `--current <git-ref>` puts a build of that commit in
  * place of this checkout's.
+ * `--cells join-work` (opt-in, not in the full run) measures the API's CPU per join of a fresh user
+ * without and with waitingRoom.joinWork, taking turns over `--rounds` rounds, `--join-work-users`
+ * users per measured load (see join-work-cells.ts).
  */
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -49,6 +55,7 @@ async function main(): Promise<void> {
       'spike-seconds': { type: 'string', default: '12' },
       cells: { type: 'string' },
       rounds: { type: 'string', default: '3' },
+      'join-work-users': { type: 'string', default: '5000' },
       'skip-profile': { type: 'boolean', default: false },
       baseline: { type: 'string' },
       // The node binary of the baseline's side (built and run on it), e.g. /usr/bin/node for Node 20.
@@ -62,7 +69,10 @@ async function main(): Promise<void> {
   const rounds = Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number of at least 1, got ${values.rounds}`);
   const log = (line: string) => console.log(`[bench] ${line}`);
-  for (const cell of cells) if (!ALL_CELLS.includes(cell)) throw new Error(`unknown cell ${cell}; cells: ${ALL_CELLS.join(', ')}`);
+  const known: readonly string[] = [...ALL_CELLS, ...OPT_IN_CELLS];
+  for (const cell of cells) if (!known.includes(cell)) throw new Error(`unknown cell ${cell}; cells: ${known.join(', ')}`);
+  const joinWorkUsers = Number(values['join-work-users']);
+  if (!Number.isInteger(joinWorkUsers) || joinWorkUsers < 100) throw new Error(`--join-work-users must be a whole number of at least 100, got ${values['join-work-users']}`);
   ensureWrk();
   ensureSs();
   if (cells.has('balanced')) ensureHaproxy();
@@ -101,6 +111,7 @@ async function main(): Promise<void> {
   const profiled: CpuCell[] = [];
   const hotCells: HotResult[] = [];
   let roundFigures: AppBenchResult['rounds'];
+  let joinWork: AppBenchResult['joinWork'];
   let limit;
   try {
     const plan: Array<[CellName, keyof typeof cpu, (e: CpuBenchEnv) => Promise<CpuCell>]> = [
@@ -134,6 +145,7 @@ async function main(): Promise<void> {
     const summary = summariseRounds<RoundKey>(byRound, 'floor');
     Object.assign(cpu, summary.cells);
     roundFigures = summary.rounds;
+    if (cells.has('join-work')) joinWork = await runJoinWork(env, rounds, joinWorkUsers, log);
     for (const [name, key, run] of plan) {
       if (!cells.has(name) || ROUND_CELLS.includes(name)) continue;
       log(`${name}…`);
@@ -163,12 +175,13 @@ async function main(): Promise<void> {
     await redis.stop();
   }
   const result: AppBenchResult = {
-    command: `npm run bench:app --${values.cells === ALL_CELLS.join(',') ? '' : ` --cells ${values.cells}`} --seconds ${env.seconds} --connections ${env.connections} --users ${env.users} --spike-connections ${env.spikeConnections} --spike-seconds ${env.spikeSeconds} --rounds ${rounds}${values['skip-profile'] ? ' --skip-profile' : ''}`,
+    command: `npm run bench:app --${values.cells === ALL_CELLS.join(',') ? '' : ` --cells ${values.cells}`} --seconds ${env.seconds} --connections ${env.connections} --users ${env.users} --spike-connections ${env.spikeConnections} --spike-seconds ${env.spikeSeconds} --rounds ${rounds}${cells.has('join-work') ? ` --join-work-users ${joinWorkUsers}` : ''}${values['skip-profile'] ? ' --skip-profile' : ''}`,
     date: startedAt.toISOString(),
     machine: { cpu: cpus()[0]?.model.trim(), cores: cpus().length, node: process.version, loadStart, loadEnd: loadavg()[0] },
     env: { seconds: env.seconds, connections: env.connections, users: env.users, spikeConnections: env.spikeConnections, spikeSeconds: env.spikeSeconds, rounds },
     cpu,
     rounds: roundFigures,
+    joinWork,
     profiled,
     limit,
     hot: hotCells,
@@ -176,6 +189,7 @@ async function main(): Promise<void> {
   mkdirSync('bench/results', { recursive: true });
   writeFileSync('bench/results/app.json', JSON.stringify(result, null, 2));
   console.log(renderTables(result));
+  if (joinWork) console.log(`\n${renderJoinWorkResult(joinWork)}`);
   if (ALL_CELLS.every((cell) => cells.has(cell))) {
     writeAppSection(result);
     log('wrote docs/BENCHMARKS.md and bench/results/app.json');

@@ -9,7 +9,7 @@ const JOIN_CONCURRENCY = 32;
  * A queue that admits one buyer a second and holds plenty of stock: during a cell almost every
  * ticket stays WAITING, the state nearly all polls of a sale find.
  */
-const QUEUED_PRODUCT = { stock: 100_000_000, perUserLimit: 1, waitingRoom: { admitPerSecond: 1, admissionTtlS: 600 } };
+export const QUEUED_PRODUCT = { stock: 100_000_000, perUserLimit: 1, waitingRoom: { admitPerSecond: 1, admissionTtlS: 600 } };
 
 /** Joins `count` distinct users to the product's queue and returns their tickets' poll paths. */
 async function ticketPaths(url: string, productId: string, count: number): Promise<string[]> {
