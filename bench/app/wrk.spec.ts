@@ -1,5 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hasCommand } from '../../scripts/infra/system-packages';
 import { processCpuSeconds, CpuMeter } from './proc-cpu';
-import { parseWrkOutput } from './wrk';
+import { parseWrkOutput, runWrk } from './wrk';
 
 describe('parseWrkOutput', () => {
   const output = `Running 10s test @ http://127.0.0.1:3000/x
@@ -57,4 +60,46 @@ describe('CpuMeter', () => {
   it('reads a process that is gone as zero', () => {
     expect(processCpuSeconds(2 ** 22 + 12345)).toBe(0);
   });
+});
+
+// wrk itself runs here (the bench installs it; where it is missing this is skipped).
+(hasCommand('wrk') ? describe : describe.skip)('runWrk, each entry once (wrk installed)', () => {
+  it('sends every token once with its own body, none twice, and ends when the last answer is in', async () => {
+    const seen = new Map<string, number>();
+    const mismatched: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        const user = (req.headers.authorization ?? '').replace('Bearer user', '');
+        if (body !== `{"user":${user}}`) mismatched.push(`${user}: ${body}`);
+        seen.set(user, (seen.get(user) ?? 0) + 1);
+        // Answers out of order, so connections finish their entries at different times.
+        setTimeout(() => res.end('{}'), Math.random() * 3);
+      });
+    });
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/join`;
+      // An odd count: the two threads' strides differ by one entry.
+      const count = 1_001;
+      const result = await runWrk({
+        url,
+        method: 'POST',
+        connections: 16,
+        seconds: 30,
+        once: true,
+        tokens: Array.from({ length: count }, (_, i) => `user${i}`),
+        bodies: Array.from({ length: count }, (_, i) => `{"user":${i}}`),
+      });
+      expect(result.requests).toBe(count);
+      expect(result.byStatus).toEqual({ '200': count });
+      expect(seen.size).toBe(count);
+      expect([...seen.values()].every((times) => times === 1)).toBe(true);
+      expect(mismatched).toEqual([]);
+      expect(result.seconds).toBeLessThan(10);
+    } finally {
+      server.close();
+    }
+  }, 40_000);
 });
