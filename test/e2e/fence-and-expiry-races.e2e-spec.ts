@@ -8,7 +8,7 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 import { OrderExpiryService } from '../../apps/api/src/orders/order-expiry.service';
 import { AppHarness, startApp } from '../support/app-harness';
-import { Api, eventually, expectInvariants, injectSender, Order, withPg } from '../support/api-client';
+import { Api, eventually, expectInvariants, injectSender, Order, sleep, withPg } from '../support/api-client';
 import { auth } from '../support/tokens';
 
 jest.setTimeout(90_000);
@@ -66,6 +66,8 @@ describe('fencing tokens in Postgres', () => {
     expect((refused.body as unknown as { code: string }).code).toBe('LOCK_TIMEOUT');
     expect(refused.headers['retry-after']).toBeDefined();
     expect(Number(await redis.get(FENCE_COUNTER))).toBeGreaterThanOrEqual(rowFence);
+    // Retried as Retry-After says (an earlier retry is refused 429 and wins nothing: docs/API.md).
+    await sleep(Number(refused.headers['retry-after']) * 1000);
     const sold = await api.purchase(product.id, 'fence-u1');
     expect(sold.status).toBe(201);
     const after = await expectInvariants(db, product.id);
