@@ -11,6 +11,7 @@ import {
   PopulationTrace,
 } from './populations';
 import { validateOptions } from './run-load-test';
+import { joinRetryMs } from './waiting-room-driver';
 import { addressingFor } from './waiting-room-run';
 
 describe('the populations of a waiting-room run', () => {
@@ -68,6 +69,14 @@ describe('the populations of a waiting-room run', () => {
     ]);
   });
 
+  it('sends a refused join again no sooner than its whole Retry-After, jitter bounded', () => {
+    expect(joinRetryMs(15_000, () => 0)).toBe(15_000);
+    expect(joinRetryMs(15_000, () => 1)).toBe(18_000);
+    // Longer than the queue's 5 s retry cap: waited whole, not cut to the cap.
+    expect(joinRetryMs(60_000, () => 1)).toBe(65_000);
+    expect(joinRetryMs(undefined, () => 0)).toBe(1000);
+  });
+
   it('makes real source addresses against IPv4 loopback, X-Forwarded-For otherwise', () => {
     expect(addressingFor(['http://127.0.0.1:3000', 'http://localhost:3001'])).toBe('loopback-source');
     expect(addressingFor(['http://127.0.0.1:3000', 'http://10.0.0.5:3000'])).toBe('x-forwarded-for');
@@ -87,9 +96,14 @@ describe('the populations of a waiting-room run', () => {
         solves: [{ cpuMs: 40, wallMs: 41, queueMs: 5 }],
       }),
       t('b0', 'bot', 'x', { joinCompleteMs: 10, final: 'BOUGHT' }),
+      // Refused over joinsPerAddress twice, sent again after each Retry-After, until the sell-out.
       t('b1', 'bot', 'x', {
-        final: '429 JOINS_PER_ADDRESS',
-        answers: [{ op: 'queueJoin', invokeMs: 1, completeMs: 2, status: 429, code: 'JOINS_PER_ADDRESS' }],
+        final: 'SOLD_OUT',
+        answers: [
+          { op: 'queueJoin', invokeMs: 1, completeMs: 2, status: 429, code: 'RATE_LIMITED', retryAfterMs: 15_000 },
+          { op: 'queueJoin', invokeMs: 15_002, completeMs: 15_003, status: 429, code: 'RATE_LIMITED' },
+          { op: 'queueJoin', invokeMs: 30_003, completeMs: 30_004, status: 409, code: 'SOLD_OUT' },
+        ],
       }),
       t('b2', 'bot', 'y', {
         joinCompleteMs: 10,
@@ -124,6 +138,7 @@ describe('the populations of a waiting-room run', () => {
       share: 0.4,
       tickets: 3,
       joinsRefused: { '403 JOIN_WORK_INVALID': 1 },
+      joinsRateLimited: 0,
       joinToAdmissionP95Ms: 2000,
       arrivalToAdmissionP95Ms: 2500,
       solve: { solves: 1, cpuS: 0.04, solveP95Ms: 41, queueP95Ms: 5 },
@@ -135,7 +150,8 @@ describe('the populations of a waiting-room run', () => {
       unitsPerAccount: 0.5,
       share: 0.2,
       tickets: 3,
-      joinsRefused: { '429 JOINS_PER_ADDRESS': 1 },
+      joinsRefused: {},
+      joinsRateLimited: 2,
       polls: 2,
       pollsRateLimited: 1,
       // Two polls while b2 held its ticket for 1 s (10 ms → 1010 ms); the other bots held theirs 0 s.

@@ -147,6 +147,11 @@ export interface PopulationFigures {
   tickets: number;
   /** Joins refused for good (no ticket): by `status code`. */
   joinsRefused: Record<string, number>;
+  /**
+   * Join attempts answered 429 RATE_LIMITED (the user's join budget, or the address holding
+   * joinsPerAddress live tickets), each sent again after its Retry-After.
+   */
+  joinsRateLimited: number;
   /** Challenge requests (join work) by answer. */
   challenges: Record<string, number>;
   /** Polls sent, and those answered 429. */
@@ -204,6 +209,7 @@ function figures(
   let tickets = 0;
   let polls = 0;
   let pollsRateLimited = 0;
+  let joinsRateLimited = 0;
   let ticketMs = 0;
   const cpu: number[] = [];
   const wall: number[] = [];
@@ -224,7 +230,7 @@ function figures(
       if (a.op === 'queuePoll') {
         polls++;
         if (a.status === 429) pollsRateLimited++;
-      }
+      } else if (a.op === 'queueJoin' && a.status === 429) joinsRateLimited++;
     for (const c of t.challenges ?? []) challenges[c] = (challenges[c] ?? 0) + 1;
     for (const s of t.solves ?? []) {
       cpu.push(s.cpuMs);
@@ -240,6 +246,7 @@ function figures(
     share: stock > 0 ? units / stock : 0,
     tickets,
     joinsRefused,
+    joinsRateLimited,
     challenges,
     polls,
     pollsRateLimited,

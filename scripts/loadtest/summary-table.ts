@@ -112,6 +112,10 @@ function populationsSection(r: LoadTestResult): string[] {
         `p95 ${p95 === null ? 'n/a' : sec(p95)} (from arrival: p95 ${p.people.arrivalToAdmissionP95Ms === null ? 'n/a' : sec(p.people.arrivalToAdmissionP95Ms)})`,
       ],
       ['joins refused', `people: ${orNone(p.people.joinsRefused)}; bots: ${orNone(p.bots.joinsRefused)}`],
+      [
+        'join attempts answered 429',
+        `people: ${p.people.joinsRateLimited}; bots: ${p.bots.joinsRateLimited} (each sent again after its Retry-After)`,
+      ],
       ['join work', `people: ${solveText(p.people)}; bots: ${solveText(p.bots)}; ${p.solverThreads} solver thread(s)`],
       [
         'polls',

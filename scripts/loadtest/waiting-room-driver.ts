@@ -26,6 +26,8 @@ export const BOT_SOCKETS_PER_ADDRESS = 8;
 const PERSON_SOCKETS = 2;
 /** A bot's pause before re-sending a refused join, poll or challenge (503, SALE_NOT_ACTIVE, no answer): Retry-After ignored. */
 const BOT_RETRY_MS = 50;
+/** Solved join work is sent again after a refused join only while its challenge has this long left. */
+const WORK_REUSE_MARGIN_MS = 2000;
 /** The API's default RATE_LIMIT_PER_SECOND: the per-ticket poll budget a bot polls at. */
 export const DEFAULT_BOT_POLLS_PER_SECOND = 20;
 
@@ -44,6 +46,8 @@ export interface QueueDriveOptions extends Omit<DriveOptions, 'requests'> {
 }
 
 type User = { id: string; token: string };
+/** A solved challenge, and when the challenge expires (ms; 0: unknown). */
+type SolvedWork = { challenge: string; solution: string; expiresAtMs: number };
 
 /** One transport per client address, made when its first client arrives (the plain flow's populations use it too). */
 export class Clients {
@@ -130,13 +134,29 @@ async function buyer(
   let reacted = bot;
   let ticket: string | undefined;
   let attempt = 0;
+  // Solved work a refused join did not spend, sent again while its challenge is good.
+  let unspent: SolvedWork | undefined;
   for (let k = 0; Date.now() < deadline; k++) {
     let body = '{}';
     if (!ticket && needWork) {
-      const work = await solveChallenge(o, transport, pool, plan, trace, `${url(k)}${base}/challenge`, user, deadline);
-      if (typeof work === 'string') return settle(trace, work, Date.now());
-      if (!work) break;
-      body = JSON.stringify({ work });
+      let work = unspent && unspent.expiresAtMs - Date.now() > WORK_REUSE_MARGIN_MS ? unspent : undefined;
+      if (!work) {
+        const solved = await solveChallenge(
+          o,
+          transport,
+          pool,
+          plan,
+          trace,
+          `${url(k)}${base}/challenge`,
+          user,
+          deadline,
+        );
+        if (typeof solved === 'string') return settle(trace, solved, Date.now());
+        if (!solved) break;
+        work = solved;
+      }
+      unspent = work;
+      body = JSON.stringify({ work: { challenge: work.challenge, solution: work.solution } });
     }
     const answer = ticket
       ? await queueCall(o, transport, 'queuePoll', `${url(k)}${base}/${encodeURIComponent(ticket)}`, user)
@@ -148,15 +168,23 @@ async function buyer(
         needWork = true;
         continue;
       }
-      // A refused join told to come back later than the queue's retry cap (over joinsPerAddress:
-      // until the sale ends) is no ticket, for good.
-      const rateLimited = isRateLimited(answer) && !(answer.op === 'queueJoin' && refusedForGood(answer.retryAfterMs));
+      const rateLimited = isRateLimited(answer);
       const retryable =
         answer.error !== undefined || answer.status === 503 || rateLimited || answer.code === 'SALE_NOT_ACTIVE';
       if (!retryable) return settle(trace, `${answer.status} ${answer.code ?? ''}`.trim(), answer.completeMs);
-      // A bot waits out a 429 only: within the window nothing else gets through.
-      const wait =
-        bot && !rateLimited ? BOT_RETRY_MS : retryDelayMs(answer.retryAfterMs ?? 1000, 0, QUEUE_RETRY_CAP_MS);
+      // A 429 spent nothing (the API claims a solution only with a ticket): its work goes again.
+      if (!rateLimited) unspent = undefined;
+      // A bot waits out a 429 only: within the window nothing else gets through. A refused join
+      // (its user's join budget, or its address holding joinsPerAddress live tickets) is sent
+      // again, by people and bots alike, no sooner than its Retry-After (however long: one of the
+      // address's tickets may have ended by then), until a ticket, the sell-out or the run's end.
+      const wait = !rateLimited
+        ? bot
+          ? BOT_RETRY_MS
+          : retryDelayMs(answer.retryAfterMs ?? 1000, 0, QUEUE_RETRY_CAP_MS)
+        : answer.op === 'queueJoin'
+          ? joinRetryMs(answer.retryAfterMs)
+          : retryDelayMs(answer.retryAfterMs ?? 1000, 0, QUEUE_RETRY_CAP_MS);
       await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
       continue;
     }
@@ -194,7 +222,11 @@ async function buyer(
 
 const isRateLimited = (a: { status: number; code?: string }): boolean =>
   a.status === 429 && (a.code === undefined || a.code === 'RATE_LIMITED');
-const refusedForGood = (retryAfterMs: number | undefined): boolean => (retryAfterMs ?? 0) > QUEUE_RETRY_CAP_MS;
+/** A refused join's wait: its Retry-After whole (uncapped), plus jitter of up to 20% bounded by the queue's cap. */
+export const joinRetryMs = (retryAfterMs: number | undefined, random = Math.random): number => {
+  const hint = retryAfterMs ?? 1000;
+  return hint + Math.min(Math.round(hint * 0.2 * random()), QUEUE_RETRY_CAP_MS);
+};
 
 /**
  * Asks a join-work challenge (`POST .../queue/challenge`) and solves it on the pool: the join's
@@ -210,7 +242,7 @@ async function solveChallenge(
   url: string,
   user: User,
   deadline: number,
-): Promise<{ challenge: string; solution: string } | string | undefined> {
+): Promise<SolvedWork | string | undefined> {
   while (Date.now() < deadline) {
     let res: HttpAnswer | undefined;
     let key: string;
@@ -228,7 +260,7 @@ async function solveChallenge(
     if (res && res.status !== 200 && typeof body.code === 'string') key = `${key} ${body.code}`;
     (trace.challenges ??= []).push(key);
     if (res?.status === 200) {
-      const { challenge, modulus, base, squarings } = body;
+      const { challenge, modulus, base, squarings, expiresAt } = body;
       if (
         typeof challenge !== 'string' ||
         typeof modulus !== 'string' ||
@@ -238,7 +270,8 @@ async function solveChallenge(
         return 'challenge 200 UNREADABLE';
       const solved = await pool.solve({ modulus, base, squarings }, plan.kind);
       (trace.solves ??= []).push({ cpuMs: solved.cpuMs, wallMs: solved.wallMs, queueMs: solved.queueMs });
-      return { challenge, solution: solved.solution };
+      const expiresAtMs = typeof expiresAt === 'string' ? Date.parse(expiresAt) : NaN;
+      return { challenge, solution: solved.solution, expiresAtMs: Number.isNaN(expiresAtMs) ? 0 : expiresAtMs };
     }
     const code = typeof body.code === 'string' ? body.code : undefined;
     const rateLimited = res !== undefined && isRateLimited({ status: res.status, code });

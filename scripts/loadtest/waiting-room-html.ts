@@ -145,6 +145,10 @@ export function populationsHtml(p: PopulationsReport): string {
     ],
     ['joins refused (no ticket)', `people: ${counts(p.people.joinsRefused)}; bots: ${counts(p.bots.joinsRefused)}`],
     [
+      'join attempts answered 429 (retried after Retry-After)',
+      `people: ${p.people.joinsRateLimited}; bots: ${p.bots.joinsRateLimited}`,
+    ],
+    [
       'join work (client CPU)',
       `people: ${solveText(p.people)}; bots: ${solveText(p.bots)}; the generator solves on ${p.solverThreads} thread(s)`,
     ],
