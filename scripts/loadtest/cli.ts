@@ -21,6 +21,9 @@ const USAGE = `usage: npm run loadtest -- --url http://host:port [--url ...] (--
     people arrive over the pre-queue (sale starts S s in), poll at pollAfterMs, buy after a reaction (default 1500-3000 ms
     with bots or a pre-queue, else 0); bots join at once, poll at the per-ticket limit, buy and retry at once. Each person
     and each bot address sends from its own 127.x.y.z (X-Forwarded-For against a remote target: it must trust the proxy)
+  people and bots, no waiting room: --users PEOPLE --bots B [--bot-addresses A] --duration S (not --requests)
+    every account buys up to the per-user limit at once; people re-send a refused purchase after its Retry-After
+    (--max-retries a purchase), bots every 10 ms, Retry-After ignored (1000 sends a purchase); --bots 0: people alone
 exit codes: 0 invariants hold (and the history check passed), 1 an invariant or the history check failed, 2 bad usage or the run could not be set up`;
 
 function number(flag: string, value: string | undefined): number | undefined {
@@ -141,7 +144,8 @@ async function main(): Promise<number> {
   } catch (error) {
     progress.done();
     console.error(`load test failed: ${(error as Error).message}`);
-    if (/required|must be|is not an http|--waiting-room|need --/.test((error as Error).message)) console.error(USAGE);
+    if (/required|must be|is not an http|--waiting-room|need --|takes --/.test((error as Error).message))
+      console.error(USAGE);
     return 2;
   }
 }

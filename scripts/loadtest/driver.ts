@@ -21,7 +21,7 @@ import { HistoryLog } from '../history/writer';
 import { cancelOrder, followPending, payOrder } from './buyer-actions';
 import { HttpTransport, TransportError } from './http-transport';
 import { Recorder, RequestSample } from './recorder';
-import { isRetryableStatus, parseRetryAfter, retryDelayMs } from './retry-policy';
+import { isEarlyRetryRefusal, isRetryableStatus, parseRetryAfter, retryDelayMs } from './retry-policy';
 import { increment } from './stats';
 
 export interface DriveOptions {
@@ -55,6 +55,8 @@ export interface Response {
   purchaseId?: string;
   /** A 202's Location. */
   location?: string;
+  /** A 429 the API says came before the Retry-After it had given (docs/API.md): nothing was done. */
+  early?: boolean;
 }
 
 /** At most this many polls of one 202's Location. */
@@ -237,6 +239,7 @@ export async function purchase(
       completeMs,
       purchaseId,
       location,
+      ...(isEarlyRetryRefusal(res.status, parsed?.message) ? { early: true } : {}),
     };
   } catch (error) {
     const kind = error instanceof TransportError ? error.code : 'UNKNOWN';

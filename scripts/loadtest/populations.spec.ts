@@ -219,7 +219,8 @@ describe('the populations on the command line', () => {
   });
 
   it.each([
-    [['--bots', '10'], /need --waiting-room/, false],
+    // Without a waiting room --bots runs the plain flow's populations (plain-populations.spec.ts).
+    [['--bots', '10', '--bot-polls-per-second', '5'], /--bot-polls-per-second need --waiting-room/, false],
     [['--bots=-1'], /--bots must be an integer from 0/, true],
     [['--bots', '1.5'], /--bots must be an integer/, true],
     [['--bots', 'many'], /--bots must be a number, got "many"/, true],

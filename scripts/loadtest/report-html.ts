@@ -1,6 +1,7 @@
 import { barList, columnChart, escapeHtml, Series } from './svg-charts';
 import { historyCheckHtml } from './history-check-html';
-import { sellOutText } from './summary-table';
+import { addressingText, plainPopulationLine, plainRequestRows, sellOutText } from './summary-table';
+import { PlainPopulationsReport } from './plain-populations';
 import { LoadTestResult } from './types';
 import { populationsHtml, waitingRoomHtml } from './waiting-room-html';
 
@@ -122,6 +123,35 @@ function refusalBars(r: LoadTestResult): string {
   );
 }
 
+/** The report's populations part without a waiting room: units won per account, and what each population sent. */
+function plainPopulationsHtml(p: PlainPopulationsReport): string {
+  const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
+  const rows: [string, string][] = [
+    ['people', plainPopulationLine(p.people)],
+    ['bots', p.bots.accounts ? plainPopulationLine(p.bots) : 'none'],
+    ['bot share of the stock', pct(p.botShare)],
+    [
+      'units per bot account / per person account',
+      p.botToPersonPerAccount === null
+        ? 'n/a (no bots, or people won nothing)'
+        : `${p.botToPersonPerAccount.toFixed(2)}x`,
+    ],
+    ...plainRequestRows(p),
+    ['client addresses', addressingText(p)],
+  ];
+  const table = `<table class="facts">${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`;
+  const perAccount = barList('Units won per account', [
+    { label: `person (${p.people.accounts})`, value: Number(p.people.unitsPerAccount.toFixed(3)), color: '#2e9e5b' },
+    { label: `bot (${p.bots.accounts})`, value: Number(p.bots.unitsPerAccount.toFixed(3)), color: '#c0392b' },
+  ]);
+  const requests = barList('Purchase requests sent per account', [
+    { label: 'person', value: Number(p.people.requestsPerAccount.toFixed(1)), color: '#2e9e5b' },
+    { label: 'bot', value: Number(p.bots.requestsPerAccount.toFixed(1)), color: '#c0392b' },
+  ]);
+  return `<h2>People and bots (no waiting room)</h2>${table}${perAccount}${requests}
+<p class="note">Each account buys the product up to its per-user limit (${p.perUserLimit}). Units are counted from the orders this run was answered 201 for (its own records), by the account that bought them. People re-send a refused purchase only after its Retry-After; bots re-send it every ${p.botResendMs} ms, Retry-After ignored. "Refused as early" counts the 429s the API said came before the Retry-After it had given.</p>`;
+}
+
 const STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;color:#1d2733;margin:24px auto;max-width:800px;padding:0 16px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
@@ -154,7 +184,7 @@ export function renderReportHtml(r: LoadTestResult): string {
 <h2>Invariants</h2>${invariantTable(r)}
 ${historyCheckHtml(r.historyCheck)}
 <h2>Run</h2>${facts(r)}
-${r.populations ? populationsHtml(r.populations) : ''}${r.waitingRoom ? waitingRoomHtml(r.waitingRoom) : ''}
+${r.populations ? ('flow' in r.populations ? plainPopulationsHtml(r.populations) : populationsHtml(r.populations)) : ''}${r.waitingRoom ? waitingRoomHtml(r.waitingRoom) : ''}
 <h2>Throughput</h2>${throughputChart(r)}
 <h2>Latency</h2>${latencyCharts(r)}
 <h2>Outcomes</h2>${barList('Every response, by status and contract code', outcomeBars)}${barList('Each attempt, by its final outcome (after retries)', attemptBars)}${refusalBars(r)}

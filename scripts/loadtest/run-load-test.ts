@@ -28,6 +28,8 @@ import {
   ReactionRange,
 } from './populations';
 import { DEFAULT_BOT_POLLS_PER_SECOND, driveWaitingRoom } from './waiting-room-driver';
+import { drivePlainPopulations } from './plain-populations-driver';
+import { PlainAccount, plainPopulationsReport } from './plain-populations';
 import { addressingFor, isLoopback, summarizeWaitingRoom, waitingRoomInvariants } from './waiting-room-run';
 
 const DEFAULTS = {
@@ -88,12 +90,13 @@ export function validateOptions(o: LoadTestOptions): void {
   if (problems.length) throw new Error(problems.join('; '));
 }
 
-/** The flags of the waiting-room populations: bots, addresses, pre-queue, reaction, door settings. */
+/**
+ * The flags of the populations: bots and their addresses (either flow), and the waiting room's
+ * pre-queue, reaction and door settings.
+ */
 function populationProblems(o: LoadTestOptions): string[] {
   const problems: string[] = [];
   const flags: [string, unknown][] = [
-    ['--bots', o.bots],
-    ['--bot-addresses', o.botAddresses],
     ['--bot-polls-per-second', o.botPollsPerSecond],
     ['--pre-queue-s', o.preQueueS],
     ['--reaction-ms', o.reactionMs],
@@ -103,6 +106,9 @@ function populationProblems(o: LoadTestOptions): string[] {
   ];
   const given = flags.filter(([, value]) => value !== undefined).map(([flag]) => flag);
   if (!o.waitingRoom && given.length) problems.push(`${given.join(', ')} need --waiting-room`);
+  // Without a waiting room, every account buys up to its limit until the time is up.
+  if (!o.waitingRoom && o.bots !== undefined && o.requests !== undefined)
+    problems.push('--bots takes --duration (its time bound), not --requests');
   const onProduct = [
     ['--pre-queue-s', o.preQueueS],
     ['--join-work', o.joinWork],
@@ -125,7 +131,7 @@ function populationProblems(o: LoadTestOptions): string[] {
   if (o.botAddresses !== undefined && !o.bots) problems.push('--bot-addresses must come with --bots');
   if (o.bots && o.botAddresses !== undefined && o.botAddresses > o.bots)
     problems.push(`--bot-addresses ${o.botAddresses} must be at most --bots ${o.bots}`);
-  if (o.waitingRoom && Number.isFinite(o.users) && o.users > MAX_PEOPLE_ADDRESSES)
+  if ((o.waitingRoom || o.bots !== undefined) && Number.isFinite(o.users) && o.users > MAX_PEOPLE_ADDRESSES)
     problems.push(`--users: at most ${MAX_PEOPLE_ADDRESSES} people, each with an address of their own`);
   if (o.preQueueS !== undefined && o.durationS !== undefined && o.durationS <= o.preQueueS)
     problems.push(
@@ -183,7 +189,9 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   }
   if (o.waitingRoom && !product.waitingRoom)
     throw new Error(`product ${product.id} has no waiting room: --waiting-room needs one (create it with --stock)`);
-  const bots = o.waitingRoom ? (o.bots ?? 0) : 0;
+  const bots = o.bots ?? 0;
+  // Without a waiting room, `--bots` (0 too: the baseline) makes the run's accounts two populations.
+  const plainPopulations = !o.waitingRoom && o.bots !== undefined;
   const reaction: ReactionRange = o.reactionMs ?? (bots > 0 || o.preQueueS ? DEFAULT_REACTION : NO_REACTION);
   const ttlS = product.waitingRoom?.admissionTtlS ?? DEFAULT_ADMISSION_TTL_S;
   if (o.waitingRoom && reaction.maxMs > ttlS * 1000 * REACTION_SHARE_OF_TTL)
@@ -216,6 +224,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
     ? setInterval(() => o.onProgress?.(recorder.progress(Date.now())), o.progressEveryMs ?? 1000)
     : undefined;
   let traces: PopulationTrace[] | undefined;
+  let accounts: PlainAccount[] | undefined;
   const addressing = addressingFor(urls);
   const botPollsPerSecond = o.botPollsPerSecond ?? DEFAULT_BOT_POLLS_PER_SECOND;
   const stopReading = new AbortController();
@@ -248,6 +257,28 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
         addressing,
         botPollsPerSecond,
         joinWork: o.joinWork !== undefined || Boolean(product.waitingRoom?.joinWork),
+      });
+    } else if (plainPopulations) {
+      accounts = await drivePlainPopulations({
+        ...o,
+        durationS: o.durationS as number,
+        urls,
+        productId: product.id,
+        users,
+        recorder,
+        runId,
+        history,
+        plans: planAccounts({
+          people: o.users,
+          bots,
+          botAddresses: o.botAddresses ?? 1,
+          preQueueMs: 0,
+          reaction: NO_REACTION,
+          loopback: addressing === 'loopback-source',
+        }),
+        addressing,
+        joinWork: false,
+        perUserLimit: product.perUserLimit,
       });
     } else await drive({ ...o, urls, productId: product.id, users, recorder, runId, history });
   } finally {
@@ -345,6 +376,15 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
     });
     result.ok = result.invariants.every((r) => r.ok || r.severity === 'warning');
   }
+  if (accounts)
+    result.populations = plainPopulationsReport(accounts, {
+      ordersByUser: recorder.createdByUser,
+      quantity: o.quantity,
+      stock: start.stock,
+      perUserLimit: product.perUserLimit,
+      addressing,
+      maxRetries: o.maxRetries,
+    });
   if (history) {
     if (product.waitingRoom) {
       const saleStartsAtMs = product.saleStartsAt ? Date.parse(product.saleStartsAt) : null;

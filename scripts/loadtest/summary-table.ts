@@ -1,3 +1,4 @@
+import { PlainPopulationFigures, PlainPopulationsReport } from './plain-populations';
 import { PopulationFigures, PopulationsReport } from './populations';
 import { LoadTestResult } from './types';
 
@@ -77,7 +78,7 @@ export function populationLine(f: PopulationFigures): string {
 }
 
 /** How the run's client addresses were made, and what that asks of the target. */
-export function addressingText(p: PopulationsReport): string {
+export function addressingText(p: Pick<PopulationsReport, 'addressing'>): string {
   return p.addressing === 'loopback-source'
     ? 'each person and bot address its own loopback source address (127.0.x.y people, 127.1.x.y bots)'
     : 'synthetic X-Forwarded-For (10.0.x.y people, 10.1.x.y bots): the target must trust the proxy (TRUST_PROXY), else every client is one address';
@@ -94,6 +95,7 @@ export function solveText(f: PopulationFigures): string {
 function populationsSection(r: LoadTestResult): string[] {
   const p = r.populations;
   if (!p) return [];
+  if ('flow' in p) return plainPopulationsSection(p);
   const p95 = p.people.joinToAdmissionP95Ms;
   return [
     `Populations (units from the run's own 201s, of a stock of ${p.stock}):`,
@@ -122,6 +124,47 @@ function populationsSection(r: LoadTestResult): string[] {
         `${p.bots.accounts ? `bots ${p.bots.polls} (${p.bots.pollsRateLimited} answered 429), ${p.bots.pollsPerTicketSecond.toFixed(1)}/s a ticket (aiming at ${p.botPollsPerSecond}/s); ` : ''}people ${p.people.polls}, ${p.people.pollsPerTicketSecond.toFixed(1)}/s a ticket`,
       ],
       ['reaction', `${p.reactionMs.minMs}–${p.reactionMs.maxMs} ms`],
+      ['addresses', addressingText(p)],
+    ]),
+  ];
+}
+
+/** "400 accounts on 10 addresses: 400 units (1.000 an account, 40.0 % of the stock), 400 at the limit". */
+export function plainPopulationLine(f: PlainPopulationFigures): string {
+  return `${f.accounts} accounts on ${f.addresses} addresses: ${f.units} units (${f.unitsPerAccount.toFixed(3)} an account, ${pct(f.share)} of the stock), ${f.atLimit} at the limit`;
+}
+
+/** Each population's purchase requests: sent, refused by code, and sent (and refused) before their Retry-After. */
+export function plainRequestRows(p: PlainPopulationsReport): [string, string][] {
+  const per = (f: PlainPopulationFigures) => `${f.requests} (${f.requestsPerAccount.toFixed(1)} an account)`;
+  const early = (f: PlainPopulationFigures) =>
+    `${f.sentBeforeRetryAfter} sent, ${f.refusedBeforeRetryAfter} refused as early`;
+  return [
+    ['requests', `people ${per(p.people)}; bots ${per(p.bots)}`],
+    ['refused', `people: ${orNone(p.people.refused)}; bots: ${orNone(p.bots.refused)}`],
+    ['before Retry-After', `people: ${early(p.people)}; bots: ${early(p.bots)}`],
+    [
+      'retries',
+      `people after each Retry-After, ${p.personMaxRetries} a purchase; bots every ${p.botResendMs} ms, Retry-After ignored, up to ${p.botSendsPerPurchase} sends a purchase`,
+    ],
+  ];
+}
+
+/** People against the bot operator without a waiting room: units won, and what each sent and was refused. */
+function plainPopulationsSection(p: PlainPopulationsReport): string[] {
+  return [
+    `Populations, no waiting room (units from the run's own 201s, of a stock of ${p.stock}; each account buys up to the per-user limit, ${p.perUserLimit}):`,
+    table([
+      ['people', plainPopulationLine(p.people)],
+      ['bots', p.bots.accounts ? plainPopulationLine(p.bots) : 'none'],
+      ['bot share', pct(p.botShare)],
+      [
+        'bot / person units per account',
+        p.botToPersonPerAccount === null
+          ? 'n/a (no bots, or people won nothing)'
+          : `${p.botToPersonPerAccount.toFixed(2)}x`,
+      ],
+      ...plainRequestRows(p),
       ['addresses', addressingText(p)],
     ]),
   ];

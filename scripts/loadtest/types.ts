@@ -1,4 +1,5 @@
 import type { HistoryCheck } from '../history/check-history';
+import type { PlainPopulationsReport } from './plain-populations';
 import type { PopulationsReport, ReactionRange } from './populations';
 import type { WaitingRoomReport } from './waiting-room-report';
 
@@ -59,7 +60,11 @@ export interface LoadTestOptions {
   admissionTtlS?: number;
   /** The waiting-room flow refuses targets other than loopback unless this is set. */
   allowRemote?: boolean;
-  /** With waitingRoom: bot accounts (`lt-<runId>-bot<k>`) besides the `users` people. Default 0. */
+  /**
+   * Bot accounts (`lt-<runId>-bot<k>`) besides the `users` people. With waitingRoom they queue at
+   * machine speed; without, every account buys up to the per-user limit and bots re-send refused
+   * purchases at once (0 makes that run's people alone: the baseline). Default: none.
+   */
   bots?: number;
   /** The client addresses the bots are spread over (round-robin). Default 1 with bots. */
   botAddresses?: number;
@@ -192,8 +197,8 @@ export interface LoadTestResult {
   invariants: InvariantResult[];
   /** The waiting-room flow's figures (with `waitingRoom`). */
   waitingRoom?: WaitingRoomReport;
-  /** What people and bots each won, with `waitingRoom`. */
-  populations?: PopulationsReport;
+  /** What people and bots each won: with `waitingRoom`, or (`flow: 'plain'`) with `bots` and no waiting room. */
+  populations?: PopulationsReport | PlainPopulationsReport;
   /** Where the history went (`historyFile`, or beside the report with `check`). */
   historyPath?: string;
   /** The checker's verdict on the history (with `check`). */

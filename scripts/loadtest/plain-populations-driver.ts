@@ -1,0 +1,112 @@
+/*
+ * The plain flow with populations (`--bots` without `--waiting-room`): every account, people and
+ * bots at once, buys the product up to its per-user limit, one purchase after the other, each
+ * purchase one Idempotency-Key re-sent when refused. A person re-sends after the answer's
+ * Retry-After (never sooner, `--max-retries` times, then starts another purchase, still after it);
+ * a bot re-sends after BOT_RESEND_MS whatever Retry-After said (BOT_SENDS_PER_PURCHASE sends, then
+ * another purchase). An account stops with its limit bought, on a final refusal (SOLD_OUT,
+ * PER_USER_LIMIT...), or when `--duration` is up. Each person sends from an address of its own,
+ * each bot from one of the operator's (the waiting-room flow's Clients).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterCreated, attemptIsOver, purchase, purchaseRecord, settlePending } from './driver';
+import { HttpTransport } from './http-transport';
+import { AccountPlan } from './populations';
+import { newTally, PlainAccount, purchasesWanted, tallySend } from './plain-populations';
+import { isRetryableStatus, populationRetry } from './retry-policy';
+import { Clients, QueueDriveOptions } from './waiting-room-driver';
+
+export interface PlainPopulationOptions extends QueueDriveOptions {
+  /** Who each of `users` is (same order). */
+  plans: AccountPlan[];
+  /** The product's per-user limit: each account buys up to it. */
+  perUserLimit: number;
+}
+
+type User = { id: string; token: string };
+
+export async function drivePlainPopulations(o: PlainPopulationOptions): Promise<PlainAccount[]> {
+  const deadline = o.recorder.startedAt + o.durationS * 1000;
+  const clients = new Clients(o);
+  try {
+    return await Promise.all(o.users.map((user, n) => account(o, clients.of(o.plans[n]), user, n, deadline)));
+  } finally {
+    clients.close();
+  }
+}
+
+async function account(
+  o: PlainPopulationOptions,
+  transport: HttpTransport,
+  user: User,
+  n: number,
+  deadline: number,
+): Promise<PlainAccount> {
+  const plan = o.plans[n];
+  const trace: PlainAccount = { userId: user.id, kind: plan.kind, address: plan.address, tally: newTally() };
+  const wanted = purchasesWanted(o.perUserLimit, o.quantity);
+  let bought = 0;
+  for (let k = 0; bought < wanted && Date.now() < deadline; k++) {
+    // A person told to come back after the run's end does not.
+    if (plan.kind === 'person' && trace.tally.notBeforeMs >= deadline) break;
+    const ended = await buy(o, transport, user, n, k, trace, deadline);
+    if (ended === 'created') bought++;
+    else if (ended === 'final') break;
+  }
+  return trace;
+}
+
+/**
+ * One purchase of the account: `created` (201, or a 202 found CREATED), `final` (a refusal that
+ * retrying cannot change), or `open` (retries spent, time up, or a 202 never settled).
+ */
+async function buy(
+  o: PlainPopulationOptions,
+  transport: HttpTransport,
+  user: User,
+  n: number,
+  k: number,
+  trace: PlainAccount,
+  deadline: number,
+): Promise<'created' | 'final' | 'open'> {
+  const person = trace.kind === 'person';
+  const key = `lt-${o.runId}-${person ? 'p' : 'b'}${n}-${k}`;
+  const body = JSON.stringify({ quantity: o.quantity });
+  o.recorder.attempts++;
+  for (let retry = 0; ; retry++) {
+    // A person never sends before the Retry-After it was last given, also with a new key; a timer
+    // may fire a millisecond early by the wall clock, so the wait is re-checked.
+    if (person) while (Date.now() < trace.tally.notBeforeMs) await sleep(trace.tally.notBeforeMs - Date.now());
+    const url = o.urls[(n + k + retry) % o.urls.length];
+    const response = await purchase(transport, url, o.productId, user.token, key, body);
+    tallySend(trace.tally, response);
+    o.recorder.record(response.sample);
+    o.history?.add(
+      purchaseRecord(response, {
+        process: user.id,
+        productId: o.productId,
+        userId: user.id,
+        quantity: o.quantity,
+        key,
+      }),
+    );
+    if (response.sample.status === 202) {
+      const orderId = await settlePending(o, transport, url, user, response, deadline);
+      if (!orderId) return 'open';
+      await afterCreated(o, transport, url, user, orderId);
+      return 'created';
+    }
+    const next = populationRetry(trace.kind, response.retryAfterMs, retry, o);
+    const waitMs = next.retry ? next.waitMs : 0;
+    const outOfRetries = !next.retry || Date.now() + waitMs >= deadline;
+    if (attemptIsOver(o.recorder, response, user.id, outOfRetries)) {
+      if (response.orderId) {
+        await afterCreated(o, transport, url, user, response.orderId);
+        return 'created';
+      }
+      return response.sample.error !== undefined || isRetryableStatus(response.sample.status) ? 'open' : 'final';
+    }
+    o.recorder.retries++;
+    await sleep(waitMs);
+  }
+}
