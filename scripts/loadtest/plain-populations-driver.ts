@@ -28,11 +28,40 @@ type User = { id: string; token: string };
 export async function drivePlainPopulations(o: PlainPopulationOptions): Promise<PlainAccount[]> {
   const deadline = o.recorder.startedAt + o.durationS * 1000;
   const clients = new Clients(o);
+  // A person sends on a connection of its own, as a real buyer does: its purchases do not wait
+  // behind other people's inside the tool (a shared cap let the bots' own sockets send first and
+  // win a race for scarce stock that no retry decided). Bots keep their addresses' 8 sockets.
+  const own: HttpTransport[] = [];
+  const transportOf = (plan: AccountPlan): HttpTransport => {
+    if (plan.kind === 'bot') return clients.of(plan);
+    const source = o.addressing === 'loopback-source' ? { localAddress: plan.address } : { forwardedFor: plan.address };
+    own.push(new HttpTransport(1, o.requestTimeoutMs, source));
+    return own[own.length - 1];
+  };
   try {
-    return await Promise.all(o.users.map((user, n) => account(o, clients.of(o.plans[n]), user, n, deadline)));
+    // Accounts start in a random order: the first sends of the sale are not people's (or bots') by
+    // their place in the list.
+    const accounts: PlainAccount[] = new Array(o.users.length);
+    await Promise.all(
+      shuffled(o.users.length).map(async (n) => {
+        accounts[n] = await account(o, transportOf(o.plans[n]), o.users[n], n, deadline);
+      }),
+    );
+    return accounts;
   } finally {
     clients.close();
+    for (const transport of own) transport.close();
   }
+}
+
+/** 0 .. count-1 in a random order (Fisher-Yates). */
+export function shuffled(count: number, random: () => number = Math.random): number[] {
+  const order = Array.from({ length: count }, (_, i) => i);
+  for (let i = count - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
 }
 
 async function account(

@@ -1,5 +1,6 @@
 import { parseCliArgs } from './cli';
 import { newTally, PlainAccount, plainPopulationsReport, purchasesWanted, tallySend } from './plain-populations';
+import { shuffled } from './plain-populations-driver';
 import { BOT_RESEND_MS, BOT_SENDS_PER_PURCHASE, isEarlyRetryRefusal, populationRetry } from './retry-policy';
 import { validateOptions } from './run-load-test';
 
@@ -64,6 +65,13 @@ describe('the plain flow: people and bots retrying a refused purchase', () => {
       refusedBeforeRetryAfter: 1,
       notBeforeMs: 4105,
     });
+  });
+
+  it('starts the accounts in a random order, each once', () => {
+    expect(shuffled(4, () => 0)).toEqual([1, 2, 3, 0]);
+    expect(shuffled(4, () => 0.999)).toEqual([0, 1, 2, 3]);
+    const order = shuffled(240);
+    expect([...order].sort((a, b) => a - b)).toEqual(Array.from({ length: 240 }, (_, i) => i));
   });
 
   it('has each account buy up to the per-user limit, at least once', () => {

@@ -70,9 +70,9 @@ describe('load test without a waiting room: bots that retry at once beside peopl
     expect(p.bots.unitsPerAccount).toBeLessThanOrEqual(p.people.unitsPerAccount);
     expect(p.botToPersonPerAccount).toBeLessThanOrEqual(1);
 
-    // What speed did get the bots: many more requests (about 6x here, where the app and the load
-    // share one event loop; each bot account re-sends every 10 ms plus a round trip), refused by
-    // the API as early.
+    // What speed did get the bots: many more requests (6x to 25x a person's in runs here, where the
+    // app and the load share one event loop; a bot re-sends every 10 ms plus a round trip), refused
+    // by the API as early.
     expect(p.bots.requestsPerAccount).toBeGreaterThan(3 * p.people.requestsPerAccount);
     expect(p.bots.refusedBeforeRetryAfter).toBeGreaterThan(p.bots.requests / 2);
     expect(p.bots.refusedBeforeRetryAfter).toBeLessThanOrEqual(p.bots.sentBeforeRetryAfter);
