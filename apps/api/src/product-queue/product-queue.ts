@@ -317,11 +317,7 @@ export class ProductQueue<I, O> {
    */
   private take(now = monotonicNow()): Queued<I, O>[] {
     const max = this.limits().maxBatch;
-    // A lone purchase is refused only once its own time is up, not on the estimate: its batch runs
-    // under its deadline's bound (an idle unit admits, see decide()), and its time teaches the
-    // model. Refusing it on an estimate that one slow batch inflated past the deadline would refuse
-    // every later purchase without the unit ever being measured again.
-    this.expireDue(this.items.length > 1 ? this.model.batchMs(Math.min(this.items.length, max)) : 0);
+    this.expireDue(this.model.batchMs(Math.min(this.items.length, max)));
     const batch = this.items.splice(0, max);
     this.arm();
     this.hooks.left(batch.length);
