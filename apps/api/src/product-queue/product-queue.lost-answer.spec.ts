@@ -69,4 +69,21 @@ describe('ProductQueue: batches that lost their answer', () => {
     expect(queue.snapshot().measuredBatches).toBe(20);
     queue.close();
   });
+
+  it('probes a lone purchase once the model has learnt nothing for a deadline, and learns again', async () => {
+    const next = { ms: 1990, measured: false };
+    const queue = queueUnderTest(next);
+    await serveOne(queue, next.ms); // answer lost at the deadline's edge: the model now expects ~2 s
+    expect(queue.snapshot().batchMs(1)).toBeGreaterThan(2000 - LIMITS.answerMarginMs);
+    Object.assign(next, { ms: 10, measured: true });
+    // Right after it, the estimate refuses: a slow dependency is not probed on every purchase.
+    await expect(serveOne(queue, next.ms)).rejects.toMatchObject({ code: 'OVERLOADED' });
+    expect(queue.snapshot().measuredBatches).toBe(1);
+    // A deadline later the lone purchase runs, and the model follows the service again.
+    await jest.advanceTimersByTimeAsync(2000);
+    await expect(serveOne(queue, next.ms)).resolves.toBeUndefined();
+    expect(queue.snapshot().measuredBatches).toBe(2);
+    expect(queue.snapshot().batchMs(1)).toBeLessThan(2000 - LIMITS.answerMarginMs);
+    queue.close();
+  });
 });

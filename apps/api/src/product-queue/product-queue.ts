@@ -242,12 +242,17 @@ export class ProductQueue<I, O> {
   private draining = false;
   private timer?: NodeJS.Timeout;
   private timerAt = Infinity;
+  /** When the model last learnt from a batch (monotonicNow's clock). */
+  private observedAt = monotonicNow();
 
   constructor(
     private readonly serve: ServeBatch<I, O>,
     private readonly hooks: QueueHooks,
     private readonly limits: () => AdmissionLimits,
-    /** PURCHASE_DEADLINE_MS: sizes the queue (what it serves in one deadline), never a purchase's deadline. */
+    /**
+     * PURCHASE_DEADLINE_MS: sizes the queue (what it serves in one deadline) and spaces its probes
+     * (see probing), never a purchase's deadline.
+     */
     private readonly deadlineMs: number,
   ) {}
 
@@ -317,12 +322,24 @@ export class ProductQueue<I, O> {
    */
   private take(now = monotonicNow()): Queued<I, O>[] {
     const max = this.limits().maxBatch;
-    this.expireDue(this.model.batchMs(Math.min(this.items.length, max)));
+    this.expireDue(this.probing(now) ? 0 : this.model.batchMs(Math.min(this.items.length, max)));
     const batch = this.items.splice(0, max);
     this.arm();
     this.hooks.left(batch.length);
     for (const queued of batch) this.hooks.waited((now - queued.arrivedAt) / 1000);
     return batch;
+  }
+
+  /**
+   * Whether a lone purchase runs even though the model expects it to miss its deadline: when the
+   * model has learnt nothing for a whole deadline. Refused on an estimate, no batch runs and the
+   * estimate never changes: one slow batch (a stalled reply at the deadline's edge) would refuse the
+   * unit's every later purchase. So once per deadline at most, a lone purchase is served under its
+   * own deadline's bound as a probe, and its batch teaches the model again. While batches run (a
+   * slow dependency, a crowd), the model is fresh and the estimate decides.
+   */
+  private probing(now: number): boolean {
+    return this.items.length === 1 && now - this.observedAt >= this.deadlineMs;
   }
 
   /** One batch, bounded by its oldest purchase's deadline (the queue is FIFO). */
@@ -339,7 +356,10 @@ export class ProductQueue<I, O> {
       const elapsed = monotonicNow() - startedAt;
       // A batch that lost its answer measured a fault, unless it overran the estimate: then it
       // shows the service at least that slow, and leaving it out would keep only the fast ones.
-      if (measured || elapsed > this.model.batchMs(batch.length)) this.model.observe(batch.length, elapsed);
+      if (measured || elapsed > this.model.batchMs(batch.length)) {
+        this.model.observe(batch.length, elapsed);
+        this.observedAt = monotonicNow();
+      }
     } catch (error) {
       if (error instanceof BatchRefusedError) this.refuse(batch, error.reason);
       else for (const queued of batch) queued.reject(error);
