@@ -1,6 +1,10 @@
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import type { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { SoldOutFlags } from './sold-out-flags';
+import { forgetRedisDown } from '../common/errors/dependency-errors';
+
+// Each case starts from a Redis that answers: a case that found it down holds the others off.
+beforeEach(() => forgetRedisDown());
 
 /** A Redis whose EXISTS replies wait until the test answers them, and that counts them. */
 function heldRedis() {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { fallbackWhenRedisDown } from '../common/errors/dependency-errors';
+import { fallbackWhenRedisDown, redisRecentlyDown } from '../common/errors/dependency-errors';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
@@ -96,6 +96,7 @@ export class SoldOutFlags {
 
   /** Whether the flag is set; false (Postgres will answer) when Redis is unreachable. */
   private async readFlag(productId: string): Promise<boolean> {
+    if (redisRecentlyDown()) return false;
     const key = productKeys(this.prefix.value, productId).soldOut;
     return (await this.redis.exists(key).catch(this.readSkipped)) === 1;
   }

@@ -1,6 +1,10 @@
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import type { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { USED_KEY_TTL_MS, UsedPurchaseKeys } from './used-purchase-keys';
+import { forgetRedisDown } from '../common/errors/dependency-errors';
+
+// Each case starts from a Redis that answers: a case that found it down holds the others off.
+beforeEach(() => forgetRedisDown());
 
 /** A Redis of plain keys that can be made unreachable, and that counts its reads. */
 function fakeRedis() {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { isRedisUnavailable } from '../common/errors/dependency-errors';
+import { isRedisUnavailable, noteRedisDown, redisRecentlyDown } from '../common/errors/dependency-errors';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
@@ -39,10 +39,12 @@ export class UsedPurchaseKeys implements OnApplicationShutdown {
   /** Marks the key as sent by this user; resolves once Redis holds the mark or this process keeps it. */
   async record(userId: string, key: string): Promise<void> {
     const marker = this.markerOf(userId, key);
+    if (redisRecentlyDown()) return this.keep(marker, new Error('Redis was unreachable a moment ago'));
     try {
       await this.redis.set(marker, '1', 'PX', USED_KEY_TTL_MS);
     } catch (error) {
       if (!isRedisUnavailable(error)) throw error;
+      noteRedisDown();
       this.keep(marker, error);
     }
   }
@@ -50,11 +52,12 @@ export class UsedPurchaseKeys implements OnApplicationShutdown {
   /** Whether this user may have an order under this key: false only when it was never recorded. */
   async mayHaveUsed(userId: string, key: string): Promise<boolean> {
     const marker = this.markerOf(userId, key);
-    if (this.unwritten.has(marker)) return true;
+    if (this.unwritten.has(marker) || redisRecentlyDown()) return true;
     try {
       return (await this.redis.exists(marker)) === 1;
     } catch (error) {
       if (!isRedisUnavailable(error)) throw error;
+      noteRedisDown();
       return true; // unknown: the orders answer
     }
   }

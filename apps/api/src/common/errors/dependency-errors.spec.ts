@@ -1,5 +1,12 @@
 import { LockUnavailableError } from '@app/distributed-lock';
-import { isRedisUnavailable, fallbackWhenRedisDown, skipWhenRedisDown } from './dependency-errors';
+import {
+  fallbackWhenRedisDown,
+  forgetRedisDown,
+  isRedisUnavailable,
+  REDIS_DOWN_HOLD_MS,
+  redisRecentlyDown,
+  skipWhenRedisDown,
+} from './dependency-errors';
 
 /** An error as ioredis reports a server it cannot reach. */
 const unreachableRedis = (): Error =>
@@ -42,5 +49,23 @@ describe('the dependency-failure policy for Redis', () => {
     await expect(Promise.reject(unreachableRedis()).catch(skipped)).resolves.toBe('none');
     const bug = new Error('ERR wrong kind');
     await expect(Promise.reject(bug).catch(skipped)).rejects.toBe(bug);
+  });
+});
+
+describe('the hold after Redis was found unreachable', () => {
+  const log = { warn: () => undefined };
+  beforeEach(() => forgetRedisDown());
+
+  it('holds skippable work off Redis for REDIS_DOWN_HOLD_MS after an unreachable Redis, then asks again', () => {
+    const now = Date.now();
+    expect(redisRecentlyDown(now)).toBe(false);
+    skipWhenRedisDown(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), { log, what: 'x' });
+    expect(redisRecentlyDown(now)).toBe(true);
+    expect(redisRecentlyDown(now + REDIS_DOWN_HOLD_MS + 5)).toBe(false);
+  });
+
+  it('is not set by a failure that is not an unreachable Redis', () => {
+    expect(() => skipWhenRedisDown(new Error('ERR wrong kind'), { log, what: 'x' })).toThrow('ERR wrong kind');
+    expect(redisRecentlyDown()).toBe(false);
   });
 });

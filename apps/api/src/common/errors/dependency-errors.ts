@@ -66,6 +66,32 @@ export function isTransactionConflict(error: unknown): boolean {
 const WARN_EVERY_MS = 10_000;
 const lastWarnedAt = new Map<string, number>();
 
+/** How long after Redis was found unreachable work that may skip it does so without asking. */
+export const REDIS_DOWN_HOLD_MS = 1000;
+let redisDownUntil = 0;
+
+/** Records that a Redis call just met an unreachable Redis (see redisRecentlyDown). */
+export function noteRedisDown(now = Date.now()): void {
+  redisDownUntil = now + REDIS_DOWN_HOLD_MS;
+}
+
+/** Drops the hold: Redis is known to answer again (and each spec starts from a Redis that answers). */
+export function forgetRedisDown(): void {
+  redisDownUntil = 0;
+}
+
+/**
+ * Whether a Redis call met an unreachable Redis within the last REDIS_DOWN_HOLD_MS. Work that may
+ * be skipped while Redis is unreachable (a rate limit, the sold-out flag, an Idempotency-Key
+ * marker) skips it without asking meanwhile: a Redis that hangs instead of refusing (a paused or
+ * partitioned server) costs each call the whole command timeout, and a purchase makes several
+ * such calls before its batch, which together would eat its deadline. After the hold the next call
+ * asks Redis again, and so finds it back.
+ */
+export function redisRecentlyDown(now = Date.now()): boolean {
+  return now < redisDownUntil;
+}
+
 /**
  * The policy for work that may be skipped while Redis is unreachable, such as a rate limit (no
  * invariant depends on it), applied to the error that work failed with: an unreachable Redis
@@ -76,6 +102,7 @@ const lastWarnedAt = new Map<string, number>();
 export function skipWhenRedisDown(error: unknown, context: SkipContext): void {
   if (!isRedisUnavailable(error)) throw error;
   const now = Date.now();
+  noteRedisDown(now);
   if (now - (lastWarnedAt.get(context.what) ?? 0) >= WARN_EVERY_MS) {
     lastWarnedAt.set(context.what, now);
     context.log.warn(`${context.what} skipped: redis unavailable`);

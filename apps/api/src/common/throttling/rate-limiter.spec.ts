@@ -14,6 +14,10 @@ import {
   WindowRateLimiter,
   windowAt,
 } from './rate-limiter';
+import { forgetRedisDown } from '../errors/dependency-errors';
+
+// Each case starts from a Redis that answers: a case that found it down holds the others off.
+beforeEach(() => forgetRedisDown());
 
 describe('windowAt', () => {
   it('places a time in its epoch-aligned window and says how much of it is left', () => {

@@ -2,7 +2,7 @@ import Redis, { Cluster } from 'ioredis';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppException } from '../errors/app.exception';
 import { ErrorCode } from '../errors/error-code';
-import { skipWhenRedisDown } from '../errors/dependency-errors';
+import { redisRecentlyDown, skipWhenRedisDown } from '../errors/dependency-errors';
 import { reportBackgroundFailure } from '../../metrics/background-failures';
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../../config/app-config.module';
@@ -166,6 +166,7 @@ export class RateBudget {
   ) {}
 
   async spend(tracker: string): Promise<void> {
+    if (redisRecentlyDown()) return;
     let decision: RateDecision;
     try {
       decision = await this.limiter.hit(tracker);
