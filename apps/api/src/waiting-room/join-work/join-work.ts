@@ -45,12 +45,13 @@ const MAX_TRAPDOORS = 1_000;
 /**
  * The join's proof of work: a time-lock puzzle (Rivest, Shamir and Wagner, 1996). The client
  * computes y = x^(2^T) mod N by T squarings in a row; the server, which knows N's factors, knows
- * the answer at once (2^T reduced mod p−1 and q−1: two 512-bit exponentiations, Trapdoor.answer).
+ * the answer mod p at once (2^T reduced mod p−1: one 512-bit exponentiation, Trapdoor.answerModP),
+ * which settles a solution as well as the whole answer would.
  *
- * The server computes the answer when it issues the challenge and signs it into the challenge:
+ * The server computes it when it issues the challenge and signs it into the challenge:
  * `w1.<product>.<user tag>.<expires ms>.<T>.<nonce>.<MAC>`, where MAC = HMAC-SHA256(key, N's id +
- * "." + fields + "." + y in hex)[:16]. Checking a solution is then one HMAC over the fields and the
- * solution (a few µs; scripts/bench/join-work-cost.ts), and the same MAC proves the challenge is one
+ * "." + fields + "." + (y mod p) in hex)[:16]. Checking a solution is then its residue mod p and one
+ * HMAC (a few µs; bench/join-work-cost.ts), and the same MAC proves the challenge is one
  * this service issued, unaltered, for this user, sale, product and T, and not expired. Single use is the
  * caller's part: the nonce is claimed in Redis with the ticket (scripts/join.ts). The base x is an
  * HMAC of the fields, so nobody but the service chooses it.
@@ -77,9 +78,9 @@ export class JoinWork {
       '.',
     );
     const x = this.base(body, trapdoor);
-    const y = trapdoor.answer(x, subject.squarings);
+    const yModP = trapdoor.answerModP(x, subject.squarings);
     return {
-      challenge: `${body}.${this.mac(body, y.toString(16).padStart(trapdoor.bytes * 2, '0'), trapdoor).toString('base64url')}`,
+      challenge: `${body}.${this.mac(body, yModP, trapdoor).toString('base64url')}`,
       modulus: trapdoor.modulusHex,
       base: x.toString(16),
       squarings: subject.squarings,
@@ -109,15 +110,13 @@ export class JoinWork {
     const hex = HEX.exec(solution);
     if (!hex) return null;
     const trapdoor = await this.trapdoor(subject);
-    // The solution as the MAC was made over: lowercase, as many digits as N has; below N (hex strings
-    // of one length compare as their numbers do).
+    // A number below N (hex strings of one length compare as their numbers do), judged by its residue mod p.
     const digits = hex[1].toLowerCase().replace(LEADING_ZEROS, '');
     const width = trapdoor.bytes * 2;
-    if (digits.length > width) return null;
-    const y = digits.padStart(width, '0');
-    if (y >= trapdoor.modulusHex.padStart(width, '0')) return null;
+    if (digits.length > width || digits.padStart(width, '0') >= trapdoor.modulusHex.padStart(width, '0')) return null;
+    const yModP = trapdoor.modP(BigInt(`0x${digits || '0'}`));
     const given = Buffer.from(challenge.slice(cut + 1), 'base64url');
-    if (given.length !== SIGNATURE_BYTES || !timingSafeEqual(given, this.mac(body, y, trapdoor))) return null;
+    if (given.length !== SIGNATURE_BYTES || !timingSafeEqual(given, this.mac(body, yModP, trapdoor))) return null;
     return { nonce: fields[5], expiresAtMs: Number(fields[3]) } satisfies CheckedWork;
   }
 
@@ -143,10 +142,9 @@ export class JoinWork {
     return BigInt(`0x${wide.toString('hex')}`) % trapdoor.n;
   }
 
-  /** `y`: N's width of lowercase hex digits. */
-  private mac(body: string, y: string, trapdoor: Trapdoor): Buffer {
+  private mac(body: string, yModP: bigint, trapdoor: Trapdoor): Buffer {
     return createHmac('sha256', this.signing)
-      .update(`${trapdoor.id}.${body}.${y}`)
+      .update(`${trapdoor.id}.${body}.${yModP.toString(16).padStart(trapdoor.primeHexWidth, '0')}`)
       .digest()
       .subarray(0, SIGNATURE_BYTES);
   }

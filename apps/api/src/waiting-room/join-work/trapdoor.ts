@@ -17,40 +17,47 @@ export class Trapdoor {
   readonly bytes: number;
   /** A short name of N (hex of 64 bits of its SHA-256), signed into challenges: a challenge of another sale never passes. */
   readonly id: string;
-  private readonly qInverse: bigint;
   private readonly primeBytes: number;
-  private readonly exponents = new Map<number, { p: DiffieHellman; q: DiffieHellman }>();
+  private readonly exponents = new Map<number, DiffieHellman>();
 
   constructor(
     private readonly p: bigint,
-    private readonly q: bigint,
+    q: bigint,
   ) {
     this.n = p * q;
     this.modulusHex = this.n.toString(16);
     this.bytes = Math.ceil(this.modulusHex.length / 2);
     this.id = createHash('sha256').update(this.modulusHex).digest('hex').slice(0, 16);
-    this.qInverse = modPow(q, p - 2n, p);
     this.primeBytes = PRIME_BITS / 8;
   }
 
-  /**
-   * x^(2^T) mod N the short way: by CRT, with the exponents 2^T mod (p−1) and 2^T mod (q−1).
-   * Each half is OpenSSL's modular exponentiation (BN_mod_exp behind a Diffie-Hellman object whose
-   * private key is the exponent), about 10x BigInt's; each object is built once per T.
-   */
-  answer(x: bigint, squarings: number): bigint {
-    const dh = this.exponentsFor(squarings);
-    const yp = power(dh.p, x % this.p, this.p, this.primeBytes, squarings);
-    const yq = power(dh.q, x % this.q, this.q, this.primeBytes, squarings);
-    const h = (((yp - yq) % this.p) + this.p) % this.p;
-    return yq + this.q * ((h * this.qInverse) % this.p);
+  /** p's width in hex digits: the signed half of an answer is written this wide. */
+  get primeHexWidth(): number {
+    return this.primeBytes * 2;
   }
 
-  private exponentsFor(squarings: number): { p: DiffieHellman; q: DiffieHellman } {
+  /**
+   * x^(2^T) mod p, the short way: with the exponent 2^T mod (p−1), one 512-bit exponentiation
+   * (OpenSSL's BN_mod_exp behind a Diffie-Hellman object whose private key is the exponent, about
+   * 10x BigInt's; one object per T). The answer mod p alone settles a solution: nobody without p
+   * can find a number that agrees with x^(2^T) mod p other than by computing x^(2^T) mod N (T
+   * squarings), and a guess agrees with it once in 2^511. The half mod q would double the
+   * server's work and add nothing.
+   */
+  answerModP(x: bigint, squarings: number): bigint {
+    return power(this.exponentFor(squarings), x % this.p, this.p, this.primeBytes, squarings);
+  }
+
+  /** A solution's residue mod p, to compare with answerModP. */
+  modP(y: bigint): bigint {
+    return y % this.p;
+  }
+
+  private exponentFor(squarings: number): DiffieHellman {
     let known = this.exponents.get(squarings);
     if (!known) {
       if (this.exponents.size >= 16) this.exponents.clear();
-      known = { p: exponentiator(this.p, squarings), q: exponentiator(this.q, squarings) };
+      known = exponentiator(this.p, squarings);
       this.exponents.set(squarings, known);
     }
     return known;
