@@ -16,12 +16,13 @@ function judgeSale(size: number): { cpuMs: number; wallMs: number; failed: [stri
 }
 
 describe('the checker on a big history', () => {
-  it('parses and judges 100,000 operations in under 3 s of CPU', () => {
+  // Its CPU is printed, not bounded: how fast is a benchmark's to say (docs/BENCHMARKS.md, "History
+  // checker"), and a jest worker sharing two cores with the others cannot hold an absolute figure.
+  it('parses and judges 100,000 operations, every rule holding and judging', () => {
     const run = judgeSale(100_000);
     expect(run.failed).toEqual([]);
     expect(run.ops).toBe(100_000);
     process.stdout.write(`100,000 operations (${run.orders} orders): ${Math.round(run.cpuMs)} ms of CPU, ${Math.round(run.wallMs)} ms wall\n`);
-    expect(run.cpuMs).toBeLessThan(3000);
   });
 
   it('takes time linear in the history: four times the operations, well under eight times the CPU', () => {
