@@ -29,9 +29,11 @@ describe('DistributedLock: Redlock renewal when nodes fail', () => {
     await Promise.all(nodes.map((n) => n.stop()));
   });
 
+  // Renewals every ttl / 3 (300 ms): two of them are due within a second, but on a machine whose
+  // cores other suites share the watchdog's timers run late, so this waits up to 5 s for them.
   const renewals = async (count: number) => {
     const target = extensions + count;
-    await until(() => extensions >= target);
+    await until(() => extensions >= target, 5000);
   };
 
   it('re-claims, with its fence, a node that restarted empty, so two more failures leave a quorum', async () => {

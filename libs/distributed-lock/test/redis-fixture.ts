@@ -26,13 +26,14 @@ export class RedisFixture {
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls `condition` every 10 ms for up to 2 s (a loaded machine can be slow to get there). */
-export async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+/** Polls `condition` every 10 ms for up to `withinMs` (2 s: a loaded machine can be slow to get there). */
+export async function until(condition: () => boolean | Promise<boolean>, withinMs = 2000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
     if (await condition()) return;
     await sleep(10);
   }
-  throw new Error('condition not met within 2 s');
+  throw new Error(`condition not met within ${withinMs / 1000} s`);
 }
 
 /** Blocks the event loop, like a long GC pause or a CPU-bound stretch of work. */
