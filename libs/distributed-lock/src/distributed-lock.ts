@@ -151,7 +151,6 @@ export class DistributedLock extends EventEmitter {
     this.local.close();
     await this.leases.watchdog.releaseAll();
     await this.waiting.hub.close();
-    this.backend.close?.();
   }
 
   /** Delivers to every listener even if one throws; a listener's error never reaches the lock's own work. */

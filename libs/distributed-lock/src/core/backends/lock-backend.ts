@@ -53,6 +53,4 @@ export interface LockBackend {
   advanceFence(key: string, fence: number): Promise<void>;
   /** The client whose `duplicate()` becomes the shared subscriber. */
   readonly primary: RedisClient;
-  /** Stops watching the caller's clients (their connections stay the caller's). */
-  close?(): void;
 }

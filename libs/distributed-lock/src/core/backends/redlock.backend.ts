@@ -9,7 +9,6 @@ import { renewRedlockScript, STILL_HELD } from '../scripts/renew-redlock';
 import { releaseScript } from '../scripts/release';
 import { driftMs, now } from '../timing';
 import type { AttemptRequest, AttemptResult, ExtendResult, LeaseRef, LockBackend } from './lock-backend';
-import { LostConnections } from './lost-connections';
 
 type FencedLease = LeaseRef & { fence: number };
 
@@ -26,7 +25,6 @@ const grantedFence = (reply: NodeReply<AcquireManyReply>): number | undefined =>
  */
 export class RedlockBackend implements LockBackend {
   readonly quorum: number;
-  private readonly connections: LostConnections;
 
   constructor(
     private readonly nodes: Redis[],
@@ -34,11 +32,6 @@ export class RedlockBackend implements LockBackend {
     private readonly driftFactor: number,
   ) {
     this.quorum = Math.floor(nodes.length / 2) + 1;
-    this.connections = new LostConnections(nodes);
-  }
-
-  close(): void {
-    this.connections.close();
   }
 
   get primary(): Redis {
@@ -109,9 +102,7 @@ export class RedlockBackend implements LockBackend {
       keys: lease.keys.flatMap((k) => this.naming.namesOf(k).lockAndFence),
       args: [lease.token, ttlMs[i], String(lease.fence)],
     }));
-    const replies = this.connections.send(node, () =>
-      renewRedlockScript.runBatch(node, calls, this.replyTimeout(Math.min(...ttlMs)), 'Redlock node'),
-    );
+    const replies = renewRedlockScript.runBatch(node, calls, this.replyTimeout(Math.min(...ttlMs)), 'Redlock node');
     return replies.catch((error: Error) => calls.map(() => error));
   }
 
@@ -136,9 +127,7 @@ export class RedlockBackend implements LockBackend {
     const raised = await Promise.all(
       behind.map((node) =>
         withReplyTimeout(
-          this.connections.send(node, () =>
-            Promise.all(counters.map((counter) => raiseFenceScript.run(node, [counter], [fence]))),
-          ),
+          Promise.all(counters.map((counter) => raiseFenceScript.run(node, [counter], [fence]))),
           timeoutMs,
           'Redlock node',
         ).then(
@@ -166,11 +155,7 @@ export class RedlockBackend implements LockBackend {
   ): Promise<Array<NodeReply<T>>> {
     return Promise.all(
       this.nodes.map((node) =>
-        withReplyTimeout(
-          this.connections.send(node, () => script.run(node, keys, args)),
-          timeoutMs,
-          'Redlock node',
-        ).then(
+        withReplyTimeout(script.run(node, keys, args), timeoutMs, 'Redlock node').then(
           (value): NodeReply<T> => ({ ok: true, value }),
           (error: unknown): NodeReply<T> => ({ ok: false, error }),
         ),
