@@ -111,4 +111,24 @@ describe('GET /products/:id with random ids', () => {
     const asked = new Set(ids.filter((id) => id !== gap));
     expect(newKeys.filter((key) => key.split(/[:{}]/).some((part) => asked.has(part)))).toEqual([]);
   });
+
+  it('a product created and sold on one instance is found at once by another that just looked at the ids', async () => {
+    const [seller, other] = await Promise.all([
+      startInstance({ ...env, DB_MIGRATE: 'false' }),
+      startInstance({ ...env, DB_MIGRATE: 'false' }),
+    ]);
+    try {
+      const [sellerApi, otherApi] = [new Api(injectSender(seller)), new Api(injectSender(other))];
+      // `other` looks up the highest id now, before the product exists...
+      expect((await otherApi.getProduct(String(BigInt(products[1]) + 1_000n))).status).toBe(404);
+      const product = await sellerApi.createProduct({ stock: 5, perUserLimit: 1 });
+      // ...and a sale on the seller drops the view its creation cached.
+      expect((await sellerApi.purchase(product.id, 'first-buyer')).status).toBe(201);
+      const read = await otherApi.getProduct(product.id);
+      expect({ status: read.status, stock: read.body.stock }).toEqual({ status: 200, stock: 4 });
+      expect((await otherApi.purchase(product.id, 'second-buyer')).status).toBe(201);
+    } finally {
+      await Promise.all([seller.close(), other.close()]);
+    }
+  });
 });

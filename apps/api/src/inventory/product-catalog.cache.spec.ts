@@ -46,7 +46,7 @@ describe('ProductCache reads', () => {
     const before = cache.read('7');
     await cache.invalidate('7');
     const after = cache.read('7');
-    expect(commands.map((c) => c.split(' ')[0])).toEqual(['GET', 'DEL', 'GET']);
+    expect(commands.map((c) => c.split(' ')[0])).toEqual(['GET', 'SET', 'GET']);
     gets[0](entry(5));
     expect((await before)?.view?.stock).toBe(5);
     // The older read settling leaves the newer one in place for later readers to join.
@@ -55,6 +55,20 @@ describe('ProductCache reads', () => {
     gets[1](null);
     expect(await after).toBeUndefined();
     expect(await joiner).toBeUndefined();
+  });
+
+  it('keeps proof that a changed product exists: no view to serve, but not a miss', async () => {
+    const stored = new Map<string, string>();
+    const redis = {
+      get: async (key: string) => stored.get(key) ?? null,
+      set: async (key: string, value: string) => (stored.set(key, value), 'OK'),
+      del: async (key: string) => Number(stored.delete(key)),
+    } as unknown as RedisConnection;
+    const cache = new ProductCache(redis, { value: 'fs:' } as RedisKeyPrefix);
+    await cache.write('7', view(5));
+    await cache.invalidate('7');
+    expect(await cache.read('7')).toEqual({ view: undefined, fresh: false });
+    expect(await cache.read('8')).toBeUndefined();
   });
 
   describe('when Redis fails', () => {

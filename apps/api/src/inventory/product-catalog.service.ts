@@ -19,16 +19,18 @@ const MISSING_TERMS_MS = 2_000;
 
 // ---- the cached view
 
-/** A cached read: `view` null means "no such product" (cached briefly so lookups of junk ids stay cheap). */
-export interface CachedProduct {
-  view: ProductView | null;
-  fresh: boolean;
-}
+/**
+ * A cached read: `view` null means "no such product" (cached briefly so lookups of junk ids stay
+ * cheap); `view` undefined means the product exists but changed since its view was cached.
+ */
+export type CachedProduct = { view: ProductView | null; fresh: boolean } | { view: undefined; fresh: false };
 
 const FRESH_MS = 30_000;
 const MISSING_FRESH_MS = 3_000;
 // Kept past freshness so that readers can be served the stale value while one rebuilds.
 const KEEP_S = 120;
+// What a change leaves in place of the view: no view to serve, but proof that the product exists.
+const CHANGED_ENTRY = JSON.stringify({ f: 0 });
 
 /**
  * The product view cached in Redis. Readers of one product that arrive while its GET is in flight
@@ -36,7 +38,7 @@ const KEEP_S = 120;
  * and a Redis round trip per read was a third of a read's CPU. A joiner gets a value read at most
  * one round trip before it arrived, of a cache that is already allowed to be 30 s stale; a write or
  * an invalidation detaches the read in flight, so that nobody arriving after it joins an older GET
- * (this connection sends commands in order: a GET issued later runs after the DEL).
+ * (this connection sends commands in order: a GET issued later runs after the invalidation).
  * While Redis is unreachable (the dependency-failure policy) the cache is skipped: reads miss and
  * Postgres answers; any other Redis failure is a bug and is thrown.
  */
@@ -66,8 +68,8 @@ export class ProductCache {
     const key = productKeys(this.prefix.value, productId).view;
     const raw = await this.redis.get(key).catch(this.readSkipped);
     if (!raw) return undefined;
-    const entry = JSON.parse(raw) as { v: ProductView | null; f: number };
-    return { view: entry.v, fresh: entry.f > Date.now() };
+    const entry = JSON.parse(raw) as { v?: ProductView | null; f: number };
+    return entry.v === undefined ? { view: undefined, fresh: false } : { view: entry.v, fresh: entry.f > Date.now() };
   }
 
   async write(productId: string, view: ProductView | null): Promise<void> {
@@ -77,9 +79,15 @@ export class ProductCache {
     await this.redis.set(key, JSON.stringify(entry), 'EX', KEEP_S).catch(this.writeSkipped);
   }
 
+  /**
+   * Drops the view after a change, but not the key: the view a product's creator cached is how the
+   * other instances learn of a new id before their ProductIdRange does, and with the key deleted
+   * they answered "no such product" for up to ID_RANGE_RECHECK_MS after the product's first sale.
+   */
   async invalidate(productId: string): Promise<void> {
     this.inFlight.delete(productId);
-    await this.redis.del(productKeys(this.prefix.value, productId).view).catch(this.writeSkipped);
+    const key = productKeys(this.prefix.value, productId).view;
+    await this.redis.set(key, CHANGED_ENTRY, 'EX', KEEP_S).catch(this.writeSkipped);
   }
 }
 
@@ -182,7 +190,7 @@ export class ProductCatalog {
     if (!cached && !(await this.ids.mayExist(productId))) return null;
     const rebuilt = await this.rebuildOnce(productId);
     if (rebuilt !== undefined) return rebuilt;
-    if (cached) return cached.view;
+    if (cached && cached.view !== undefined) return cached.view;
     return this.waitForRebuild(productId);
   }
 
@@ -208,7 +216,7 @@ export class ProductCatalog {
     while (Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
       const cached = await this.cache.read(productId);
-      if (cached) return cached.view;
+      if (cached && cached.view !== undefined) return cached.view;
     }
     return this.loadFromDatabase(productId);
   }
