@@ -6,6 +6,16 @@ import { RedisSentinelGroup } from '../support/redis-sentinel';
 
 jest.setTimeout(90_000);
 
+/** Until `client` answers ROLE as a master (Sentinel reconnects each client in its own time). */
+async function untilMaster(client: Redis): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const role = await client.call('ROLE').catch(() => undefined);
+    if (Array.isArray(role) && role[0] === 'master') return;
+    await sleep(100);
+  }
+  throw new Error('the client never reached a master');
+}
+
 describe('lock library on Redis Sentinel (primary, replica, 3 Sentinels)', () => {
   let group: RedisSentinelGroup;
   let clients: Redis[];
@@ -59,7 +69,9 @@ describe('lock library on Redis Sentinel (primary, replica, 3 Sentinels)', () =>
     await after!.release();
     await noWait.close();
     plain.disconnect();
-    // The only replica is now the master: WAIT for 1 replica cannot be met, acquires refuse.
+    // The only replica is now the master: WAIT for 1 replica cannot be met, acquires refuse. Asked
+    // only once this instance's client reaches the new master; before, it answers "did not answer".
+    await untilMaster(clients[0]);
     await expect(locks[0].acquire('stock:x', { waitMs: 200 })).rejects.toThrow(/replica/i);
   });
 });
@@ -93,11 +105,7 @@ describe('the failover window: a lock the replica never saw', () => {
     await group.waitForFailover(master, 30_000);
     // Only once b reaches the new master: an attempt sent while it still looks for one may run
     // there after its caller gave up, and each such attempt takes a fence of its own.
-    for (let i = 0; i < 100; i++) {
-      const role = await b.call('ROLE').catch(() => undefined);
-      if (Array.isArray(role) && role[0] === 'master') break;
-      await sleep(100);
-    }
+    await untilMaster(b);
     const second = new DistributedLock(b);
     let stolen;
     for (let i = 0; i < 100 && !stolen; i++) {
