@@ -86,22 +86,11 @@ async function attempt(options: DriveOptions, transport: HttpTransport, n: numbe
   const { recorder, urls } = options;
   const user = options.users[n % options.users.length];
   const key = `lt-${options.runId}-${n}`;
-  const body = JSON.stringify({ quantity: options.quantity });
   recorder.attempts++;
   for (let retry = 0; ; retry++) {
     // Each retry moves to the next instance, as a client behind a load balancer would.
     const url = urls[(n + retry) % urls.length];
-    const response = await purchase(transport, url, options.productId, user.token, key, body);
-    recorder.record(response.sample);
-    options.history?.add(
-      purchaseRecord(response, {
-        process: `w${n % options.connections}`,
-        productId: options.productId,
-        userId: user.id,
-        quantity: options.quantity,
-        key,
-      }),
-    );
+    const response = await sendRecordedPurchase(options, transport, url, user, key, `w${n % options.connections}`);
     if (response.sample.status === 202) {
       const orderId = await settlePending(options, transport, url, user, response, deadline);
       if (orderId) await afterCreated(options, transport, url, user, orderId);
@@ -163,6 +152,27 @@ export async function afterCreated(
     await payOrder(transport, url, user.token, user.id, orderId, options.history);
   else if (options.cancelEvery && (nth + 1) % options.cancelEvery === 0)
     await cancelOrder(transport, url, user.token, user.id, orderId, options.history);
+}
+
+/**
+ * One purchase sent under `key`, its answer counted by the recorder and added to the history (as
+ * sent by `process`); `extraHeaders` carries the waiting room's Admission.
+ */
+export async function sendRecordedPurchase(
+  options: Pick<DriveOptions, 'recorder' | 'history' | 'productId' | 'quantity'>,
+  transport: HttpTransport,
+  url: string,
+  user: { id: string; token: string },
+  key: string,
+  process: string,
+  extraHeaders: Record<string, string> = {},
+): Promise<Response> {
+  const { productId, quantity } = options;
+  const body = JSON.stringify({ quantity });
+  const response = await purchase(transport, url, productId, user.token, key, body, extraHeaders);
+  options.recorder.record(response.sample);
+  options.history?.add(purchaseRecord(response, { process, productId, userId: user.id, quantity, key }));
+  return response;
 }
 
 /** A purchase answer as a history record (docs/LOADTEST.md). */

@@ -9,7 +9,7 @@
  * each bot from one of the operator's (the waiting-room flow's Clients).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterCreated, attemptIsOver, purchase, purchaseRecord, settlePending } from './driver';
+import { afterCreated, attemptIsOver, sendRecordedPurchase, settlePending } from './driver';
 import { HttpTransport } from './http-transport';
 import { AccountPlan } from './populations';
 import { newTally, PlainAccount, purchasesWanted, tallySend } from './plain-populations';
@@ -100,25 +100,14 @@ async function buy(
 ): Promise<'created' | 'final' | 'open'> {
   const person = trace.kind === 'person';
   const key = `lt-${o.runId}-${person ? 'p' : 'b'}${n}-${k}`;
-  const body = JSON.stringify({ quantity: o.quantity });
   o.recorder.attempts++;
   for (let retry = 0; ; retry++) {
     // A person never sends before the Retry-After it was last given, also with a new key; a timer
     // may fire a millisecond early by the wall clock, so the wait is re-checked.
     if (person) while (Date.now() < trace.tally.notBeforeMs) await sleep(trace.tally.notBeforeMs - Date.now());
     const url = o.urls[(n + k + retry) % o.urls.length];
-    const response = await purchase(transport, url, o.productId, user.token, key, body);
+    const response = await sendRecordedPurchase(o, transport, url, user, key, user.id);
     tallySend(trace.tally, response);
-    o.recorder.record(response.sample);
-    o.history?.add(
-      purchaseRecord(response, {
-        process: user.id,
-        productId: o.productId,
-        userId: user.id,
-        quantity: o.quantity,
-        key,
-      }),
-    );
     if (response.sample.status === 202) {
       const orderId = await settlePending(o, transport, url, user, response, deadline);
       if (!orderId) return 'open';

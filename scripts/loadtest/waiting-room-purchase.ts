@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { attemptIsOver, purchase, purchaseRecord, settlePending } from './driver';
+import { attemptIsOver, sendRecordedPurchase, settlePending } from './driver';
 import { HttpTransport } from './http-transport';
 import { outcomeKey } from './recorder';
 import { retryDelayMs } from './retry-policy';
@@ -19,21 +19,10 @@ export async function buyOnce(
   deadline: number,
   noWait = false,
 ): Promise<{ outcome: string; completeMs: number }> {
-  const body = JSON.stringify({ quantity: o.quantity });
   o.recorder.attempts++;
   for (let retry = 0; ; retry++) {
     const url = o.urls[retry % o.urls.length];
-    const response = await purchase(transport, url, o.productId, user.token, key, body, { admission });
-    o.recorder.record(response.sample);
-    o.history?.add(
-      purchaseRecord(response, {
-        process: user.id,
-        productId: o.productId,
-        userId: user.id,
-        quantity: o.quantity,
-        key,
-      }),
-    );
+    const response = await sendRecordedPurchase(o, transport, url, user, key, user.id, { admission });
     if (response.sample.status === 202) {
       const orderId = await settlePending(o, transport, url, user, response, deadline);
       return { outcome: orderId ? '201' : '202', completeMs: Date.now() };
