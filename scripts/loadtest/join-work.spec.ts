@@ -1,5 +1,8 @@
 import { JoinWorkPool, solveJoinWork } from './join-work';
 
+// Long enough (tens of ms) that a thread's CPU clock, which may tick in whole jiffies, reads above 0.
+const SQUARINGS = 150_000;
+
 describe("the load test's join-work solver (the API's solveJoinWork, and its loop on worker threads)", () => {
   it('computes base^(2^squarings) mod modulus by sequential squarings, as hex', () => {
     // 2^(2^3) = 256 = 69 (0x45) mod 187
@@ -18,7 +21,7 @@ describe("the load test's join-work solver (the API's solveJoinWork, and its loo
       const modulus = ((1n << 521n) - 1n).toString(16);
       const done: string[] = [];
       const task = (who: 'person' | 'bot', name: string, base: string) =>
-        pool.solve({ modulus, base, squarings: 20_000 }, who).then((solved) => {
+        pool.solve({ modulus, base, squarings: SQUARINGS }, who).then((solved) => {
           done.push(name);
           return solved;
         });
@@ -32,7 +35,7 @@ describe("the load test's join-work solver (the API's solveJoinWork, and its loo
       // A burst of bots does not hold the people up: after each bot, a waiting person.
       expect(done).toEqual(['bot-a', 'person-d', 'bot-b', 'person-e', 'bot-c']);
       expect(results.map((r) => r.solution)).toEqual(
-        ['3', '5', '6', '7', '8'].map((base) => solveJoinWork({ modulus, base, squarings: 20_000 })),
+        ['3', '5', '6', '7', '8'].map((base) => solveJoinWork({ modulus, base, squarings: SQUARINGS })),
       );
       for (const r of results) {
         expect(r.cpuMs).toBeGreaterThan(0);
