@@ -16,13 +16,14 @@ import { ownDatabaseAs } from '../../scripts/infra/databases';
  * a bot operator of `--bots` accounts over `--bot-addresses` addresses (joining at the first
  * instant, polling at the per-ticket limit, buying the moment they are admitted). The
  * configurations (`--configs`: none = no bots, defaults, jpa3 = `joinsPerAddress` 3, work = join
- * work of `--squarings`) alternate over `--runs` rounds, each run on a fresh production-mode
+ * work of `--squarings`, plain = the same people and bots buying without a waiting room, bots
+ * re-sending a refused purchase every 10 ms) alternate over `--runs` rounds, each run on a fresh production-mode
  * instance with the API's default rate limits, on its own database and Redis. Every run's history
  * is judged by the checker against Postgres. Prints one table row per run.
  *
  * `npm run bench:bots -- --runs 3` (builds first).
  */
-type Config = 'none' | 'defaults' | 'jpa3' | 'work';
+type Config = 'none' | 'defaults' | 'jpa3' | 'work' | 'plain';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
   });
   const configs = values.configs.split(',').map((c) => c.trim()) as Config[];
   for (const config of configs)
-    if (!['none', 'defaults', 'jpa3', 'work'].includes(config)) throw new Error(`--configs: unknown "${config}"`);
+    if (!['none', 'defaults', 'jpa3', 'work', 'plain'].includes(config)) throw new Error(`--configs: unknown "${config}"`);
   const postgres = await ensurePostgres();
   console.log(
     `node ${process.version}; ${values.stock} units, ${values.people} people, ${values.bots} bots over ${values['bot-addresses']} addresses, pre-queue ${values['pre-queue-s']} s`,
@@ -64,6 +65,9 @@ async function main(): Promise<void> {
     }
   }
 }
+
+// Without a queue every account starts at once; a sale of this length sells out with room to spare.
+const PLAIN_SALE_S = 30;
 
 async function oneSale(config: Config, postgresUrl: string, values: Record<string, string>): Promise<LoadTestResult> {
   const redis = await RedisServerProcess.start();
@@ -90,10 +94,14 @@ async function oneSale(config: Config, postgresUrl: string, values: Record<strin
       stock: Number(values.stock),
       users: Number(values.people),
       connections: Number(values.connections),
-      durationS: preQueueS + 45,
-      waitingRoom: true,
-      admitPerSecond: Number(values['admit-per-second']),
-      preQueueS,
+      ...(config === 'plain'
+        ? { durationS: PLAIN_SALE_S }
+        : {
+            durationS: preQueueS + 45,
+            waitingRoom: true,
+            admitPerSecond: Number(values['admit-per-second']),
+            preQueueS,
+          }),
       tokenSecret: BENCH_SECRET,
       tokenAudience: BENCH_AUDIENCE,
       reportDir: null,
