@@ -155,8 +155,8 @@ export async function afterCreated(
 }
 
 /**
- * One purchase sent under `key`, its answer counted by the recorder and added to the history (as
- * sent by `process`); `extraHeaders` carries the waiting room's Admission.
+ * One purchase sent under `key`, its answer counted by the recorder and added to the history as
+ * sent by `sender` (the history's process); `extraHeaders` carries the waiting room's Admission.
  */
 export async function sendRecordedPurchase(
   options: Pick<DriveOptions, 'recorder' | 'history' | 'productId' | 'quantity'>,
@@ -164,14 +164,14 @@ export async function sendRecordedPurchase(
   url: string,
   user: { id: string; token: string },
   key: string,
-  process: string,
+  sender: string,
   extraHeaders: Record<string, string> = {},
 ): Promise<Response> {
   const { productId, quantity } = options;
   const body = JSON.stringify({ quantity });
   const response = await purchase(transport, url, productId, user.token, key, body, extraHeaders);
   options.recorder.record(response.sample);
-  options.history?.add(purchaseRecord(response, { process, productId, userId: user.id, quantity, key }));
+  options.history?.add(purchaseRecord(response, { process: sender, productId, userId: user.id, quantity, key }));
   return response;
 }
 
