@@ -17,13 +17,14 @@ import { ownDatabaseAs } from '../../scripts/infra/databases';
  * instant, polling at the per-ticket limit, buying the moment they are admitted). The
  * configurations (`--configs`: none = no bots, defaults, jpa3 = `joinsPerAddress` 3, work = join
  * work of `--squarings`, plain = the same people and bots buying without a waiting room, bots
- * re-sending a refused purchase every 10 ms) alternate over `--runs` rounds, each run on a fresh production-mode
- * instance with the API's default rate limits, on its own database and Redis. Every run's history
- * is judged by the checker against Postgres. Prints one table row per run.
+ * re-sending a refused purchase every 10 ms) alternate over `--runs` rounds, each run on a fresh
+ * production-mode instance with the API's default rate limits, on its own database and Redis.
+ * Every run's history is judged by the checker against Postgres. Prints one table row per run.
  *
  * `npm run bench:bots -- --runs 3` (builds first).
  */
-type Config = 'none' | 'defaults' | 'jpa3' | 'work' | 'plain';
+const CONFIGS = ['none', 'defaults', 'jpa3', 'work', 'plain'] as const;
+type Config = (typeof CONFIGS)[number];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
   });
   const configs = values.configs.split(',').map((c) => c.trim()) as Config[];
   for (const config of configs)
-    if (!['none', 'defaults', 'jpa3', 'work', 'plain'].includes(config)) throw new Error(`--configs: unknown "${config}"`);
+    if (!(CONFIGS as readonly string[]).includes(config)) throw new Error(`--configs: unknown "${config}"`);
   const postgres = await ensurePostgres();
   console.log(
     `node ${process.version}; ${values.stock} units, ${values.people} people, ${values.bots} bots over ${values['bot-addresses']} addresses, pre-queue ${values['pre-queue-s']} s`,
