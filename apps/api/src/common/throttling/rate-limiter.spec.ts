@@ -189,7 +189,9 @@ describe('RetryNotBefore', () => {
     const early = retries.refusal('u1', '7', 10_500);
     expect(early).toBeInstanceOf(EarlyRetryException);
     expect(early).toMatchObject({ code: 'RATE_LIMITED', retryAfterS: 3 });
-    expect(retries.refusal('u1', '7', 12_100)?.retryAfterS).toBe(1);
+    // Still in flight when the refusal went out: the moment stays.
+    expect(retries.refusal('u1', '7', 10_400)?.retryAfterS).toBe(3);
+    expect(retries.refusal('u1', '7', 12_990)).toBeUndefined();
     // Another product, another user: not concerned.
     expect(retries.refusal('u1', '8', 10_500)).toBeUndefined();
     expect(retries.refusal('u2', '7', 10_500)).toBeUndefined();
@@ -202,10 +204,23 @@ describe('RetryNotBefore', () => {
     expect(retries.refusal('u1', '7', 10_991)).toBeUndefined(); // forgotten once passed
   });
 
+  it('starts the wait again for a retry that comes early and cannot have been in flight', () => {
+    const retries = new RetryNotBefore();
+    retries.note('u1', '7', 1, 10_000);
+    // 600 ms after the refusal: sent after it, so the full second starts again from here.
+    expect(retries.refusal('u1', '7', 10_600)?.retryAfterS).toBe(1);
+    expect(retries.refusal('u1', '7', 11_000)).toBeInstanceOf(EarlyRetryException);
+    // A client looping every 100 ms never reaches its moment ...
+    for (let t = 11_100; t < 15_000; t += 100)
+      expect(retries.refusal('u1', '7', t)).toBeInstanceOf(EarlyRetryException);
+    // ... and one that then waits out the Retry-After it was given buys again.
+    expect(retries.refusal('u1', '7', 16_000)).toBeUndefined();
+  });
+
   it('keeps the furthest moment when answers of concurrent attempts arrive out of order', () => {
     const retries = new RetryNotBefore();
     retries.note('u1', '7', 30, 10_000);
     retries.note('u1', '7', 1, 10_010);
-    expect(retries.refusal('u1', '7', 12_000)?.retryAfterS).toBe(28);
+    expect(retries.refusal('u1', '7', 10_300)?.retryAfterS).toBe(30);
   });
 });

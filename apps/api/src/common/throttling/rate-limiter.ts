@@ -193,41 +193,61 @@ export class EarlyRetryException extends AppException {
 const MAX_NOT_BEFORE = 100_000;
 // A client that waits exactly Retry-After may still arrive a hair early by this instance's clock.
 const EARLY_SLACK_MS = 20;
+// A client's requests already on their way when a refusal was sent (a burst of concurrent
+// purchases) arrive within this of it: refused, but they do not move the moment. Below the
+// shortest Retry-After (1 s), so a client that keeps retrying early never reaches its moment.
+const IN_FLIGHT_MS = 500;
+
+/** When a user may next buy a product here, since when, and the wait that a refusal restarts. */
+interface NotBefore {
+  at: number;
+  armedAt: number;
+  waitMs: number;
+}
 
 /**
  * When a user may next try to buy a product on this instance: a purchase answered 429 or 503 with
  * Retry-After is noted (per user and product) until the moment that Retry-After named, and a retry
- * before it is refused here (EarlyRetryException, the remaining seconds as its Retry-After) with
- * no Redis and no SQL, so it can win nothing. That refusal does not move the moment. In process
- * memory: a map lookup per purchase (none while nothing is noted), bounded in size. Read on
- * `rateClock`, the rate windows' clock.
+ * before it is refused here (EarlyRetryException, the seconds left as its Retry-After) with no
+ * Redis and no SQL, so it can win nothing. A retry that comes early when it cannot have been in
+ * flight already (over IN_FLIGHT_MS after the moment was set) starts the wait again from its own
+ * arrival: a client that retries without waiting is refused for as long as it does, and only one
+ * that waits out a Retry-After buys again. In process memory: a map lookup per purchase (none
+ * while nothing is noted), bounded in size. Read on `rateClock`, the rate windows' clock.
  */
 export class RetryNotBefore {
-  private readonly until = new Map<string, number>();
+  private readonly until = new Map<string, NotBefore>();
 
   /** The refusal of a purchase sent too early, or undefined. */
   refusal(userId: string, productId: string, now = rateClock.now()): EarlyRetryException | undefined {
     if (this.until.size === 0) return undefined;
     const key = `${userId} ${productId}`;
-    const at = this.until.get(key);
-    if (at === undefined) return undefined;
-    if (now >= at - EARLY_SLACK_MS) {
+    const entry = this.until.get(key);
+    if (entry === undefined) return undefined;
+    if (now >= entry.at - EARLY_SLACK_MS) {
       this.until.delete(key);
       return undefined;
     }
-    return new EarlyRetryException(retryAfterSeconds(at - now));
+    if (now - entry.armedAt > IN_FLIGHT_MS) {
+      entry.at = Math.max(entry.at, now + entry.waitMs);
+      entry.armedAt = now;
+    }
+    return new EarlyRetryException(retryAfterSeconds(entry.at - now));
   }
 
   /** Notes a refusal's Retry-After: no purchase of this product by this user before then. */
   note(userId: string, productId: string, retryAfterS: number, now = rateClock.now()): void {
     if (this.until.size >= MAX_NOT_BEFORE) this.dropLapsed(now);
     const key = `${userId} ${productId}`;
+    const waitMs = retryAfterS * 1000;
+    const known = this.until.get(key);
     // Answers of concurrent attempts may come in any order: the furthest moment stands.
-    this.until.set(key, Math.max(this.until.get(key) ?? 0, now + retryAfterS * 1000));
+    if (known && known.at >= now + waitMs) return;
+    this.until.set(key, { at: now + waitMs, armedAt: now, waitMs });
   }
 
   private dropLapsed(now: number): void {
-    for (const [key, at] of this.until) if (at <= now) this.until.delete(key);
+    for (const [key, { at }] of this.until) if (at <= now) this.until.delete(key);
     if (this.until.size >= MAX_NOT_BEFORE) this.until.clear();
   }
 }
