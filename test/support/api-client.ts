@@ -189,8 +189,9 @@ export interface RetryOutcome<T = any> {
 
 /**
  * Sends, retrying 503 (OVERLOADED / LOCK_TIMEOUT / DEPENDENCY_UNAVAILABLE) and 429 as the server's Retry-After
- * says (never sooner, up to a fifth later; capped), and transport errors with a short backoff; bounded by
- * maxAttempts. A purchase retried before its Retry-After is refused 429 and wins nothing (docs/API.md).
+ * says (never sooner; up to a fifth later, that jitter capped), and transport errors with a short backoff;
+ * bounded by maxAttempts. A purchase retried before its Retry-After is refused 429, wins nothing and starts
+ * the wait again (docs/API.md).
  */
 export async function withRetry<T>(send: () => Promise<ApiResponse<T>>, maxAttempts = 20, capMs = 2500): Promise<RetryOutcome<T>> {
   const history: ApiResponse<T>[] = [];
@@ -206,7 +207,7 @@ export async function withRetry<T>(send: () => Promise<ApiResponse<T>>, maxAttem
     history.push(res);
     if ((res.status !== 503 && res.status !== 429) || attempt >= maxAttempts) return { final: res, attempts: attempt, history };
     const hinted = retryAfterMs(res) ?? 200;
-    await sleep(Math.min(capMs, hinted) * (1 + Math.random() * 0.2));
+    await sleep(Math.max(hinted, Math.min(capMs, hinted) * (1 + Math.random() * 0.2)));
   }
 }
 
