@@ -20,6 +20,8 @@ import { ownDatabaseAs } from '../../scripts/infra/databases';
  * re-sending a refused purchase every 10 ms) alternate over `--runs` rounds, each run on a fresh
  * production-mode instance with the API's default rate limits, on its own database and Redis.
  * Every run's history is judged by the checker against Postgres. Prints one table row per run.
+ * `--per-user-limit` sets the product's (1 by default) and `--rate-limit-per-second` the API's
+ * RATE_LIMIT_PER_SECOND (its default when absent), for short-stock sales of several units each.
  *
  * `npm run bench:bots -- --runs 3` (builds first).
  */
@@ -39,6 +41,8 @@ async function main(): Promise<void> {
       configs: { type: 'string', default: 'none,defaults,jpa3' },
       squarings: { type: 'string', default: '20000' },
       connections: { type: 'string', default: '64' },
+      'per-user-limit': { type: 'string' },
+      'rate-limit-per-second': { type: 'string' },
     },
   });
   const configs = values.configs.split(',').map((c) => c.trim()) as Config[];
@@ -70,7 +74,11 @@ async function main(): Promise<void> {
 // Without a queue every account starts at once; a sale of this length sells out with room to spare.
 const PLAIN_SALE_S = 30;
 
-async function oneSale(config: Config, postgresUrl: string, values: Record<string, string>): Promise<LoadTestResult> {
+async function oneSale(
+  config: Config,
+  postgresUrl: string,
+  values: Record<string, string | undefined>,
+): Promise<LoadTestResult> {
   const redis = await RedisServerProcess.start();
   const databaseUrl = await createDatabase(postgresUrl, 'flashsale_bots', true);
   const api = new ApiProcess({
@@ -85,6 +93,7 @@ async function oneSale(config: Config, postgresUrl: string, values: Record<strin
       NODE_ENV: 'production',
       METRICS_PORT: String(await freePort()),
       DB_MIGRATE: 'true',
+      ...(values['rate-limit-per-second'] ? { RATE_LIMIT_PER_SECOND: values['rate-limit-per-second'] } : {}),
     },
   });
   await api.start();
@@ -95,6 +104,7 @@ async function oneSale(config: Config, postgresUrl: string, values: Record<strin
       stock: Number(values.stock),
       users: Number(values.people),
       connections: Number(values.connections),
+      ...(values['per-user-limit'] ? { perUserLimit: Number(values['per-user-limit']) } : {}),
       ...(config === 'plain'
         ? { durationS: PLAIN_SALE_S }
         : {
