@@ -22,9 +22,9 @@ export interface MeasuredLoad {
 export interface JoinWorkRound {
   /** (a) `POST /products/:id/queue` of a product without join work, each from a user the API has not seen. */
   plain: MeasuredLoad;
-  /** (b1) `POST /products/:id/queue/challenge`, each from a user the API has not seen (the token is verified). */
+  /** (b1) `GET /products/:id/queue/challenge`, one per user: the sale's challenge, public, from memory. */
   challenge: MeasuredLoad;
-  /** (b2) `POST /products/:id/queue` with a solved challenge, each from the user it was issued to (the token already seen at the challenge). */
+  /** (b2) `POST /products/:id/queue` with solved work, each from a user the API has not seen (its token verified, its work checked). */
   workedJoin: MeasuredLoad;
   violations: string[];
 }

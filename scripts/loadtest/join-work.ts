@@ -1,33 +1,46 @@
 /*
- * The client's side of a waiting room's join work: y = base^(2^squarings) mod modulus, computed
- * by `squarings` sequential modular squarings (each needs the previous one: more cores do not
- * shorten one solve). The load generator is one process, so solves run on a few worker threads
- * and the event loop keeps driving every other client meanwhile.
+ * The client's side of a waiting room's join work. The sale's challenge (GET
+ * /products/:id/queue/challenge) is the same for every client in its minute; each account makes its
+ * own puzzle from it, x = H(challenge, nonce, user id) mod modulus with a fresh nonce and its token's
+ * `sub`, and solves y = x^(2^squarings) mod modulus by `squarings` sequential modular squarings
+ * (each needs the previous one: more cores do not shorten one solve). The load generator is one
+ * process, so solves run on a few worker threads and the event loop keeps driving every other
+ * client meanwhile.
  */
+import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { JoinWorkAnswer } from '../../apps/api/src/waiting-room/join-work/join-work';
 import type { JoinWorkPuzzle } from '../../apps/api/src/waiting-room/join-work/solve';
 import { Population } from './populations';
 
 /** The API's own client solver (framework-free): the main thread's reference for the workers' loop. */
-export { solveJoinWork } from '../../apps/api/src/waiting-room/join-work/solve';
+export { joinWorkBase, solveJoinWork } from '../../apps/api/src/waiting-room/join-work/solve';
 
-/** What POST /products/:id/queue/challenge gives to solve: N and x in hex, and T. */
+/** What GET /products/:id/queue/challenge gives to solve: the challenge, N in hex, and T. */
 export type JoinWorkChallenge = JoinWorkPuzzle;
 
+/** A fresh nonce for one join: 16 random bytes, 22 base64url characters. */
+export const newJoinWorkNonce = (): string => randomBytes(16).toString('base64url');
+
 /**
- * solveJoinWork's loop for a worker thread (plain JS: a worker does not load TypeScript; the spec
- * holds its answers to solveJoinWork's), timed on the thread's own CPU clock.
+ * solveJoinWork for a worker thread (plain JS: a worker does not load TypeScript; the spec holds
+ * its answers to solveJoinWork's and the API's check): x from the challenge, nonce and user id as
+ * joinWorkBase makes it, then the squarings, timed on the thread's own CPU clock.
  */
 const WORKER_SOURCE = `
+const { createHash } = require('node:crypto');
 const { parentPort } = require('node:worker_threads');
 const big = (hex) => BigInt(/^0x/i.test(hex) ? hex : '0x' + hex);
-parentPort.on('message', ({ id, modulus, base, squarings }) => {
+parentPort.on('message', ({ id, challenge, modulus, squarings, nonce, userId }) => {
   try {
     const started = performance.now();
     const cpu = process.threadCpuUsage ? process.threadCpuUsage() : undefined;
     const n = big(modulus);
-    let y = big(base) % n;
+    const text = challenge + '\\n' + nonce + '\\n' + userId + '\\n';
+    const first = createHash('sha512').update(text + '1').digest('hex');
+    const second = createHash('sha512').update(text + '2').digest('hex');
+    let y = BigInt('0x' + first + second) % n;
     for (let i = 0; i < squarings; i++) y = (y * y) % n;
     const wallMs = performance.now() - started;
     const used = cpu ? process.threadCpuUsage(cpu) : undefined;
@@ -39,7 +52,8 @@ parentPort.on('message', ({ id, modulus, base, squarings }) => {
 `;
 
 export interface Solved {
-  solution: string;
+  /** The join's `work`: the challenge, the nonce and the solution (hex). */
+  work: JoinWorkAnswer;
   /** CPU the solve took on its thread, its time there, and its wait for a free thread. */
   cpuMs: number;
   wallMs: number;
@@ -48,7 +62,9 @@ export interface Solved {
 
 interface Task {
   id: number;
-  challenge: JoinWorkChallenge;
+  puzzle: JoinWorkChallenge;
+  userId: string;
+  nonce: string;
   queuedAt: number;
   resolve: (solved: Solved) => void;
   reject: (error: Error) => void;
@@ -71,9 +87,14 @@ export class JoinWorkPool {
 
   constructor(readonly size = availableParallelism()) {}
 
-  solve(challenge: JoinWorkChallenge, who: Population): Promise<Solved> {
+  /**
+   * Solves `puzzle` for the account `userId` (its token's `sub`) of population `who`, with `nonce`
+   * (a fresh one unless given): solveJoinWork(puzzle, userId, nonce) on a worker thread.
+   */
+  solve(puzzle: JoinWorkChallenge, userId: string, who: Population, nonce = newJoinWorkNonce()): Promise<Solved> {
     return new Promise((resolve, reject) => {
-      this.queues[who].push({ id: this.nextId++, challenge, queuedAt: performance.now(), resolve, reject });
+      const task = { id: this.nextId++, puzzle, userId, nonce, queuedAt: performance.now(), resolve, reject };
+      this.queues[who].push(task);
       if (this.workers.length < this.size) this.start();
       this.dispatch();
     });
@@ -95,7 +116,7 @@ export class JoinWorkPool {
         if (m.error !== undefined || m.solution === undefined) task.reject(new Error(`join work: ${m.error}`));
         else
           task.resolve({
-            solution: m.solution,
+            work: { challenge: task.puzzle.challenge, nonce: task.nonce, solution: m.solution },
             cpuMs: m.cpuMs,
             wallMs: m.wallMs,
             queueMs: Math.max(0, performance.now() - task.queuedAt - m.wallMs),
@@ -121,7 +142,8 @@ export class JoinWorkPool {
       this.lastServed = from;
       const worker = this.idle.pop()!;
       this.running.set(worker, task);
-      worker.postMessage({ id: task.id, ...task.challenge });
+      const { challenge, modulus, squarings } = task.puzzle;
+      worker.postMessage({ id: task.id, challenge, modulus, squarings, nonce: task.nonce, userId: task.userId });
     }
   }
 }

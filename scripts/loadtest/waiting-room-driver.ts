@@ -13,6 +13,7 @@ import { HistoryLog } from '../history/writer';
 import { DriveOptions } from './driver';
 import { Gate, GatedTransport } from './gated-transport';
 import { ClientSource, HttpAnswer, HttpTransport, parseBody, TransportError } from './http-transport';
+import type { JoinWorkAnswer } from '../../apps/api/src/waiting-room/join-work/join-work';
 import { JoinWorkPool } from './join-work';
 import { AccountPlan, NO_REACTION, PopulationTrace } from './populations';
 import { parseRetryAfter, retryDelayMs } from './retry-policy';
@@ -39,15 +40,15 @@ export interface QueueDriveOptions extends Omit<DriveOptions, 'requests'> {
   addressing?: 'loopback-source' | 'x-forwarded-for';
   /** A bot's polls per second per ticket (the deployment's RATE_LIMIT_PER_SECOND). */
   botPollsPerSecond?: number;
-  /** The product asks a proof of work to join: ask a challenge and solve it before each join. */
+  /** The product asks a proof of work to join: fetch the sale's challenge and solve it before joining. */
   joinWork?: boolean;
   /** Threads of the join-work solver pool (default: the cores). */
   solverThreads?: number;
 }
 
 type User = { id: string; token: string };
-/** A solved challenge, and when the challenge expires (ms; 0: unknown). */
-type SolvedWork = { challenge: string; solution: string; expiresAtMs: number };
+/** The join's solved work (the challenge, the nonce, the solution), and when its challenge expires (ms; 0: unknown). */
+type SolvedWork = { work: JoinWorkAnswer; expiresAtMs: number };
 
 /** One transport per client address, made when its first client arrives (the plain flow's populations use it too). */
 export class Clients {
@@ -134,29 +135,21 @@ async function buyer(
   let reacted = bot;
   let ticket: string | undefined;
   let attempt = 0;
-  // Solved work a refused join did not spend, sent again while its challenge is good.
+  // Solved work no join has spent yet, sent again while its challenge is good: the API claims a
+  // solution only with a ticket, and answers a user who holds one with it, work or not.
   let unspent: SolvedWork | undefined;
   for (let k = 0; Date.now() < deadline; k++) {
     let body = '{}';
     if (!ticket && needWork) {
       let work = unspent && unspent.expiresAtMs - Date.now() > WORK_REUSE_MARGIN_MS ? unspent : undefined;
       if (!work) {
-        const solved = await solveChallenge(
-          o,
-          transport,
-          pool,
-          plan,
-          trace,
-          `${url(k)}${base}/challenge`,
-          user,
-          deadline,
-        );
+        const solved = await solveChallenge(transport, pool, plan, trace, `${url(k)}${base}/challenge`, user, deadline);
         if (typeof solved === 'string') return settle(trace, solved, Date.now());
         if (!solved) break;
         work = solved;
       }
       unspent = work;
-      body = JSON.stringify({ work: { challenge: work.challenge, solution: work.solution } });
+      body = JSON.stringify({ work: work.work });
     }
     const answer = ticket
       ? await queueCall(o, transport, 'queuePoll', `${url(k)}${base}/${encodeURIComponent(ticket)}`, user)
@@ -172,12 +165,11 @@ async function buyer(
       const retryable =
         answer.error !== undefined || answer.status === 503 || rateLimited || answer.code === 'SALE_NOT_ACTIVE';
       if (!retryable) return settle(trace, `${answer.status} ${answer.code ?? ''}`.trim(), answer.completeMs);
-      // A 429 spent nothing (the API claims a solution only with a ticket): its work goes again.
-      if (!rateLimited) unspent = undefined;
-      // A bot waits out a 429 only: within the window nothing else gets through. A refused join
-      // (its user's join budget, or its address holding joinsPerAddress live tickets) is sent
-      // again, by people and bots alike, no sooner than its Retry-After (however long: one of the
-      // address's tickets may have ended by then), until a ticket, the sell-out or the run's end.
+      // Its work, if any, goes again: a join that got no ticket spent none. A bot waits out a 429
+      // only: within the window nothing else gets through. A refused join (its user's join
+      // budget, or its address holding joinsPerAddress live tickets) is sent again, by people and
+      // bots alike, no sooner than its Retry-After (however long: one of the address's tickets may
+      // have ended by then), until a ticket, the sell-out or the run's end.
       const wait = !rateLimited
         ? bot
           ? BOT_RETRY_MS
@@ -229,12 +221,12 @@ export const joinRetryMs = (retryAfterMs: number | undefined, random = Math.rand
 };
 
 /**
- * Asks a join-work challenge (`POST .../queue/challenge`) and solves it on the pool: the join's
- * `work`, a final outcome ("challenge 404 ...") when it is refused for good, or undefined when
- * the run's time is up.
+ * Fetches the sale's join-work challenge (`GET .../queue/challenge`, public: no token) and solves
+ * it on the pool for this account (its user id, the token's `sub`, and a fresh nonce): the join's
+ * `work`, a final outcome ("challenge 404 ...") when it is refused for good, or undefined when the
+ * run's time is up.
  */
 async function solveChallenge(
-  o: QueueDriveOptions,
   transport: HttpTransport,
   pool: JoinWorkPool,
   plan: AccountPlan,
@@ -247,11 +239,7 @@ async function solveChallenge(
     let res: HttpAnswer | undefined;
     let key: string;
     try {
-      res = await transport.post(
-        url,
-        { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
-        '{}',
-      );
+      res = await transport.get(url, {});
       key = String(res.status);
     } catch (caught) {
       key = `error ${caught instanceof TransportError ? caught.code : 'UNKNOWN'}`;
@@ -260,22 +248,18 @@ async function solveChallenge(
     if (res && res.status !== 200 && typeof body.code === 'string') key = `${key} ${body.code}`;
     (trace.challenges ??= []).push(key);
     if (res?.status === 200) {
-      const { challenge, modulus, base, squarings, expiresAt } = body;
-      if (
-        typeof challenge !== 'string' ||
-        typeof modulus !== 'string' ||
-        typeof base !== 'string' ||
-        typeof squarings !== 'number'
-      )
+      const { challenge, modulus, squarings, expiresAt } = body;
+      if (typeof challenge !== 'string' || typeof modulus !== 'string' || typeof squarings !== 'number')
         return 'challenge 200 UNREADABLE';
-      const solved = await pool.solve({ modulus, base, squarings }, plan.kind);
+      const solved = await pool.solve({ challenge, modulus, squarings }, user.id, plan.kind);
       (trace.solves ??= []).push({ cpuMs: solved.cpuMs, wallMs: solved.wallMs, queueMs: solved.queueMs });
       const expiresAtMs = typeof expiresAt === 'string' ? Date.parse(expiresAt) : NaN;
-      return { challenge, solution: solved.solution, expiresAtMs: Number.isNaN(expiresAtMs) ? 0 : expiresAtMs };
+      return { work: solved.work, expiresAtMs: Number.isNaN(expiresAtMs) ? 0 : expiresAtMs };
     }
     const code = typeof body.code === 'string' ? body.code : undefined;
     const rateLimited = res !== undefined && isRateLimited({ status: res.status, code });
-    if (res && res.status !== 503 && !rateLimited) return `challenge ${key}`;
+    // Before the queue opens (SALE_NOT_ACTIVE) there is no challenge yet: asked again, as a join is.
+    if (res && res.status !== 503 && !rateLimited && code !== 'SALE_NOT_ACTIVE') return `challenge ${key}`;
     const header = res?.headers['retry-after'];
     const hint = parseRetryAfter(Array.isArray(header) ? header[0] : header);
     const wait = plan.kind === 'bot' && !rateLimited ? BOT_RETRY_MS : retryDelayMs(hint ?? 1000, 0, QUEUE_RETRY_CAP_MS);

@@ -107,16 +107,20 @@ describe('storefront in a browser, a product sold through a waiting room', () =>
   itInBrowser('solves the proof of work a waiting room asks (waitingRoom.joinWork) in the page, joins with it and buys', async () => {
     const product = await room.createProduct({ name: 'Guarded game', stock: 5, perUserLimit: 1, waitingRoom: { admitPerSecond: 20, joinWork: { squarings: 20_000 } } as never });
     const page = await open(product.id, 'working-shopper');
-    const posts: Array<{ path: string; status: number; body: string | null }> = [];
+    // The challenge is a public GET (no token: the sale's, the same for every page in its minute);
+    // the join carries it with the page's nonce and solution.
+    const calls: Array<{ call: 'challenge' | 'join'; status: number; authorization?: string; body: string | null }> = [];
     page.on('response', (response) => {
       const request = response.request();
       const path = new URL(response.url()).pathname;
-      if (request.method() === 'POST' && /\/queue(\/challenge)?$/.test(path)) posts.push({ path, status: response.status(), body: request.postData() });
+      const call = request.method() === 'GET' && path.endsWith('/queue/challenge') ? 'challenge' : request.method() === 'POST' && path.endsWith('/queue') ? 'join' : null;
+      if (call) calls.push({ call, status: response.status(), authorization: request.headers().authorization, body: request.postData() });
     });
     await page.click('#join');
     await page.waitForSelector('#queue[data-state="ADMITTED"]', { timeout: 20_000 });
-    expect(posts.map((p) => [p.path.endsWith('/challenge') ? 'challenge' : 'join', p.status])).toEqual([['challenge', 200], ['join', 200]]);
-    expect(JSON.parse(posts[1].body ?? '{}')).toEqual({ work: { challenge: expect.any(String), solution: expect.stringMatching(/^[0-9a-f]+$/) } });
+    expect(calls.map((c) => [c.call, c.status])).toEqual([['challenge', 200], ['join', 200]]);
+    expect(calls[0].authorization).toBeUndefined();
+    expect(JSON.parse(calls[1].body ?? '{}')).toEqual({ work: { challenge: expect.any(String), nonce: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/), solution: expect.stringMatching(/^[0-9a-f]+$/) } });
     await page.click('#buy');
     await page.waitForSelector('#outcome[data-state="ok"]');
     expect(await ordersOf(product.id, 'working-shopper')).toHaveLength(1);

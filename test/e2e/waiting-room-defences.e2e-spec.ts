@@ -10,7 +10,6 @@ import { QueueStore } from '../../apps/api/src/waiting-room/queue-store';
 interface Challenge {
   challenge: string;
   modulus: string;
-  base: string;
   squarings: number;
   expiresAt: string;
 }
@@ -65,15 +64,14 @@ describe('waiting room defences', () => {
   });
   afterAll(() => harness.close());
 
-  const challengeOf = (productId: string, user: string) =>
-    room.send({ method: 'POST', url: `/products/${productId}/queue/challenge`, headers: auth(user) });
+  const challengeOf = (productId: string) => room.send({ method: 'GET', url: `/products/${productId}/queue/challenge` });
   const joinWith = (productId: string, user: string, payload: unknown, send: Send = room.send) =>
     send({ method: 'POST', url: `/products/${productId}/queue`, headers: auth(user), payload });
   const solved = async (productId: string, user: string) => {
-    const res = await challengeOf(productId, user);
+    const res = await challengeOf(productId);
     expect(res.status).toBe(200);
     const challenge = res.body as Challenge;
-    return { challenge, work: { challenge: challenge.challenge, solution: solveJoinWork(challenge) } };
+    return { challenge, work: solveJoinWork(challenge, user) };
   };
 
   describe('joinWork', () => {
@@ -101,32 +99,37 @@ describe('waiting room defences', () => {
         );
     });
 
-    it('hands out a challenge bound to the user, and 404 NOT_FOUND for a product that asks no work', async () => {
+    it("hands out the sale's challenge to anyone, the same to all, and 404 NOT_FOUND for a product that asks no work", async () => {
       const product = await room.createProduct({ stock: 5, waitingRoom: { joinWork: { squarings: 2_000 } } as never });
-      const { challenge } = await solved(product.id, 'c-user');
+      const res = await challengeOf(product.id);
+      expect(res.status).toBe(200);
+      const challenge = res.body as Challenge;
       expect(challenge).toEqual({
-        challenge: expect.any(String),
+        challenge: expect.stringMatching(new RegExp(`^w2\\.${product.id}\\.\\d+\\.2000\\.[A-Za-z0-9_-]{22}$`)),
         modulus: expect.stringMatching(/^[0-9a-f]{256}$/),
-        base: expect.stringMatching(/^[0-9a-f]+$/),
         squarings: 2_000,
         expiresAt: expect.any(String),
       });
-      expect(Date.parse(challenge.expiresAt) - Date.now()).toBeGreaterThan(100_000);
-      // A client may send an empty JSON object as the body.
-      const withBody = await room.send({
-        method: 'POST',
+      expect(Date.parse(challenge.expiresAt) - Date.now()).toBeGreaterThan(120_000);
+      const maxAge = Number(/^public, max-age=(\d+)$/.exec(res.headers['cache-control'] ?? '')?.[1]);
+      expect(maxAge).toBeGreaterThanOrEqual(1);
+      expect(maxAge).toBeLessThanOrEqual(60);
+      // The same answer to a second ask, with a token this time.
+      const withToken = await room.send({
+        method: 'GET',
         url: `/products/${product.id}/queue/challenge`,
         headers: auth('c-user'),
-        payload: {},
       });
-      expect(withBody.status).toBe(200);
+      expect(withToken.body).toEqual(challenge);
       const plain = await room.createProduct({ stock: 5, waitingRoom: {} });
-      expectContractError(await challengeOf(plain.id, 'c-user'), 404, 'NOT_FOUND');
-      expectContractError(
-        await room.send({ method: 'POST', url: `/products/${product.id}/queue/challenge` }),
-        401,
-        'UNAUTHENTICATED',
-      );
+      expectContractError(await challengeOf(plain.id), 404, 'NOT_FOUND');
+      expectContractError(await challengeOf('abc'), 400, 'VALIDATION_FAILED');
+      const later = await room.createProduct({
+        stock: 5,
+        saleStartsAt: new Date(Date.now() + 3_600_000).toISOString(),
+        waitingRoom: { joinWork: { squarings: 2_000 }, preQueueS: 60 } as never,
+      });
+      expectContractError(await challengeOf(later.id), 403, 'SALE_NOT_ACTIVE');
     });
 
     it('refuses a join without work, takes solved work, and gives the ticket back without new work', async () => {
@@ -158,14 +161,14 @@ describe('waiting room defences', () => {
         'JOIN_WORK_INVALID',
       );
       expectContractError(
-        await joinWith(product.id, 'honest', { work: { ...work, solution: challenge.base } }),
+        await joinWith(product.id, 'honest', { work: { ...work, nonce: `${work.nonce}x` } }),
         403,
         'JOIN_WORK_INVALID',
       );
       expectContractError(await joinWith(product.id, 'thief', { work }), 403, 'JOIN_WORK_INVALID');
       expectContractError(await joinWith(other.id, 'honest', { work }), 403, 'JOIN_WORK_INVALID');
       const fields = work.challenge.split('.');
-      fields[3] = String(Number(fields[3]) + 600_000);
+      fields[2] = String(Number(fields[2]) - 600_000);
       expectContractError(
         await joinWith(product.id, 'honest', { work: { ...work, challenge: fields.join('.') } }),
         403,
@@ -199,9 +202,11 @@ describe('waiting room defences', () => {
       for (const payload of [
         { work: 'x' },
         { work: { challenge: 'a' } },
-        { work: { challenge: 1, solution: '2' } },
+        { work: { challenge: 'a', solution: 'b' } },
+        { work: { challenge: 1, nonce: 'AAAAAAAAAAAAAAAA', solution: '2' } },
+        { work: { challenge: 'a', nonce: 'short', solution: 'b' } },
         { extra: 1 },
-        { work: { challenge: 'a', solution: 'b', more: 1 } },
+        { work: { challenge: 'a', nonce: 'AAAAAAAAAAAAAAAA', solution: 'b', more: 1 } },
       ])
         expectContractError(await joinWith(product.id, 'malformed', payload), 400, 'VALIDATION_FAILED');
     });

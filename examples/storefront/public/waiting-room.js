@@ -20,7 +20,9 @@ window.createWaitingRoom = function createWaitingRoom({ apiBase, productId, toke
   /**
    * Joins (idempotent: the same shopper gets back the same ticket and place) and starts polling.
    * A product whose waiting room asks a proof of work (waitingRoom.joinWork, or a join answered
-   * 403 JOIN_WORK_REQUIRED) gets it: a challenge, T squarings in this page, then the join with it.
+   * 403 JOIN_WORK_REQUIRED) gets it: the sale's challenge, this shopper's puzzle made from it with
+   * a new nonce, T squarings in this page, then the join with the challenge, nonce and solution.
+   * Each join solves anew: a solution joins once.
    */
   async function join() {
     clearTimeout(timer);
@@ -33,7 +35,7 @@ window.createWaitingRoom = function createWaitingRoom({ apiBase, productId, toke
       }
     } catch (error) {
       if (!error || !error.response) {
-        onRefused({ unreachable: true });
+        onRefused(error?.refusal ?? { unreachable: true });
         return;
       }
       response = error.response; // the challenge was refused: say why
@@ -48,21 +50,57 @@ window.createWaitingRoom = function createWaitingRoom({ apiBase, productId, toke
     return fetch(queueUrl, { method: 'POST', headers, body: JSON.stringify({ work }) });
   }
 
-  /** A challenge from the API, solved here: { challenge, solution }. A refused challenge is thrown with its response. */
+  /**
+   * The sale's challenge (GET, public: the same for every client during its minute, so the browser
+   * or a CDN may answer it from its cache), made into this shopper's own puzzle and solved here:
+   * { challenge, nonce, solution }. A refused challenge is thrown with its response.
+   */
   async function solvedWork() {
-    const response = await fetch(`${queueUrl}/challenge`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    if (!crypto.subtle) throw Object.assign(new Error('no WebCrypto'), { refusal: { message: "This page must be served over https (or from localhost) to work out the queue's entry check." } });
+    const response = await fetch(`${queueUrl}/challenge`);
     if (response.status !== 200) throw Object.assign(new Error('challenge refused'), { response });
     const puzzle = await response.json();
-    return { challenge: puzzle.challenge, solution: await solveJoinWork(puzzle) };
+    const nonce = newNonce();
+    return { challenge: puzzle.challenge, nonce, solution: await solveJoinWork(puzzle, nonce, userIdOf(token)) };
+  }
+
+  /** A nonce, new for each join: 16 random bytes in base64url (22 characters). */
+  function newNonce() {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  }
+
+  /**
+   * The user id the API reads from the token: its payload's `sub` (a JWT is header.payload.signature,
+   * each part base64url; the payload is UTF-8 JSON). Only read here, never checked: the API checks the token.
+   */
+  function userIdOf(jwt) {
+    try {
+      const bytes = Uint8Array.from(atob(jwt.split('.')[1].replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+      const { sub } = JSON.parse(new TextDecoder().decode(bytes));
+      return typeof sub === 'string' ? sub : '';
+    } catch {
+      return ''; // not a JWT: the join is answered 401, which the page shows
+    }
+  }
+
+  /**
+   * The puzzle's base: x = H mod N, where H is the two SHA-512 digests of
+   * "<challenge>\n<nonce>\n<user id>\n1" and "...\n2" (UTF-8), one after the other, 1024 bits.
+   */
+  async function joinWorkBase(challenge, nonce, userId, n) {
+    const text = `${challenge}\n${nonce}\n${userId}\n`;
+    const hex = async (suffix) => Array.from(new Uint8Array(await crypto.subtle.digest('SHA-512', new TextEncoder().encode(text + suffix))), (b) => b.toString(16).padStart(2, '0')).join('');
+    return BigInt(`0x${await hex('1')}${await hex('2')}`) % n;
   }
 
   /**
    * y = x^(2^T) mod N by T squarings one after the other (BigInt), in slices of a few
    * milliseconds so that the page stays responsive; reports its progress through onWork.
    */
-  async function solveJoinWork({ modulus, base, squarings }) {
+  async function solveJoinWork({ challenge, modulus, squarings }, nonce, userId) {
     const n = BigInt(`0x${modulus}`);
-    let y = BigInt(`0x${base}`) % n;
+    let y = await joinWorkBase(challenge, nonce, userId, n);
     const SLICE = 2000;
     for (let done = 0; done < squarings; ) {
       if (onWork) onWork({ squarings, done });

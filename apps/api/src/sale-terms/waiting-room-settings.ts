@@ -27,12 +27,12 @@ export const MAX_JOIN_SQUARINGS = 100_000_000;
 /** The `waitingRoom.joinWork` object of POST /admin/products. */
 export class JoinWorkSettingsDto implements JoinWorkSettings {
   @ApiProperty({
-    example: 200_000,
+    example: 300_000,
     minimum: MIN_JOIN_SQUARINGS,
     maximum: MAX_JOIN_SQUARINGS,
     description:
-      'T: sequential modular squarings (1024-bit modulus) a join must show; about 5 µs each on a server core ' +
-      '(200,000: about 1 s), a phone core 3-5x slower',
+      "T: sequential modular squarings (1024-bit modulus) a join must show; 1-5 µs each on a server core in Node's " +
+      'BigInt (300,000: 0.3-1.5 s), a phone core 3-5x slower',
   })
   @IsInt()
   @Min(MIN_JOIN_SQUARINGS)
@@ -82,7 +82,7 @@ export class WaitingRoomSettingsDto {
 
   @ApiPropertyOptional({
     type: JoinWorkSettingsDto,
-    description: 'joining needs a solved proof of work (POST /products/:id/queue/challenge); omitted: none',
+    description: 'joining needs a solved proof of work (GET /products/:id/queue/challenge); omitted: none',
   })
   @IsOptional()
   @IsObject()

@@ -1,6 +1,6 @@
 import { RouteConfig } from '@nestjs/platform-fastify';
 
-/** The queue routes answered before Nest: joining (POST), its proof-of-work challenge (POST) and polling (GET). */
+/** The queue routes answered before Nest: joining (POST), its proof-of-work challenge (GET) and polling (GET). */
 export type QueueShortcutKind = 'join' | 'poll' | 'challenge';
 
 declare module 'fastify' {

@@ -3,6 +3,8 @@ import { TokenVerifier } from '../auth/authentication';
 import { classifyError } from '../common/errors/all-exceptions.filter';
 import { ErrorCode } from '../common/errors/error-code';
 import { isPositiveId } from '../common/positive-id';
+import { challengeCacheControl } from './join-work/join-work';
+import { JOIN_WORK_NONCE } from './join-work/solve';
 import { JoinInput, WaitingRoomService } from './waiting-room.service';
 import { QueueRouteLimit } from './queue-route-limit';
 import { QueueShortcutKind } from './queue-shortcut.decorator';
@@ -43,28 +45,23 @@ export function installQueueShortcuts(
       done,
     );
   };
-  // A join-work challenge: the join's budget, then the service (its body, if any, is not read).
+  // The sale's join-work challenge: public, the same for every client this minute, from memory.
   const challenge: Shortcut = (request, reply, done) => {
     const { id } = request.params as { id?: string };
     if (!isPositiveId(id)) return done();
-    const user = userOf(deps.tokens, request);
-    if (!user) return done();
-    answer(
-      deps.limit.join(user).then(() => deps.room.challenge(id, user)),
-      reply,
-      done,
-    );
+    void reply.header('Cache-Control', challengeCacheControl(Date.now()));
+    answer(deps.room.challenge(id), reply, done);
   };
   const shortcuts: Record<QueueShortcutKind, { method: string; hook: Shortcut }> = {
     poll: { method: 'GET', hook: poll },
     join: { method: 'POST', hook: join },
-    challenge: { method: 'POST', hook: challenge },
+    challenge: { method: 'GET', hook: challenge },
   };
   // A hook of the routes marked @QueueShortcut() alone, attached as Nest registers them (found by
   // their config, never their path, so a global prefix or URI versioning keeps them).
   fastify.addHook('onRoute', (route: RouteOptions) => {
     const kind = route.config?.queueShortcut;
-    // Fastify adds a HEAD route beside each GET with the same config: not a poll.
+    // Fastify adds a HEAD route beside each GET with the same config: not a shortcut.
     if (kind === undefined || route.method !== shortcuts[kind].method) return;
     route.preHandler = [
       ...(route.preHandler ? [route.preHandler].flat() : []),
@@ -84,7 +81,7 @@ function userOf(tokens: TokenVerifier, request: FastifyRequest): ReturnType<Toke
 
 /**
  * A join's body when it is one the controller's validation would pass as it is: none, or `{ work:
- * { challenge, solution } }` of strings within their lengths and nothing else; undefined for
+ * { challenge, nonce, solution } }` of strings within their bounds and nothing else; undefined for
  * anything else, which goes on to the controller (400 VALIDATION_FAILED).
  */
 function joinBody(body: unknown): JoinInput | undefined {
@@ -94,12 +91,13 @@ function joinBody(body: unknown): JoinInput | undefined {
   if (keys.length === 0) return {};
   if (keys.length !== 1 || keys[0] !== 'work') return undefined;
   const work = (body as { work: unknown }).work;
-  if (typeof work !== 'object' || work === null || Array.isArray(work) || Object.keys(work).length !== 2)
+  if (typeof work !== 'object' || work === null || Array.isArray(work) || Object.keys(work).length !== 3)
     return undefined;
-  const { challenge, solution } = work as { challenge?: unknown; solution?: unknown };
+  const { challenge, nonce, solution } = work as { challenge?: unknown; nonce?: unknown; solution?: unknown };
   if (typeof challenge !== 'string' || challenge.length > 256) return undefined;
+  if (typeof nonce !== 'string' || !JOIN_WORK_NONCE.test(nonce)) return undefined;
   if (typeof solution !== 'string' || solution.length > 1024) return undefined;
-  return { work: { challenge, solution } };
+  return { work: { challenge, nonce, solution } };
 }
 
 /** The service's answer sent as the controller would send it; an error the contract has no code for goes on to the controller. */

@@ -14,12 +14,12 @@ export const soldOutAtJoin = (productId: string) =>
 export const joinWorkRequired = (productId: string) =>
   new AppException(
     ErrorCode.JoinWorkRequired,
-    `joining this queue needs a solved proof of work: POST /products/${productId}/queue/challenge, then join with { "work": { "challenge", "solution" } }`,
+    `joining this queue needs a solved proof of work: GET /products/${productId}/queue/challenge, then join with { "work": { "challenge", "nonce", "solution" } }`,
   );
 export const joinWorkInvalid = () =>
   new AppException(
     ErrorCode.JoinWorkInvalid,
-    'the proof of work is wrong, expired, used already, or not a challenge issued to this user for this product; ask a new challenge',
+    'the proof of work is wrong, expired, used already, or not solved for this user and product; solve the current challenge again',
   );
 export const joinClaimRequired = (claim: string) =>
   new AppException(ErrorCode.JoinClaimRequired, `joining this queue needs the token claim "${claim}"`);

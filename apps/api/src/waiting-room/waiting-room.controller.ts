@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Ip, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Ip, Param, Post, Res } from '@nestjs/common';
 import { Type } from 'class-transformer';
-import { IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsObject, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 import {
   ApiBearerAuth,
   ApiConflictResponse,
@@ -16,7 +16,9 @@ import { CurrentUser, Public } from '../auth/auth.decorators';
 import { AuthUser } from '../auth/auth.types';
 import { ParseIdPipe } from '../common/parse-id.pipe';
 import { TicketStatusView } from './ticket-status';
-import type { JoinWorkChallenge } from './join-work/join-work';
+import { challengeCacheControl, type JoinWorkAnswer, type JoinWorkChallenge } from './join-work/join-work';
+import type { FastifyReply } from 'fastify';
+import { JOIN_WORK_NONCE } from './join-work/solve';
 import { QueueSummary, WaitingRoomService } from './waiting-room.service';
 import { QueueRouteLimit } from './queue-route-limit';
 import { QueueShortcut } from './queue-shortcut.decorator';
@@ -35,13 +37,18 @@ class QueueSummaryView implements QueueSummary {
     string | null;
 }
 
-class JoinWorkAnswerDto {
-  @ApiProperty({ description: 'the challenge as POST /products/:id/queue/challenge gave it' })
+class JoinWorkAnswerDto implements JoinWorkAnswer {
+  @ApiProperty({ description: 'the challenge as GET /products/:id/queue/challenge gave it' })
   @IsString()
   @MaxLength(256)
   challenge!: string;
 
-  @ApiProperty({ description: 'x^(2^T) mod N, hex' })
+  @ApiProperty({ description: "the client's nonce: 16 to 43 base64url characters, new for each join" })
+  @IsString()
+  @Matches(JOIN_WORK_NONCE)
+  nonce!: string;
+
+  @ApiProperty({ description: 'x^(2^T) mod N, hex, x = H(challenge, nonce, user id) mod N' })
   @IsString()
   @MaxLength(1024)
   solution!: string;
@@ -58,10 +65,10 @@ class JoinQueueDto {
 }
 
 class JoinWorkChallengeView implements JoinWorkChallenge {
-  @ApiProperty({ description: 'opaque, signed; send it back with the solution' }) challenge!: string;
+  @ApiProperty({ description: "opaque, signed, the sale's for this minute; send it back with the nonce and solution" })
+  challenge!: string;
   @ApiProperty({ description: 'N (1024 bits), hex' }) modulus!: string;
-  @ApiProperty({ description: 'x, hex' }) base!: string;
-  @ApiProperty({ example: 200_000, description: 'T: the solution is x^(2^T) mod N, by T squarings in a row' })
+  @ApiProperty({ example: 300_000, description: 'T: the solution is x^(2^T) mod N, by T squarings in a row' })
   squarings!: number;
   @ApiProperty({ example: '2026-11-21T12:02:00.000Z' }) expiresAt!: string;
 }
@@ -118,32 +125,26 @@ export class WaitingRoomController {
     return this.room.join(productId, user, { address, work: body?.work });
   }
 
-  @Post(':id/queue/challenge')
+  @Get(':id/queue/challenge')
   @QueueShortcut('challenge')
-  @HttpCode(200)
-  @ApiBearerAuth()
+  @Public()
   @ApiOperation({
     summary:
-      'A proof-of-work challenge to join a product that sets waitingRoom.joinWork: compute x^(2^T) mod N by T squarings',
+      "The sale's proof-of-work challenge of this minute, for a product that sets waitingRoom.joinWork: the same for every client",
   })
   @ApiOkResponse({ type: JoinWorkChallengeView })
-  @ApiResponse({ status: 401, description: 'UNAUTHENTICATED' })
-  @ApiResponse({
-    status: 403,
-    description:
-      'SALE_NOT_ACTIVE: the queue is not open; JOIN_CLAIM_REQUIRED: the token lacks waitingRoom.requiredClaim',
-  })
+  @ApiResponse({ status: 403, description: 'SALE_NOT_ACTIVE: the queue is not open' })
   @ApiNotFoundResponse({
     description: 'PRODUCT_NOT_FOUND; NOT_FOUND for a product without a waiting room or without joinWork',
   })
-  @ApiResponse(RATE_LIMITED("this user's join (RATE_LIMIT_PER_SECOND)"))
   @ApiResponse({ ...UNAVAILABLE, description: 'DEPENDENCY_UNAVAILABLE: Postgres unreachable, with Retry-After' })
   async challenge(
     @Param('id', ParseIdPipe) productId: string,
-    @CurrentUser() user: AuthUser,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<JoinWorkChallengeView> {
-    await this.limit.join(user);
-    return this.room.challenge(productId, user);
+    const challenge = await this.room.challenge(productId);
+    void reply.header('Cache-Control', challengeCacheControl(Date.now()));
+    return challenge;
   }
 
   @Get(':id/queue/:ticket')

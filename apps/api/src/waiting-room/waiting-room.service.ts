@@ -26,7 +26,7 @@ import {
 } from './waiting-room-errors';
 import { WaitingRoomMetrics } from './waiting-room.metrics';
 import { WaitingRoomSettings } from '../sale-terms/waiting-room-settings';
-import { CheckedWork, JoinWork, JoinWorkChallenge } from './join-work/join-work';
+import { CheckedWork, JoinWork, JoinWorkAnswer, JoinWorkChallenge } from './join-work/join-work';
 import type { JoinTerms } from './scripts/join';
 
 type Terms = SaleTerms & { waitingRoom: WaitingRoomSettings };
@@ -34,7 +34,7 @@ type Terms = SaleTerms & { waitingRoom: WaitingRoomSettings };
 /** What a join carries besides its user: the client's address and, for a sale that asks it, solved work. */
 export interface JoinInput {
   address?: string;
-  work?: { challenge: string; solution: string };
+  work?: JoinWorkAnswer;
 }
 
 export interface QueueSummary {
@@ -77,7 +77,7 @@ export class WaitingRoomService {
     const room = terms.waitingRoom;
     this.requireClaim(room, user);
     const userTag = this.signer.userTag(user.id);
-    const work = room.joinWork ? await this.checkWork(terms, userTag, input.work, now) : undefined;
+    const work = room.joinWork ? await this.checkWork(terms, user.id, input.work, now) : undefined;
     const joined = await this.redis(() =>
       this.store.defendedJoin(productId, joinTermsOf(terms), {
         userId: user.id,
@@ -110,16 +110,16 @@ export class WaitingRoomService {
     );
   }
 
-  /** A join-work challenge for this user and product (404 NOT_FOUND when the sale asks no work). */
-  async challenge(productId: string, user: AuthUser): Promise<JoinWorkChallenge> {
+  /** The sale's join-work challenge of this minute (404 NOT_FOUND when the sale asks no work), the same for every client. */
+  async challenge(productId: string): Promise<JoinWorkChallenge> {
     const terms = await this.termsOf(productId);
     const now = Date.now();
     const squarings = terms.waitingRoom.joinWork?.squarings;
     if (squarings === undefined) throw noJoinWork(productId);
+    // Never before the queue opens: no work can start ahead of the door.
     if (!isJoinable(terms, now)) throw queueNotOpen();
-    this.requireClaim(terms.waitingRoom, user);
     const { seed } = await this.postgres(() => this.seeds.of(productId));
-    return this.work.challenge({ productId, seed, userTag: this.signer.userTag(user.id), squarings }, now);
+    return this.work.challenge({ productId, seed, squarings }, now);
   }
 
   private requireClaim(room: WaitingRoomSettings, user: AuthUser): void {
@@ -131,14 +131,14 @@ export class WaitingRoomService {
   /** The checked work's nonce; null for work that does not check; undefined when none was sent. */
   private async checkWork(
     terms: Terms,
-    userTag: string,
+    userId: string,
     work: JoinInput['work'],
     now: number,
   ): Promise<CheckedWork | null | undefined> {
     if (work === undefined) return undefined;
     const { seed } = await this.postgres(() => this.seeds.of(terms.id));
     const squarings = terms.waitingRoom.joinWork!.squarings;
-    return this.work.check({ productId: terms.id, seed, userTag, squarings }, work, now);
+    return this.work.check({ productId: terms.id, seed, squarings }, userId, work, now);
   }
 
   async poll(productId: string, rawTicket: string): Promise<TicketStatusView> {

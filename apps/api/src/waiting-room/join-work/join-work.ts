@@ -1,123 +1,135 @@
-import { createHmac, createSecretKey, hkdfSync, KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, hkdfSync, KeyObject, timingSafeEqual } from 'node:crypto';
+import { JOIN_WORK_NONCE, joinWorkBase } from './solve';
 import { deriveTrapdoor, Trapdoor } from './trapdoor';
 
-/** What POST /products/:id/queue/challenge answers. */
+/** What GET /products/:id/queue/challenge answers: the same to every client of the sale in its minute. */
 export interface JoinWorkChallenge {
-  /** Opaque, signed: hand it back as it came with the solution. */
+  /** Opaque, signed: hand it back as it came, with the nonce and the solution. */
   challenge: string;
   /** N, hex. */
   modulus: string;
-  /** x, hex. */
-  base: string;
-  /** T: the solution is x^(2^T) mod N. */
+  /** T: the solution is x^(2^T) mod N, x made by the client (solve.ts, joinWorkBase). */
   squarings: number;
+  /** Until when a solution of this challenge joins. */
   expiresAt: string;
 }
 
-/** Who asks, for what: a challenge is good for this user, product, sale and T only. */
+/** Which sale's work: a challenge is good for this product, sale and T only. */
 export interface JoinWorkSubject {
   productId: string;
   /** The sale's seed (sale-seeds.ts): N is the sale's. */
   seed: Buffer;
-  /** The keyed tag of the user (TicketSigner.userTag). */
-  userTag: string;
   squarings: number;
 }
 
-/** A solution that checked out: its nonce, to be claimed once (until the challenge expires). */
+/** What a join sends as its work. */
+export interface JoinWorkAnswer {
+  challenge: string;
+  nonce: string;
+  solution: string;
+}
+
+/** A solution that checked out: its single-use name, to be claimed once (until the challenge expires). */
 export interface CheckedWork {
   nonce: string;
   expiresAtMs: number;
 }
 
-/** A challenge lives this long, plus this much per squaring (a slow phone's pace, about 4x a server core's). */
+/** A new challenge is served each minute; a solution of one joins until this long after its minute, plus this much per squaring (a slow phone's pace, about 4x a server core's). */
+export const CHALLENGE_WINDOW_MS = 60_000;
 export const CHALLENGE_TTL_MS = 120_000;
 const MS_PER_SQUARING = 0.025;
 const MAX_CHALLENGE = 256;
 const MAX_SOLUTION = 1024;
 const SIGNATURE_BYTES = 16;
-const NONCE = /^[A-Za-z0-9_-]{16}$/;
 const NUMBER = /^[1-9][0-9]{0,14}$/;
 const HEX = /^(?:0x)?([0-9a-fA-F]+)$/;
 const LEADING_ZEROS = /^0+/;
 const MAX_TRAPDOORS = 1_000;
+const MAX_SERVED = 1_000;
 
 /**
  * The join's proof of work: a time-lock puzzle (Rivest, Shamir and Wagner, 1996). The client
- * computes y = x^(2^T) mod N by T squarings in a row; the server, which knows N's factors, knows
+ * computes y = x^(2^T) mod N by T squarings in a row; the server, which knows N's factors, computes
  * the answer mod p at once (2^T reduced mod p−1: one 512-bit exponentiation, Trapdoor.answerModP),
  * which settles a solution as well as the whole answer would.
  *
- * The server computes it when it issues the challenge and signs it into the challenge:
- * `w1.<product>.<user tag>.<expires ms>.<T>.<nonce>.<MAC>`, where MAC = HMAC-SHA256(key, N's id +
- * "." + fields + "." + (y mod p) in hex)[:16]. Checking a solution is then its residue mod p and one
- * HMAC (a few µs; bench/join-work-cost.ts), and the same MAC proves the challenge is one
- * this service issued, unaltered, for this user, sale, product and T, and not expired. Single use is the
- * caller's part: the nonce is claimed in Redis with the ticket (scripts/join.ts). The base x is an
- * HMAC of the fields, so nobody but the service chooses it.
+ * The challenge is the sale's, not the user's: `w2.<product>.<minute ms>.<T>.<MAC>`, MAC =
+ * HMAC-SHA256(key, N's id + "." + fields)[:16], one per minute, the same to every client and on
+ * every instance. It costs nothing per client to hand out (the route answers it from memory, and a
+ * cache may keep it for the rest of its minute), and nobody can know a minute's challenge before
+ * the service serves it, so no work starts before the queue opens or outlives its expiry. Each
+ * client binds its own puzzle to the challenge, its user and a nonce of its choosing (solve.ts:
+ * x = H(challenge, nonce, user id) mod N), so a solution is good for one user, one product, one
+ * sale and T; single use is the caller's part: the solution's name (H's first 16 bytes) is claimed
+ * in Redis with the ticket (scripts/join.ts). Checking a join costs the server the exponentiation
+ * (bench/join-work-cost.ts) and is done only after every cheap check passed.
  */
 export class JoinWork {
   private readonly signing: KeyObject;
-  private readonly bases: KeyObject;
-  private readonly primes: Buffer;
   private readonly trapdoors = new Map<string, Promise<Trapdoor>>();
+  private readonly primes: Buffer;
+  private served = new Map<string, JoinWorkChallenge>();
 
   constructor(waitingRoomKey: Buffer) {
     const derive = (info: string) =>
       Buffer.from(hkdfSync('sha256', waitingRoomKey, Buffer.alloc(0), `flash-sale join work: ${info}`, 32));
     this.signing = createSecretKey(derive('signature'));
-    this.bases = createSecretKey(derive('base'));
     this.primes = derive('primes');
   }
 
+  /** The sale's challenge of this minute (the same object for the whole minute). */
   async challenge(subject: JoinWorkSubject, nowMs: number): Promise<JoinWorkChallenge> {
     const trapdoor = await this.trapdoor(subject);
-    const expiresAtMs = nowMs + CHALLENGE_TTL_MS + Math.ceil(subject.squarings * MS_PER_SQUARING);
-    const nonce = randomBytes(12).toString('base64url');
-    const body = ['w1', subject.productId, subject.userTag, String(expiresAtMs), String(subject.squarings), nonce].join(
-      '.',
-    );
-    const x = this.base(body, trapdoor);
-    const yModP = trapdoor.answerModP(x, subject.squarings);
-    return {
-      challenge: `${body}.${this.mac(body, yModP, trapdoor).toString('base64url')}`,
-      modulus: trapdoor.modulusHex,
-      base: x.toString(16),
-      squarings: subject.squarings,
-      expiresAt: new Date(expiresAtMs).toISOString(),
-    };
+    const windowMs = nowMs - (nowMs % CHALLENGE_WINDOW_MS);
+    const body = ['w2', subject.productId, String(windowMs), String(subject.squarings)].join('.');
+    const cacheKey = `${trapdoor.id}.${body}`;
+    let known = this.served.get(cacheKey);
+    if (!known) {
+      // Only this minute's challenges are served: the map starts again when it fills with old ones.
+      if (this.served.size >= MAX_SERVED) this.served = new Map();
+      known = {
+        challenge: `${body}.${this.mac(body, trapdoor).toString('base64url')}`,
+        modulus: trapdoor.modulusHex,
+        squarings: subject.squarings,
+        expiresAt: new Date(expiryOf(windowMs, subject.squarings)).toISOString(),
+      };
+      this.served.set(cacheKey, known);
+    }
+    return known;
   }
 
-  /** The nonce to claim when `work` is a solved, unexpired challenge of this subject; null otherwise. */
-  async check(subject: JoinWorkSubject, work: { challenge: string; solution: string }, nowMs: number) {
-    const { challenge, solution } = work;
-    if (challenge.length > MAX_CHALLENGE || solution.length > MAX_SOLUTION) return null;
+  /** The solution's name to claim when `work` solves an unexpired challenge of this sale for this user; null otherwise. */
+  async check(subject: JoinWorkSubject, userId: string, work: JoinWorkAnswer, nowMs: number) {
+    const { challenge, nonce, solution } = work;
+    if (challenge.length > MAX_CHALLENGE || solution.length > MAX_SOLUTION || !JOIN_WORK_NONCE.test(nonce)) return null;
     const cut = challenge.lastIndexOf('.');
     const body = challenge.slice(0, cut);
     const fields = body.split('.');
     if (
       cut < 0 ||
-      fields.length !== 6 ||
-      fields[0] !== 'w1' ||
+      fields.length !== 4 ||
+      fields[0] !== 'w2' ||
       fields[1] !== subject.productId ||
-      fields[2] !== subject.userTag ||
-      !NUMBER.test(fields[3]) ||
-      Number(fields[3]) <= nowMs ||
-      fields[4] !== String(subject.squarings) ||
-      !NONCE.test(fields[5])
+      !NUMBER.test(fields[2]) ||
+      fields[3] !== String(subject.squarings)
     )
       return null;
+    const windowMs = Number(fields[2]);
+    const expiresAtMs = expiryOf(windowMs, subject.squarings);
+    if (windowMs > nowMs || expiresAtMs <= nowMs) return null;
     const hex = HEX.exec(solution);
     if (!hex) return null;
     const trapdoor = await this.trapdoor(subject);
+    const given = Buffer.from(challenge.slice(cut + 1), 'base64url');
+    if (given.length !== SIGNATURE_BYTES || !timingSafeEqual(given, this.mac(body, trapdoor))) return null;
     // A number below N (hex strings of one length compare as their numbers do), judged by its residue mod p.
     const digits = hex[1].toLowerCase().replace(LEADING_ZEROS, '');
     const width = trapdoor.bytes * 2;
     if (digits.length > width || digits.padStart(width, '0') >= trapdoor.modulusHex.padStart(width, '0')) return null;
-    const yModP = trapdoor.modP(BigInt(`0x${digits || '0'}`));
-    const given = Buffer.from(challenge.slice(cut + 1), 'base64url');
-    if (given.length !== SIGNATURE_BYTES || !timingSafeEqual(given, this.mac(body, yModP, trapdoor))) return null;
-    return { nonce: fields[5], expiresAtMs: Number(fields[3]) } satisfies CheckedWork;
+    const { x, name } = joinWorkBase(challenge, nonce, userId, trapdoor.n);
+    if (trapdoor.modP(BigInt(`0x${digits || '0'}`)) !== trapdoor.answerModP(x, subject.squarings)) return null;
+    return { nonce: name, expiresAtMs } satisfies CheckedWork;
   }
 
   /** The sale's trapdoor: derived once per product and instance (a few ms, off the event loop), then kept. */
@@ -133,19 +145,18 @@ export class JoinWork {
     return known;
   }
 
-  /** x: 1024 bits of HMAC-SHA512 of the challenge's fields, reduced mod N. */
-  private base(body: string, trapdoor: Trapdoor): bigint {
-    const wide = Buffer.concat([
-      createHmac('sha512', this.bases).update(`${body}|1`).digest(),
-      createHmac('sha512', this.bases).update(`${body}|2`).digest(),
-    ]);
-    return BigInt(`0x${wide.toString('hex')}`) % trapdoor.n;
-  }
-
-  private mac(body: string, yModP: bigint, trapdoor: Trapdoor): Buffer {
-    return createHmac('sha256', this.signing)
-      .update(`${trapdoor.id}.${body}.${yModP.toString(16).padStart(trapdoor.primeHexWidth, '0')}`)
-      .digest()
-      .subarray(0, SIGNATURE_BYTES);
+  private mac(body: string, trapdoor: Trapdoor): Buffer {
+    return createHmac('sha256', this.signing).update(`${trapdoor.id}.${body}`).digest().subarray(0, SIGNATURE_BYTES);
   }
 }
+
+/**
+ * The challenge route's Cache-Control: the answer is public and the same for everyone until its
+ * minute ends, so a CDN or browser may keep it that long and spare the API the requests.
+ */
+export const challengeCacheControl = (nowMs: number): string =>
+  `public, max-age=${Math.ceil((CHALLENGE_WINDOW_MS - (nowMs % CHALLENGE_WINDOW_MS)) / 1000)}`;
+
+/** A challenge of the minute starting at windowMs joins until then. */
+const expiryOf = (windowMs: number, squarings: number): number =>
+  windowMs + CHALLENGE_WINDOW_MS + CHALLENGE_TTL_MS + Math.ceil(squarings * MS_PER_SQUARING);
