@@ -39,6 +39,8 @@ export interface CheckedWork {
 export const CHALLENGE_WINDOW_MS = 60_000;
 export const CHALLENGE_TTL_MS = 120_000;
 const MS_PER_SQUARING = 0.025;
+// Instances' clocks may differ by this much: a minute's challenge served by one joins on all.
+const CLOCK_SKEW_MS = 5_000;
 const MAX_CHALLENGE = 256;
 const MAX_SOLUTION = 1024;
 const SIGNATURE_BYTES = 16;
@@ -117,7 +119,7 @@ export class JoinWork {
       return null;
     const windowMs = Number(fields[2]);
     const expiresAtMs = expiryOf(windowMs, subject.squarings);
-    if (windowMs > nowMs || expiresAtMs <= nowMs) return null;
+    if (windowMs > nowMs + CLOCK_SKEW_MS || expiresAtMs <= nowMs) return null;
     const hex = HEX.exec(solution);
     if (!hex) return null;
     const trapdoor = await this.trapdoor(subject);
