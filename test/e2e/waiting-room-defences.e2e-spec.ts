@@ -129,7 +129,10 @@ describe('waiting room defences', () => {
         saleStartsAt: new Date(Date.now() + 3_600_000).toISOString(),
         waitingRoom: { joinWork: { squarings: 2_000 }, preQueueS: 60 } as never,
       });
-      expectContractError(await challengeOf(later.id), 403, 'SALE_NOT_ACTIVE');
+      const notOpen = await challengeOf(later.id);
+      expectContractError(notOpen, 403, 'SALE_NOT_ACTIVE');
+      // A refusal is not for caches to keep: the queue opens on its own time.
+      expect(notOpen.headers['cache-control'] ?? '').not.toMatch(/public/);
     });
 
     it('refuses a join without work, takes solved work, and gives the ticket back without new work', async () => {

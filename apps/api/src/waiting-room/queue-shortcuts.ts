@@ -49,8 +49,12 @@ export function installQueueShortcuts(
   const challenge: Shortcut = (request, reply, done) => {
     const { id } = request.params as { id?: string };
     if (!isPositiveId(id)) return done();
-    void reply.header('Cache-Control', challengeCacheControl(Date.now()));
-    answer(deps.room.challenge(id), reply, done);
+    // Only a challenge may be kept: a refusal (not open yet, no work) must not outlive its moment.
+    const served = deps.room.challenge(id).then((challenge) => {
+      void reply.header('Cache-Control', challengeCacheControl(Date.now()));
+      return challenge;
+    });
+    answer(served, reply, done);
   };
   const shortcuts: Record<QueueShortcutKind, { method: string; hook: Shortcut }> = {
     poll: { method: 'GET', hook: poll },
