@@ -7,21 +7,17 @@
  * process, so solves run on a few worker threads and the event loop keeps driving every other
  * client meanwhile.
  */
-import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { JoinWorkAnswer } from '../../apps/api/src/waiting-room/join-work/join-work';
-import type { JoinWorkPuzzle } from '../../apps/api/src/waiting-room/join-work/solve';
+import { newJoinWorkNonce, type JoinWorkPuzzle } from '../../apps/api/src/waiting-room/join-work/solve';
 import { Population } from './populations';
 
 /** The API's own client solver (framework-free): the main thread's reference for the workers' loop. */
-export { joinWorkBase, solveJoinWork } from '../../apps/api/src/waiting-room/join-work/solve';
+export { joinWorkBase, newJoinWorkNonce, solveJoinWork } from '../../apps/api/src/waiting-room/join-work/solve';
 
 /** What GET /products/:id/queue/challenge gives to solve: the challenge, N in hex, and T. */
 export type JoinWorkChallenge = JoinWorkPuzzle;
-
-/** A fresh nonce for one join: 16 random bytes, 22 base64url characters. */
-export const newJoinWorkNonce = (): string => randomBytes(16).toString('base64url');
 
 /**
  * solveJoinWork for a worker thread (plain JS: a worker does not load TypeScript; the spec holds

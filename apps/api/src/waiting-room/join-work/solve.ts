@@ -21,6 +21,9 @@ export interface JoinWorkPuzzle {
 /** A nonce: 16 to 43 base64url characters (the client's choice; 16 random bytes make 22). */
 export const JOIN_WORK_NONCE = /^[A-Za-z0-9_-]{16,43}$/;
 
+/** A fresh nonce for one join: 16 random bytes, 22 base64url characters. */
+export const newJoinWorkNonce = (): string => randomBytes(16).toString('base64url');
+
 /**
  * The puzzle's base and the solution's single-use name, from the challenge, the client's nonce and
  * the user id: the two halves of H = SHA-512 over "<challenge>\n<nonce>\n<user id>\n1" and "...\n2"
@@ -42,7 +45,7 @@ export function joinWorkBase(challenge: string, nonce: string, userId: string, n
 export function solveJoinWork(
   puzzle: JoinWorkPuzzle,
   userId: string,
-  nonce = randomBytes(16).toString('base64url'),
+  nonce = newJoinWorkNonce(),
 ): { challenge: string; nonce: string; solution: string } {
   const n = BigInt(`0x${puzzle.modulus}`);
   let y = joinWorkBase(puzzle.challenge, nonce, userId, n).x;
