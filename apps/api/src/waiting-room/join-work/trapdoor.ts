@@ -31,11 +31,6 @@ export class Trapdoor {
     this.primeBytes = PRIME_BITS / 8;
   }
 
-  /** p's width in hex digits: the signed half of an answer is written this wide. */
-  get primeHexWidth(): number {
-    return this.primeBytes * 2;
-  }
-
   /**
    * x^(2^T) mod p, the short way: with the exponent 2^T mod (p−1), one 512-bit exponentiation
    * (OpenSSL's BN_mod_exp behind a Diffie-Hellman object whose private key is the exponent, about
