@@ -67,12 +67,16 @@ describe('DistributedLock under faults', () => {
 
   it('reports renewalFailed and then lost when Redis goes away under a watched lock', async () => {
     const flaky = await RedisFixture.start();
-    const flakyLocks = new DistributedLock(flaky.client(), {});
+    // As the app configures its clients: a command with no connection fails at once instead of
+    // waiting in the offline queue for reconnection attempts, whose timing a loaded machine stretches
+    // past the lease (the renewal then never failed before the validity ran out).
+    const client = flaky.client({ enableOfflineQueue: false });
+    if (client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));
+    const flakyLocks = new DistributedLock(client, {});
     const events: string[] = [];
     flakyLocks.on('renewalFailed', () => events.push('renewalFailed'));
     flakyLocks.on('lost', () => events.push('lost'));
-    // A lease long enough that a renewal's failure (a dead socket's error) comes back within it on a loaded machine.
-    const outcome = flakyLocks.using('flaky', { ttlMs: 1500 }, async (signal) => {
+    const outcome = flakyLocks.using('flaky', { ttlMs: 3000 }, async (signal) => {
       await flaky.server.kill();
       await new Promise((resolve) => signal.addEventListener('abort', resolve));
     });
