@@ -53,8 +53,8 @@ const MAX_SERVED = 1_000;
 /**
  * The join's proof of work: a time-lock puzzle (Rivest, Shamir and Wagner, 1996). The client
  * computes y = x^(2^T) mod N by T squarings in a row; the server, which knows N's factors, computes
- * the answer mod p at once (2^T reduced mod p−1: one 512-bit exponentiation, Trapdoor.answerModP),
- * which settles a solution as well as the whole answer would.
+ * the answer mod its 320-bit factor p at once (2^T reduced mod p−1: one exponentiation,
+ * Trapdoor.answerModP), which settles a solution as well as the whole answer would.
  *
  * The challenge is the sale's, not the user's: `w2.<product>.<minute ms>.<T>.<MAC>`, MAC =
  * HMAC-SHA256(key, N's id + "." + fields)[:16], one per minute, the same to every client and on

@@ -1,6 +1,16 @@
-import { checkPrime, createDiffieHellman, createHash, createHmac, DiffieHellman } from 'node:crypto';
+import { checkPrime, constants, createHash, createHmac, createPublicKey, KeyObject, publicEncrypt } from 'node:crypto';
 
-const PRIME_BITS = 512;
+/**
+ * N = p·q is 1024 bits, as a client squares it; p, the prime the server checks by, is the shorter
+ * factor. A check costs one exponentiation mod p, so p's length sets the server's cost (320 bits:
+ * 27 µs on this project's host against 45 µs at 512, bench/join-work-cost.ts), while N's length
+ * sets the client's. Finding p without the key means factoring N: the number field sieve's cost
+ * follows N's 1,024 bits, out of reach, and the one method a short factor helps, the elliptic
+ * curve method, has never found a factor of more than 83 decimal digits (p has 96). Each sale
+ * draws a new N.
+ */
+const CHECK_PRIME_BITS = 320;
+const COFACTOR_BITS = 704;
 
 /**
  * A sale's join-work modulus N = p·q and its trapdoor (p and q), the same on every instance
@@ -18,29 +28,32 @@ export class Trapdoor {
   /** A short name of N (hex of 64 bits of its SHA-256), signed into challenges: a challenge of another sale never passes. */
   readonly id: string;
   private readonly primeBytes: number;
-  private readonly exponents = new Map<number, DiffieHellman>();
+  private readonly exponents = new Map<number, KeyObject>();
 
   constructor(
-    private readonly p: bigint,
+    /** The check prime: the secret, never shown outside the process. */
+    readonly p: bigint,
     q: bigint,
   ) {
     this.n = p * q;
     this.modulusHex = this.n.toString(16);
     this.bytes = Math.ceil(this.modulusHex.length / 2);
     this.id = createHash('sha256').update(this.modulusHex).digest('hex').slice(0, 16);
-    this.primeBytes = PRIME_BITS / 8;
+    this.primeBytes = Math.ceil(p.toString(16).length / 2);
   }
 
   /**
-   * x^(2^T) mod p, the short way: with the exponent 2^T mod (p−1), one 512-bit exponentiation
-   * (OpenSSL's BN_mod_exp behind a Diffie-Hellman object whose private key is the exponent, about
-   * 10x BigInt's; one object per T). The answer mod p alone settles a solution: nobody without p
-   * can find a number that agrees with x^(2^T) mod p other than by computing x^(2^T) mod N (T
-   * squarings), and a guess agrees with it once in 2^511. The half mod q would double the
-   * server's work and add nothing.
+   * x^(2^T) mod p, the short way: with the exponent 2^T mod (p−1), one exponentiation mod p. It is
+   * OpenSSL's, as the public operation of an RSA key whose "modulus" is p and whose "exponent" is
+   * that number (raw, no padding: m^e mod n is all it computes), about 10x BigInt's; one key per
+   * T. The answer mod p alone settles a solution: nobody without p can find a number that agrees
+   * with x^(2^T) mod p other than by computing x^(2^T) mod N (T squarings), and a guess agrees
+   * with it once in 2^319. The half mod q would cost the server more and add nothing.
    */
   answerModP(x: bigint, squarings: number): bigint {
-    return power(this.exponentFor(squarings), x % this.p, this.p, this.primeBytes, squarings);
+    const key = this.exponentFor(squarings);
+    const input = bigIntToBytes(x % this.p, this.primeBytes);
+    return bytesToBigInt(publicEncrypt({ key, padding: constants.RSA_NO_PADDING }, input));
   }
 
   /** A solution's residue mod p, to compare with answerModP. */
@@ -48,11 +61,11 @@ export class Trapdoor {
     return y % this.p;
   }
 
-  private exponentFor(squarings: number): DiffieHellman {
+  private exponentFor(squarings: number): KeyObject {
     let known = this.exponents.get(squarings);
     if (!known) {
       if (this.exponents.size >= 16) this.exponents.clear();
-      known = exponentiator(this.p, squarings);
+      known = exponentiator(this.p, this.primeBytes, squarings);
       this.exponents.set(squarings, known);
     }
     return known;
@@ -62,19 +75,18 @@ export class Trapdoor {
 /** The trapdoor of (key, product, seed): deterministic, and the same on every instance. */
 export async function deriveTrapdoor(key: Buffer, productId: string, seed: Buffer): Promise<Trapdoor> {
   const drbg = new HmacDrbg(
-    Buffer.concat([lengthPrefixed(Buffer.from('flash-sale join work v1')), lengthPrefixed(key)]),
+    Buffer.concat([lengthPrefixed(Buffer.from('flash-sale join work v2')), lengthPrefixed(key)]),
     Buffer.concat([lengthPrefixed(Buffer.from(productId, 'utf8')), lengthPrefixed(seed)]),
   );
-  const p = await primeFrom(drbg);
-  let q = await primeFrom(drbg);
-  while (q === p) q = await primeFrom(drbg);
+  const p = await primeFrom(drbg, CHECK_PRIME_BITS);
+  const q = await primeFrom(drbg, COFACTOR_BITS);
   return new Trapdoor(p, q);
 }
 
-/** A 512-bit prime: a DRBG draw with its two top bits and its low bit set, then the next prime up. */
-async function primeFrom(drbg: HmacDrbg): Promise<bigint> {
-  const top = 3n << BigInt(PRIME_BITS - 2);
-  let candidate = bytesToBigInt(drbg.generate(PRIME_BITS / 8)) | top | 1n;
+/** A prime of `bits` bits: a DRBG draw with its two top bits and its low bit set, then the next prime up. */
+async function primeFrom(drbg: HmacDrbg, bits: number): Promise<bigint> {
+  const top = 3n << BigInt(bits - 2);
+  let candidate = bytesToBigInt(drbg.generate(bits / 8)) | top | 1n;
   // checkPrime runs in libuv's pool (trial division, then Miller-Rabin): the event loop stays free.
   while (!(await isPrime(candidate))) candidate += 2n;
   return candidate;
@@ -138,18 +150,9 @@ export function modPow(base: bigint, exponent: bigint, modulus: bigint): bigint 
   return result;
 }
 
-/** A Diffie-Hellman object over `prime` whose private key is 2^T mod (prime−1): computeSecret(v) = v^(2^T) mod prime. */
-function exponentiator(prime: bigint, squarings: number): DiffieHellman {
-  const bytes = PRIME_BITS / 8;
-  const dh = createDiffieHellman(bigIntToBytes(prime, bytes), Buffer.from([2]));
-  dh.setPrivateKey(bigIntToBytes(modPow(2n, BigInt(squarings), prime - 1n), bytes));
-  return dh;
-}
-
-/** v^(2^T) mod prime; OpenSSL refuses v ∈ {0, 1, prime−1} as a peer's key (chance 2^-510), so those take BigInt. */
-function power(dh: DiffieHellman, v: bigint, prime: bigint, bytes: number, squarings: number): bigint {
-  if (v > 1n && v < prime - 1n) {
-    return bytesToBigInt(dh.computeSecret(bigIntToBytes(v, bytes)));
-  }
-  return modPow(v, modPow(2n, BigInt(squarings), prime - 1n), prime);
+/** An RSA public key over `prime` whose exponent is 2^T mod (prime−1): its raw public operation on v is v^(2^T) mod prime. */
+function exponentiator(prime: bigint, bytes: number, squarings: number): KeyObject {
+  const exponent = modPow(2n, BigInt(squarings), prime - 1n);
+  const jwkNumber = (value: bigint) => bigIntToBytes(value, bytes).toString('base64url');
+  return createPublicKey({ key: { kty: 'RSA', n: jwkNumber(prime), e: jwkNumber(exponent) }, format: 'jwk' });
 }
