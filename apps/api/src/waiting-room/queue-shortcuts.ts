@@ -28,7 +28,7 @@ export function installQueueShortcuts(
     const { id, ticket } = request.params as { id?: string; ticket?: string };
     if (!isPositiveId(id)) return done();
     answer(
-      deps.limit.poll(id, ticket ?? '').then(() => deps.room.poll(id, ticket ?? '')),
+      deps.limit.poll(id, ticket ?? '').then((claims) => deps.room.poll(id, ticket ?? '', claims)),
       reply,
       done,
     );

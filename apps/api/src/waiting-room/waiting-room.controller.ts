@@ -157,8 +157,8 @@ export class WaitingRoomController {
   @ApiResponse(RATE_LIMITED("this ticket's (RATE_LIMIT_PER_SECOND)"))
   @ApiResponse(UNAVAILABLE)
   async poll(@Param('id', ParseIdPipe) productId: string, @Param('ticket') ticket: string): Promise<TicketStatusView> {
-    await this.limit.poll(productId, ticket);
-    return this.room.poll(productId, ticket);
+    const claims = await this.limit.poll(productId, ticket);
+    return this.room.poll(productId, ticket, claims);
   }
 
   @Get(':id/queue')

@@ -141,8 +141,12 @@ export class WaitingRoomService {
     return this.work.check({ productId: terms.id, seed, squarings }, userId, work, now);
   }
 
-  async poll(productId: string, rawTicket: string): Promise<TicketStatusView> {
-    const claims = this.signer.readTicket(rawTicket);
+  /** A ticket's status; `claims`: the ticket as the route's budget already verified and read it (null: not a ticket of this product). */
+  async poll(
+    productId: string,
+    rawTicket: string,
+    claims: TicketClaims | null = this.signer.readTicket(rawTicket),
+  ): Promise<TicketStatusView> {
     if (!claims || claims.productId !== productId) throw ticketInvalid();
     const terms = await this.termsOf(productId);
     // The ticket is echoed as it came: it was just verified, and signing it again would cost a second HMAC.
