@@ -117,7 +117,7 @@ let rr = 0;
 
 /**
  * One purchase as a careful client makes it: its own Idempotency-Key, retried on 503, 429 and
- * transport errors (honouring Retry-After, capped) against the next instance with the same key.
+ * transport errors (never before Retry-After) against the next instance with the same key.
  */
 export async function buyOnce(user: string, key: string, o: BuyOptions): Promise<AttemptResult> {
   const result: AttemptResult = { user, key, final: 'gave-up', last: 'none', orderIds: [], attempts: 0 };
@@ -158,8 +158,13 @@ export async function buyOnce(user: string, key: string, o: BuyOptions): Promise
       result.orderId = result.orderIds[result.orderIds.length - 1];
       return result;
     }
-    const hinted = !isAnswer(res) ? 200 : Number(res.headers['retry-after'] ?? 0) * 1000 || 200;
-    await sleep(Math.min(o.retryCapMs ?? 1000, hinted) * (0.5 + Math.random() * 0.5));
+    // Never before Retry-After: the instance that gave it refuses an earlier retry, and one sent
+    // when it cannot have been in flight starts the wait again (a client retrying at half the
+    // hint kept restarting it until its attempts ran out). The cap bounds only the jitter and the
+    // pause after an answer without a hint.
+    const capMs = o.retryCapMs ?? 1000;
+    const hintedMs = isAnswer(res) ? Number(res.headers['retry-after'] ?? 0) * 1000 : 0;
+    await sleep(hintedMs > 0 ? hintedMs + Math.min(capMs, hintedMs) * Math.random() * 0.2 : Math.min(capMs, 200) * (0.5 + Math.random() * 0.5));
   }
   return result;
 }
