@@ -180,6 +180,14 @@ export function retryAfterMs(res: ApiResponse): number | undefined {
   return Number(value) * 1000;
 }
 
+/**
+ * The pause before retrying an answer that named Retry-After: never sooner (the instance that gave
+ * it refuses an earlier purchase and may start the wait again), up to a fifth later, that jitter
+ * capped at capMs.
+ */
+export const retryPauseMs = (hintedMs: number, capMs: number): number =>
+  Math.max(hintedMs, Math.min(capMs, hintedMs) * (1 + Math.random() * 0.2));
+
 export interface RetryOutcome<T = any> {
   final: ApiResponse<T>;
   attempts: number;
@@ -207,7 +215,7 @@ export async function withRetry<T>(send: () => Promise<ApiResponse<T>>, maxAttem
     history.push(res);
     if ((res.status !== 503 && res.status !== 429) || attempt >= maxAttempts) return { final: res, attempts: attempt, history };
     const hinted = retryAfterMs(res) ?? 200;
-    await sleep(Math.max(hinted, Math.min(capMs, hinted) * (1 + Math.random() * 0.2)));
+    await sleep(retryPauseMs(hinted, capMs));
   }
 }
 

@@ -1,4 +1,4 @@
-import { ApiResponse, eventually, httpSender, sleep } from '../../support/api-client';
+import { ApiResponse, eventually, httpSender, retryAfterMs, retryPauseMs, sleep } from '../../support/api-client';
 import { auth } from '../../support/tokens';
 import { HistoryLog } from '../../../scripts/history/writer';
 import { answerFields } from './history';
@@ -158,13 +158,11 @@ export async function buyOnce(user: string, key: string, o: BuyOptions): Promise
       result.orderId = result.orderIds[result.orderIds.length - 1];
       return result;
     }
-    // Never before Retry-After: the instance that gave it refuses an earlier retry, and one sent
-    // when it cannot have been in flight starts the wait again (a client retrying at half the
-    // hint kept restarting it until its attempts ran out). The cap bounds only the jitter and the
-    // pause after an answer without a hint.
+    // Never before Retry-After (a client retrying at half the hint kept restarting the wait until
+    // its attempts ran out); the cap bounds only the jitter and the pause after an answer without one.
     const capMs = o.retryCapMs ?? 1000;
-    const hintedMs = isAnswer(res) ? Number(res.headers['retry-after'] ?? 0) * 1000 : 0;
-    await sleep(hintedMs > 0 ? hintedMs + Math.min(capMs, hintedMs) * Math.random() * 0.2 : Math.min(capMs, 200) * (0.5 + Math.random() * 0.5));
+    const hintedMs = isAnswer(res) ? retryAfterMs(res) : undefined;
+    await sleep(hintedMs ? retryPauseMs(hintedMs, capMs) : Math.min(capMs, 200) * (0.5 + Math.random() * 0.5));
   }
   return result;
 }
