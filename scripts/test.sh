@@ -32,6 +32,7 @@ if [ "$in_git" = 1 ]; then before="$(tree_state)"; fi
 bash scripts/ensure-install.sh
 npm run --silent build >/dev/null
 
+# bash 3.2 (macOS) calls an empty "${args[@]}" unbound under set -u: expand it only when set.
 args=("$@")
 suites_run=0
 
@@ -40,12 +41,12 @@ suite() {
   local project="$1"
   shift
   # --listTests prints the matching files as absolute paths (after a "Running one project" line).
-  if [ "${#args[@]}" -gt 0 ] && ! bash scripts/jest.sh "${args[@]}" --listTests --selectProjects "$project" 2>/dev/null | grep -q '^/'; then
+  if [ "${#args[@]}" -gt 0 ] && ! bash scripts/jest.sh ${args[@]+"${args[@]}"} --listTests --selectProjects "$project" 2>/dev/null | grep -q '^/'; then
     echo "npm test: no $project test matches '${args[*]}'; $project skipped"
     return 0
   fi
   # Flags before the arguments: --selectProjects would read a path given right after it as a project.
-  bash scripts/jest.sh --selectProjects "$project" "$@" --forceExit "${args[@]}"
+  bash scripts/jest.sh --selectProjects "$project" "$@" --forceExit ${args[@]+"${args[@]}"}
   suites_run=$((suites_run + 1))
 }
 

@@ -8,9 +8,13 @@ import { API_NODE_FLAGS } from './api-process';
 describe('the API node flags', () => {
   const entry = 'dist/apps/api/main.js';
 
-  it('npm start runs the built API with them', () => {
-    const start: string = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start;
-    expect(start).toBe(['node', ...API_NODE_FLAGS, entry].join(' '));
+  it('npm start and npm run start:prod run the built API with them, on the Node floor', () => {
+    const scripts = JSON.parse(readFileSync('package.json', 'utf8')).scripts;
+    expect(scripts.start).toBe('bash scripts/start.sh');
+    expect(scripts['start:prod']).toBe('bash scripts/start.sh');
+    const startScript = readFileSync('scripts/start.sh', 'utf8');
+    expect(startScript).toContain('source scripts/node-floor.sh');
+    expect(startScript).toContain(`exec ${['node', ...API_NODE_FLAGS, entry].join(' ')} "$@"`);
   });
 
   it('the Docker image runs the built API with them', () => {

@@ -42,7 +42,8 @@ printf '%s\n' '{ "compilerOptions": { "target": "es2022", "module": "commonjs", 
 
 # Their test tools, at their versions (installed once; kept between runs).
 tools=(mocha chai chai-as-promised sinon sinon-chai ioredis ioredis-mock @swc-node/register @swc/core typescript)
-specs=$(node -e 'const d = require(process.argv[1]).devDependencies; console.log(process.argv.slice(2).map((n) => `${n}@${d[n].replace(/^\^/, "")}`).join(" "))' "$work/their-package.json" "${tools[@]}")
+# shellcheck disable=SC2016 # the single quotes hold JavaScript, for node, not the shell
+specs=$(node -e 'const d = require(process.argv[1]).devDependencies; console.log(process.argv.slice(2).map((n) => `${n}@${d[n].replace(/^\^/, "")}`).join(" "))' "$work/their-package.json" ${tools[@]+"${tools[@]}"})
 if [ "$(cat "$work/installed" 2>/dev/null)" != "$specs" ]; then
   [ -f "$suite/package.json" ] || printf '{ "private": true }\n' >"$suite/package.json"
   # shellcheck disable=SC2086
