@@ -15,7 +15,9 @@ import { ownDatabaseAs } from '../../scripts/infra/databases';
  * `--people` people from distinct client addresses arriving over a `--pre-queue-s` pre-queue, and
  * a bot operator of `--bots` accounts over `--bot-addresses` addresses (joining at the first
  * instant, polling at the per-ticket limit, buying the moment they are admitted). The
- * configurations (`--configs`: none = no bots, defaults, jpa3 = `joinsPerAddress` 3, work = join
+ * configurations (`--configs`: none = no bots, defaults, jpa3 = `joinsPerAddress` 3, jpa3v6 = the
+ * same with every bot account claiming its own address of one IPv6 /64 through a trusted
+ * X-Forwarded-For (the API trusts loopback, as behind a balancer), work = join
  * work of `--squarings`, plain = the same people and bots buying without a waiting room, bots
  * re-sending a refused purchase every 10 ms) alternate over `--runs` rounds, each run on a fresh
  * production-mode instance with the API's default rate limits, on its own database and Redis.
@@ -25,7 +27,7 @@ import { ownDatabaseAs } from '../../scripts/infra/databases';
  *
  * `npm run bench:bots -- --runs 3` (builds first).
  */
-const CONFIGS = ['none', 'defaults', 'jpa3', 'work', 'plain'] as const;
+const CONFIGS = ['none', 'defaults', 'jpa3', 'jpa3v6', 'work', 'plain'] as const;
 type Config = (typeof CONFIGS)[number];
 
 async function main(): Promise<void> {
@@ -96,6 +98,9 @@ async function oneSale(
       METRICS_PORT: String(await freePort()),
       DB_MIGRATE: 'true',
       ...(values['rate-limit-per-second'] ? { RATE_LIMIT_PER_SECOND: values['rate-limit-per-second'] } : {}),
+      // The generator's loopback sources stand for a balancer: people are their source address,
+      // a rotating bot the address it claims.
+      ...(config === 'jpa3v6' ? { TRUST_PROXY: 'loopback' } : {}),
     },
   });
   await api.start();
@@ -121,7 +126,8 @@ async function oneSale(
       check: true,
       databaseUrl,
       ...(config === 'none' ? {} : { bots: Number(values.bots), botAddresses: Number(values['bot-addresses']) }),
-      ...(config === 'jpa3' ? { joinsPerAddress: 3 } : {}),
+      ...(config === 'jpa3' || config === 'jpa3v6' ? { joinsPerAddress: 3 } : {}),
+      ...(config === 'jpa3v6' ? { botIpv6Rotation: true } : {}),
       ...(config === 'work' ? { joinWork: Number(values.squarings) } : {}),
     };
     return await runLoadTest(options);

@@ -17,6 +17,7 @@ const USAGE = `usage: npm run loadtest -- --url http://host:port [--url ...] (--
   [--pay-every N] [--cancel-every N] [--read-every-ms MS] [--payment-ttl-s S]
   waiting room: --waiting-room --users PEOPLE --duration S [--admit-per-second N] [--admission-ttl-s S] [--allow-remote]
     [--pre-queue-s S] [--reaction-ms MIN-MAX | MS] [--bots B [--bot-addresses A] [--bot-polls-per-second 20]]
+    [--bot-ipv6-rotation] (each bot also claims its own address of one IPv6 /64 in X-Forwarded-For: TRUST_PROXY=loopback)
     [--join-work SQUARINGS] [--joins-per-address N] [--solver-threads T]
     people arrive over the pre-queue (sale starts S s in), poll at pollAfterMs, buy after a reaction (default 1500-3000 ms
     with bots or a pre-queue, else 0); bots join at once, poll at the per-ticket limit, buy and retry at once. Each person
@@ -64,6 +65,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
       'allow-remote': { type: 'boolean' },
       bots: { type: 'string' },
       'bot-addresses': { type: 'string' },
+      'bot-ipv6-rotation': { type: 'boolean' },
       'bot-polls-per-second': { type: 'string' },
       'pre-queue-s': { type: 'string' },
       'reaction-ms': { type: 'string' },
@@ -104,6 +106,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     allowRemote: values['allow-remote'],
     bots: number('bots', values.bots),
     botAddresses: number('bot-addresses', values['bot-addresses']),
+    botIpv6Rotation: values['bot-ipv6-rotation'],
     botPollsPerSecond: number('bot-polls-per-second', values['bot-polls-per-second']),
     preQueueS: number('pre-queue-s', values['pre-queue-s']),
     reactionMs: values['reaction-ms'] === undefined ? undefined : parseReaction(values['reaction-ms']),

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { parseCliArgs } from './cli';
 import {
   arrivalOffsetsMs,
@@ -11,7 +12,7 @@ import {
   PopulationTrace,
 } from './populations';
 import { validateOptions } from './run-load-test';
-import { joinRetryMs } from './waiting-room-driver';
+import { joinRetryMs, sourceOf } from './waiting-room-driver';
 import { addressingFor } from './waiting-room-run';
 
 describe('the populations of a waiting-room run', () => {
@@ -67,6 +68,31 @@ describe('the populations of a waiting-room run', () => {
       ['bot', '127.1.0.1', 0, 0],
       ['bot', '127.1.0.2', 0, 0],
     ]);
+  });
+
+  it('lets a rotating operator claim an address per bot account, all inside one IPv6 /64', () => {
+    const plans = planAccounts(
+      {
+        people: 1,
+        bots: 300,
+        botAddresses: 2,
+        preQueueMs: 0,
+        reaction: { minMs: 0, maxMs: 0 },
+        loopback: true,
+        botIpv6Rotation: true,
+      },
+      () => 0.5,
+    );
+    const claims = plans.filter((p) => p.kind === 'bot').map((p) => p.claims!);
+    expect(new Set(claims).size).toBe(300);
+    for (const claim of claims) {
+      expect(isIP(claim)).toBe(6);
+      expect(claim.split(':').slice(0, 4).join(':')).toBe('2001:db8:b07:64');
+    }
+    // A person claims nothing; a bot sends from its loopback source and claims its own address.
+    expect(plans[0].claims).toBeUndefined();
+    expect(sourceOf(plans[1], 'loopback-source')).toEqual({ localAddress: '127.1.0.1', forwardedFor: claims[0] });
+    expect(sourceOf(plans[0], 'loopback-source')).toEqual({ localAddress: '127.0.1.1' });
   });
 
   it('sends a refused join again no sooner than its whole Retry-After, jitter bounded', () => {

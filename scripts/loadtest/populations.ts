@@ -74,6 +74,18 @@ export function botAddress(j: number, loopback: boolean): string {
   return address(loopback ? 127 : 10, 1, j, 0);
 }
 
+/**
+ * The /64 a rotating bot operator sends from (a documentation prefix, RFC 3849): one home line's
+ * IPv6 allocation, where every account can claim a fresh address.
+ */
+export const BOT_IPV6_PREFIX = '2001:db8:b07:64';
+
+/** Bot account k's own address inside BOT_IPV6_PREFIX's /64, as an X-Forwarded-For claims it. */
+export function rotatedBotAddress(k: number): string {
+  if (!(Number.isInteger(k) && k >= 0 && k < 2 ** 32)) throw new RangeError(`bot ${k}: outside the rotation`);
+  return `${BOT_IPV6_PREFIX}:${(k >>> 16).toString(16)}:${(k & 0xffff).toString(16)}:${Math.floor(Math.random() * 0xffff).toString(16)}:1`;
+}
+
 /** Which of the operator's `addresses` bot account k sends from: round-robin, so they hold as even a share as can be. */
 export const botAddressIndex = (k: number, addresses: number): number => k % addresses;
 
@@ -89,6 +101,11 @@ export interface AccountPlan {
   arriveAfterMs: number;
   /** Its pause between the ADMITTED answer and the purchase (0 for bots). */
   reactionMs: number;
+  /**
+   * The address it claims in X-Forwarded-For while sending from `address` (a trusted loopback
+   * source): a bot operator rotating through one IPv6 /64, an address per account.
+   */
+  claims?: string;
 }
 
 /** Everyone of the run, people first (in the order of their user ids), then the bots. */
@@ -100,6 +117,8 @@ export function planAccounts(
     preQueueMs: number;
     reaction: ReactionRange;
     loopback: boolean;
+    /** Each bot claims an address of its own inside one IPv6 /64 (X-Forwarded-For). */
+    botIpv6Rotation?: boolean;
   },
   random: () => number = Math.random,
 ): AccountPlan[] {
@@ -121,6 +140,7 @@ export function planAccounts(
       addressIndex: j,
       arriveAfterMs: 0,
       reactionMs: 0,
+      ...(p.botIpv6Rotation ? { claims: rotatedBotAddress(k) } : {}),
     };
   });
   return [...people, ...bots];

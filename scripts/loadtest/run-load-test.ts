@@ -129,6 +129,7 @@ function populationProblems(o: LoadTestOptions): string[] {
   if (o.botPollsPerSecond !== undefined && !(Number.isFinite(o.botPollsPerSecond) && o.botPollsPerSecond > 0))
     problems.push('--bot-polls-per-second must be a positive number');
   if (o.botAddresses !== undefined && !o.bots) problems.push('--bot-addresses must come with --bots');
+  if (o.botIpv6Rotation && !o.bots) problems.push('--bot-ipv6-rotation must come with --bots');
   if (o.bots && o.botAddresses !== undefined && o.botAddresses > o.bots)
     problems.push(`--bot-addresses ${o.botAddresses} must be at most --bots ${o.bots}`);
   if ((o.waitingRoom || o.bots !== undefined) && Number.isFinite(o.users) && o.users > MAX_PEOPLE_ADDRESSES)
@@ -239,6 +240,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
         people: o.users,
         bots,
         botAddresses: o.botAddresses ?? 1,
+        botIpv6Rotation: o.botIpv6Rotation,
         // People arrive over what is left of the pre-queue when the run begins.
         preQueueMs: o.preQueueS !== undefined && saleStartsAtMs !== null ? Math.max(0, saleStartsAtMs - startedAt) : 0,
         reaction,
@@ -272,6 +274,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
           people: o.users,
           bots,
           botAddresses: o.botAddresses ?? 1,
+          botIpv6Rotation: o.botIpv6Rotation,
           preQueueMs: 0,
           reaction: NO_REACTION,
           loopback: addressing === 'loopback-source',

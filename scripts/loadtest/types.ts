@@ -68,6 +68,12 @@ export interface LoadTestOptions {
   bots?: number;
   /** The client addresses the bots are spread over (round-robin). Default 1 with bots. */
   botAddresses?: number;
+  /**
+   * Every bot account claims a fresh address of one IPv6 /64 in X-Forwarded-For (from its loopback
+   * source address): an operator rotating inside one home line. The target must trust loopback
+   * (TRUST_PROXY=loopback).
+   */
+  botIpv6Rotation?: boolean;
   /** A bot's polls per second per ticket: the deployment's RATE_LIMIT_PER_SECOND. Default 20 (the API's default). */
   botPollsPerSecond?: number;
   /** The created product's sale starts this many seconds after the run begins, its pre-queue open from the start; people arrive over it. */

@@ -63,15 +63,15 @@ export class Clients {
 
   of(plan: AccountPlan | undefined): HttpTransport {
     if (!plan || !this.o.addressing) return this.shared;
-    let transport = this.byAddress.get(plan.address);
+    const key = plan.claims ?? plan.address;
+    let transport = this.byAddress.get(key);
     if (!transport) {
-      const source: ClientSource =
-        this.o.addressing === 'loopback-source' ? { localAddress: plan.address } : { forwardedFor: plan.address };
+      const source: ClientSource = sourceOf(plan, this.o.addressing);
       transport =
         plan.kind === 'bot'
           ? new GatedTransport(BOT_SOCKETS_PER_ADDRESS, BOT_SOCKETS_PER_ADDRESS, this.o.requestTimeoutMs, source)
           : new GatedTransport(this.peopleGate, PERSON_SOCKETS, this.o.requestTimeoutMs, source);
-      this.byAddress.set(plan.address, transport);
+      this.byAddress.set(key, transport);
     }
     return transport;
   }
@@ -80,6 +80,13 @@ export class Clients {
     this.shared.close();
     for (const transport of this.byAddress.values()) transport.close();
   }
+}
+
+/** Where an account's requests come from: its source address or its forwarded one, and what it claims. */
+export function sourceOf(plan: AccountPlan, addressing: 'loopback-source' | 'x-forwarded-for'): ClientSource {
+  const own: ClientSource =
+    addressing === 'loopback-source' ? { localAddress: plan.address } : { forwardedFor: plan.address };
+  return plan.claims === undefined ? own : { ...own, forwardedFor: plan.claims };
 }
 
 export async function driveWaitingRoom(options: QueueDriveOptions): Promise<PopulationTrace[]> {
