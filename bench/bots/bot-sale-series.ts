@@ -9,6 +9,7 @@ import { RedisServerProcess } from '../../test/support/redis-server';
 import { freePort } from '../../test/support/free-port';
 import { BENCH_AUDIENCE, BENCH_SECRET } from '../app/app-stack';
 import { ownDatabaseAs } from '../../scripts/infra/databases';
+import { buildBaseline, resolveCommit } from '../app/baseline-build';
 
 /**
  * Issue 48's sale, measured with the load test: `--stock` units through the waiting room,
@@ -24,6 +25,9 @@ import { ownDatabaseAs } from '../../scripts/infra/databases';
  * Every run's history is judged by the checker against Postgres. Prints one table row per run.
  * `--per-user-limit` sets the product's (1 by default) and `--rate-limit-per-second` the API's
  * RATE_LIMIT_PER_SECOND (its default when absent), for short-stock sales of several units each.
+ *
+ * `--baseline <git-ref>` runs the API of that commit's build instead (built into `.infra/baseline`,
+ * as the app bench's A/B does), for a before-and-after of a defence.
  *
  * `npm run bench:bots -- --runs 3` (builds first).
  */
@@ -47,8 +51,10 @@ async function main(): Promise<void> {
       connections: { type: 'string', default: '64' },
       'per-user-limit': { type: 'string' },
       'rate-limit-per-second': { type: 'string' },
+      baseline: { type: 'string' },
     },
   });
+  const entry = values.baseline ? buildBaseline(resolveCommit(values.baseline), console.log) : undefined;
   const configs = values.configs.split(',').map((c) => c.trim()) as Config[];
   for (const config of configs)
     if (!(CONFIGS as readonly string[]).includes(config)) throw new Error(`--configs: unknown "${config}"`);
@@ -63,7 +69,7 @@ async function main(): Promise<void> {
   for (let round = 1; round <= Number(values.runs); round++) {
     for (const config of configs) {
       const load = loadavg()[0];
-      const result = await oneSale(config, postgres.url, values);
+      const result = await oneSale(config, postgres.url, values, entry);
       const p = result.populations!;
       const checks =
         result.invariants.every((i) => i.ok || i.severity !== 'error') && result.historyCheck?.ok ? 'pass' : 'FAIL';
@@ -82,10 +88,12 @@ async function oneSale(
   config: Config,
   postgresUrl: string,
   values: Record<string, string | undefined>,
+  entry: string | undefined,
 ): Promise<LoadTestResult> {
   const redis = await RedisServerProcess.start();
   const databaseUrl = await createDatabase(postgresUrl, 'flashsale_bots', true);
   const api = new ApiProcess({
+    entry,
     port: await freePort(),
     env: {
       DATABASE_URL: await ownDatabaseAs(databaseUrl, 'flashsale_bench_app'),
