@@ -1,4 +1,5 @@
 /** The few contract calls the tool makes outside the load itself: product set-up and the final audit. */
+import { isRetryableStatus, parseRetryAfter, retryDelayMs } from './retry-policy';
 
 export interface ContractProduct {
   id: string;
@@ -33,18 +34,27 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The refusal's Retry-After, in ms. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
   }
 }
 
 const MAX_ORDER_PAGES = 10_000;
+/**
+ * The longest one call waits out the server's 429s and 503s in all: a production instance budgets
+ * an admin's order listing like anyone's, and a 100,000-order audit is 200 pages.
+ */
+export const DEFAULT_REFUSAL_BUDGET_MS = 60_000;
 
 export class ApiClient {
   constructor(
     private readonly baseUrl: string,
     private readonly adminToken: string,
     private readonly timeoutMs = 15_000,
+    private readonly refusalBudgetMs = DEFAULT_REFUSAL_BUDGET_MS,
+    private readonly sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
   ) {}
 
   createProduct(body: {
@@ -93,7 +103,27 @@ export class ApiClient {
     throw new Error(`GET /orders: more than ${MAX_ORDER_PAGES} pages`);
   }
 
+  /**
+   * One contract call, honouring the server: a 429 or 503 (which did nothing, by the contract) is
+   * sent again after its Retry-After (plus up to 20% jitter; a backoff without one) until
+   * refusalBudgetMs of waiting is spent, then the last refusal is thrown.
+   */
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    let waitedMs = 0;
+    for (let retryIndex = 0; ; retryIndex++) {
+      try {
+        return await this.callOnce<T>(method, path, body);
+      } catch (error) {
+        if (!(error instanceof ApiError) || !isRetryableStatus(error.status)) throw error;
+        const waitMs = Math.max(error.retryAfterMs ?? 0, retryDelayMs(error.retryAfterMs, retryIndex, 30_000));
+        if (waitedMs + waitMs > this.refusalBudgetMs) throw error;
+        waitedMs += waitMs;
+        await this.sleep(waitMs);
+      }
+    }
+  }
+
+  private async callOnce<T>(method: string, path: string, body?: unknown): Promise<T> {
     let response: Response;
     try {
       response = await fetch(`${this.baseUrl}${path}`, {
@@ -126,6 +156,7 @@ export class ApiClient {
         response.status,
         error.code ?? 'UNKNOWN',
         `${method} ${path} → ${response.status} ${error.code ?? ''} ${error.message ?? text.slice(0, 200)}`.trim(),
+        parseRetryAfter(response.headers.get('retry-after')),
       );
     }
     if (parsed === undefined)
