@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BlockList } from 'node:net';
 import { load } from 'js-yaml';
+import { trustProxy } from '../../apps/api/src/config/trust-proxy';
 import { interpolationProblems } from './compose-interpolation';
 import {
   ComposeContext,
@@ -136,8 +138,85 @@ describe('docker-compose.yml as a deployment', () => {
       expect(command(name)).toMatch(/--appendonly yes/);
   });
 
+  it("trusts the balancer's fixed address and no other, within production's TRUST_PROXY rules", () => {
+    const balancer = service('balancer') as { networks: { edge: { ipv4_address: string } } };
+    const address = balancer.networks.edge.ipv4_address;
+    const environment = service('api').environment as Record<string, string>;
+    const trusted = /^\$\{TRUST_PROXY:-([^}]+)\}$/.exec(environment.TRUST_PROXY)?.[1];
+    expect(trusted).toBe(address);
+    expect(trustProxy(trusted, true)).toEqual([address]);
+    expect(service('api').networks).toEqual(expect.arrayContaining(['edge']));
+    // Docker hands out the edge network's addresses from ip_range only: never the balancer's.
+    const [edge] = (shipped().networks as { edge: { ipam: { config: Array<Record<string, string>> } } }).edge.ipam
+      .config;
+    const handedOut = new BlockList();
+    handedOut.addSubnet(edge.ip_range.split('/')[0], Number(edge.ip_range.split('/')[1]));
+    const subnet = new BlockList();
+    subnet.addSubnet(edge.subnet.split('/')[0], Number(edge.subnet.split('/')[1]));
+    expect([subnet.check(address), handedOut.check(address)]).toEqual([true, false]);
+  });
+
   it('starts monitoring only under its profile, so a plain `up` needs no ALERT_WEBHOOK_URL', () => {
     for (const name of ['prometheus', 'alertmanager', 'grafana'])
       expect(service(name).profiles).toEqual(['monitoring']);
+  });
+});
+
+/**
+ * The ha profile (deploy/patroni/): the pieces a failover depends on, checked across files: every
+ * Patroni node is a server of the proxy, the proxy asks Patroni which node is primary, the
+ * engine runs with a synchronous standby, and the API reaches the database through the proxy.
+ */
+describe('docker-compose.yml, the ha profile', () => {
+  const patroni = () => yaml<{ bootstrap: { dcs: Record<string, unknown> } }>('deploy/patroni/patroni.yml');
+  const haproxy = () => read('deploy/patroni/haproxy.cfg');
+  const nodes = () => Object.keys(shipped().services).filter((name) => /^patroni-\d+$/.test(name));
+
+  it('runs three Patroni nodes, three etcd members and the proxy, all under the ha profile only', () => {
+    const names = [...nodes(), 'etcd-1', 'etcd-2', 'etcd-3', 'pg-proxy'];
+    expect(nodes()).toHaveLength(3);
+    for (const name of names) expect(service(name).profiles).toEqual(['ha']);
+    for (const name of nodes()) expect(service(name).volumes).toEqual([`${name}-data:/var/lib/postgresql/patroni`]);
+  });
+
+  it("routes to the node Patroni's REST API reports as primary, one server line per node", () => {
+    expect(haproxy()).toMatch(/^\s*option httpchk GET \/primary$/m);
+    expect(haproxy()).toMatch(/^\s*http-check expect status 200$/m);
+    const env = service('pg-proxy').environment as Record<string, string>;
+    const servers = [...haproxy().matchAll(/^\s*server \S+ "\$\{(\w+)\}" check port "\$\{(\w+)\}"/gm)];
+    const targets = servers.map(([, address, port]) => `${env[address].split(':')[0]} ${env[port]}`);
+    expect(targets.sort()).toEqual(nodes().map((name) => `${name} 8008`));
+    // The REST API address each node announces is the one the proxy checks.
+    for (const name of nodes())
+      expect((service(name).environment as Record<string, string>).PATRONI_RESTAPI_CONNECT_ADDRESS).toBe(
+        `${name}:8008`,
+      );
+  });
+
+  it('keeps a synchronous standby, and decides strictness explicitly', () => {
+    const dcs = patroni().bootstrap.dcs;
+    expect(dcs.synchronous_mode).toBe(true);
+    expect(typeof dcs.synchronous_mode_strict).toBe('boolean');
+    expect(dcs.synchronous_node_count).toBeGreaterThanOrEqual(1);
+    // Patroni's rule: the HA loop and its retries fit within the leader key's lifetime.
+    expect(Number(dcs.loop_wait) + 2 * Number(dcs.retry_timeout)).toBeLessThanOrEqual(Number(dcs.ttl));
+  });
+
+  it('points the API and the migrations at one DATABASE_URL that becomes the proxy with DATABASE_HOST=pg-proxy', () => {
+    for (const name of ['api', 'migrate']) {
+      const url = (service(name).environment as Record<string, string>).DATABASE_URL;
+      expect(url).toMatch(/@\$\{DATABASE_HOST:-postgres\}:5432\/flashsale$/);
+      expect((service(name).depends_on as Record<string, unknown>)['pg-proxy']).toEqual({
+        condition: 'service_healthy',
+        required: false,
+      });
+    }
+    expect((service('pg-proxy').environment as Record<string, string>).PG_PROXY_BIND).toBe(':5432');
+  });
+
+  it('a dependency on a service of another profile passes only with required: false', () => {
+    const compose = shipped();
+    (compose.services.api.depends_on as Record<string, unknown>)['pg-proxy'] = { condition: 'service_healthy' };
+    expect(problems(compose)).toContain('api: depends on pg-proxy, which its profiles do not start');
   });
 });

@@ -58,9 +58,10 @@ describe('docker-compose.yml as shipped', () => {
     }
   });
 
-  it('publishes no other service, and not the API operations port', () => {
+  it('publishes no other service but the balancer, and not the API operations port', () => {
+    expect(publishedPorts(services.get('balancer')!)).toEqual(['8080:8080']);
     for (const [name, lines] of services) {
-      if (['postgres', 'redis', 'prometheus', 'alertmanager', 'grafana', 'api'].includes(name)) continue;
+      if (['postgres', 'redis', 'prometheus', 'alertmanager', 'grafana', 'api', 'balancer'].includes(name)) continue;
       expect(`${name}: ${publishedPorts(lines).join(',')}`).toBe(`${name}: `);
     }
     expect(publishedPorts(services.get('api')!).some((port) => port.includes('9464'))).toBe(false);
@@ -77,7 +78,9 @@ describe('docker-compose.yml as shipped', () => {
 
   it('connects the API and its migrations as the flashsale role, never as the superuser', () => {
     for (const name of ['api', 'migrate'])
-      expect(text(name)).toMatch(/DATABASE_URL: postgres:\/\/flashsale:\$\{APP_DB_PASSWORD\}@postgres:5432\/flashsale/);
+      expect(text(name)).toMatch(
+        /DATABASE_URL: postgres:\/\/flashsale:\$\{APP_DB_PASSWORD\}@\$\{DATABASE_HOST:-postgres\}:5432\/flashsale/,
+      );
     expect(read('docker-compose.yml')).not.toMatch(/postgres:\/\/postgres:/);
     expect(text('postgres')).toMatch(/init-app-role\.sh:\/docker-entrypoint-initdb\.d\//);
   });

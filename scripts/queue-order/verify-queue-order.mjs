@@ -1,12 +1,20 @@
 #!/usr/bin/env node
-// Recomputes a waiting room's pre-queue order from its published seed, as the API reference
-// defines it (docs/API.md, "Waiting room"): the pre-queue's ticket ids sorted by the lowercase hex
-// of HMAC-SHA256(key = the seed's bytes, message = the ticket id in UTF-8), ascending.
-// It needs nothing but Node (no package of this repository), so anyone holding the published seed
-// and a list of ticket ids can run it on their own machine.
+// Checks a waiting room's order from what the sale published, as the API reference defines it
+// (docs/API.md, "Waiting room"). Two ways to call it:
+//
+//   node scripts/queue-order/verify-queue-order.mjs --audit FILE|- [--sale-commitment HEX] [--ticket TICKET]
+//
+// checks a sale's whole audit file (GET /products/:id/queue/audit) offline: the commitment (against
+// the hash published before the joins, when given), the seed against it, the beacon round's BLS
+// signature (needs @noble/curves) or the declared fallback, every ticket's place, admission in queue
+// order, and the hash chain of admin actions; it names the first mismatch. With --ticket (the ticket
+// the buyer holds) it also finds and prints the buyer's own verified place.
 //
 //   node scripts/queue-order/verify-queue-order.mjs --seed HEX [--commitment HEX] [--check] < ids
 //
+// (the original use, unchanged) sorts ticket ids by the lowercase hex of HMAC-SHA256(key = the seed's
+// bytes, message = the ticket id in UTF-8), ascending: the order of a sale whose shuffle key is its
+// seed (beacon MISSING or NONE; for a VERIFIED sale pass the audit's reveal.shuffleSeed as --seed).
 // stdin: ticket ids, one per line. Prints them in queue order. With --commitment, first checks
 // that the seed is the one promised when the pre-queue opened (its SHA-256). With --check, the
 // lines are the order in which the tickets were admitted, and the answer is whether it is the
@@ -14,6 +22,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { verifyAudit } from './verify-audit.mjs';
 
 const HEX = /^(?:[0-9a-f]{2})+$/;
 
@@ -24,9 +33,24 @@ function fail(status, message) {
 
 let options;
 try {
-  ({ values: options } = parseArgs({ options: { seed: { type: 'string' }, commitment: { type: 'string' }, check: { type: 'boolean', default: false } } }));
+  ({ values: options } = parseArgs({
+    options: {
+      seed: { type: 'string' },
+      commitment: { type: 'string' },
+      check: { type: 'boolean', default: false },
+      audit: { type: 'string' },
+      'sale-commitment': { type: 'string' },
+      ticket: { type: 'string' },
+    },
+  }));
 } catch (error) {
-  fail(2, `${error.message}\nusage: verify-queue-order --seed HEX [--commitment HEX] [--check] < ticket ids, one per line`);
+  fail(2, `${error.message}\nusage: verify-queue-order --audit FILE|- [--sale-commitment HEX] [--ticket TICKET]\n       verify-queue-order --seed HEX [--commitment HEX] [--check] < ticket ids, one per line`);
+}
+if (options.audit !== undefined) {
+  const text = readFileSync(options.audit === '-' ? 0 : options.audit, 'utf8');
+  const { status, lines } = await verifyAudit(text, options['sale-commitment']?.toLowerCase(), options.ticket);
+  for (const line of lines) (status === 0 ? process.stdout : process.stderr).write(`${line}\n`);
+  process.exit(status);
 }
 const seedHex = (options.seed ?? '').toLowerCase();
 if (!HEX.test(seedHex)) fail(2, '--seed must be the published seed, in hex');

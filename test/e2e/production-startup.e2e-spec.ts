@@ -18,6 +18,8 @@ const EXAMPLE = resolve('.env.example');
 const AUDIENCE = 'flash-sale-api';
 /** 40 bytes, yet one pair repeated: guessable. */
 const PATTERNED = 'ab'.repeat(20);
+/** 32+ bytes that passed the old length-times-character-entropy check: a word repeated, a keyboard walk, a published value with a suffix. */
+const WORDS_AND_WALKS = ['passwordpasswordpasswordpassword1', 'qwertyuiopasdfghjklzxcvbnm123456', 'dev-only-secret-change-me-please!!'];
 const b64url = (value: string | Buffer): string => Buffer.from(value).toString('base64url');
 
 /** An HS256 token for an hour, with `claims` (an `aud` among them, or not). */
@@ -162,13 +164,16 @@ describe('an instance started from a folder holding a copy of .env.example (no N
       expect(answers.every((status) => status === 401 || status === 429)).toBe(true);
     });
 
-    it.each([
+    it.each<[string, Record<string, string>, RegExp]>([
       ['TRUST_PROXY', { TRUST_PROXY: '0.0.0.0/1,128.0.0.0/1' }, /^Invalid configuration: TRUST_PROXY entry 0\.0\.0\.0\/1 lets any client choose the address/],
       ['TRUST_PROXY', { TRUST_PROXY: '1' }, /^Invalid configuration: TRUST_PROXY as a hop count lets any client choose/],
       ['TRUST_PROXY', { TRUST_PROXY: 'uniquelocal' }, /^Invalid configuration: TRUST_PROXY entry uniquelocal/],
       ['REDIS_URL', { REDIS_URL: 'redis://127.0.0.1:6379' }, /^Invalid configuration: REDIS_URL reaches a Redis without a password, refused when NODE_ENV=production/],
       ['JWT_AUDIENCE', { JWT_AUDIENCE: '' }, /^Invalid configuration: JWT_AUDIENCE is required when NODE_ENV=production/],
       ['JWT_SECRET', { JWT_SECRET: PATTERNED }, /^Invalid configuration: JWT_SECRET is guessable/],
+      // The estimator's dictionaries load in the bundle, when a production start-up needs them.
+      ...WORDS_AND_WALKS.map((value): [string, Record<string, string>, RegExp] => ['JWT_SECRET', { JWT_SECRET: value }, /^Invalid configuration: JWT_SECRET is guessable: .* generate one \(openssl rand -hex 32\)$/]),
+      ['PAYMENT_WEBHOOK_SECRET', { PAYMENT_WEBHOOK_SECRET: WORDS_AND_WALKS[1] }, /^Invalid configuration: PAYMENT_WEBHOOK_SECRET is guessable/],
     ])('the same file with a %s anyone could exploit does not start: one line naming it', (_name, change, message) => {
       const dir = deployFolder('refused', exampleWith({ ...filled, ...change }));
       const result = spawnSync(process.execPath, [entry], { cwd: dir, env: serverEnvironment(), encoding: 'utf8', timeout: 20_000 });

@@ -94,4 +94,35 @@ describe('X-Request-Id in the logs', () => {
     expect(log).not.toContain(ticket);
     expect(log).not.toContain(encodeURIComponent(ticket));
   }, 30_000);
+
+  it('keeps a ticket out of the log at URLs that match no route, or put where no ticket belongs', async () => {
+    const created = await fetch(`${api.url}/admin/products`, {
+      method: 'POST',
+      headers: { ...adminAuth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ sku: 'LOGGED-ODD-URLS', name: 'queued', priceCents: 100, stock: 5, waitingRoom: { admitPerSecond: 1 } }),
+    });
+    const productId = ((await created.json()) as { id: string }).id;
+    const joined = await fetch(`${api.url}/products/${productId}/queue`, { method: 'POST', headers: auth('odd-url-buyer') });
+    const { ticket } = (await joined.json()) as { ticket: string };
+    const dotsEncoded = ticket.replace(/\./g, '%2E');
+    const odd = [
+      `/products/${productId}/queue/${ticket}/`,
+      `/products/${productId}/queue/${ticket}/status`,
+      `/products/${productId}/queue//${ticket}`,
+      `/products/${productId}/queue/${dotsEncoded}/`,
+      `/products/${productId}?ticket=${ticket}`,
+      `/products/${productId}/queue?ticket=${dotsEncoded}`,
+      `/no/such/route/${ticket}`,
+    ];
+    for (const [i, path] of odd.entries()) {
+      const res = await fetch(`${api.url}${path}`, { headers: { 'x-request-id': `odd-url-${i}` } });
+      expect(`${path}: ${res.status}`).not.toMatch(/: 5\d\d$/);
+      await completionLogOf(`odd-url-${i}`);
+    }
+    const log = readFileSync(logFile, 'utf8');
+    // The signature is the secret part: not even it alone may be in the log.
+    const signature = ticket.slice(ticket.lastIndexOf('.') + 1);
+    for (const form of [ticket, dotsEncoded, signature]) expect(log).not.toContain(form);
+    expect((await completionLogOf('odd-url-0')).req?.url).toBe(`/products/${productId}/queue/[redacted]`);
+  }, 30_000);
 });

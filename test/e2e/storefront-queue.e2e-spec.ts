@@ -2,11 +2,13 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { serveStorefront, Storefront } from '../../examples/storefront/serve';
-import { injectSender } from '../support/api-client';
+import { injectSender, sleep } from '../support/api-client';
 import { AppHarness, startApp } from '../support/app-harness';
 import { browserTests, CHROMIUM_ARGS } from '../support/chromium';
+import { BeaconServer } from '../support/beacon-server';
+import { fetchAudit } from '../support/queue-audit';
 import { adminAuth, token } from '../support/tokens';
-import { WaitingRoomClient } from '../support/waiting-room-client';
+import { eventually, WaitingRoomClient } from '../support/waiting-room-client';
 
 const BROWSER_TEST_MS = 60_000;
 const SCREENSHOTS = 'reports/storefront';
@@ -25,11 +27,14 @@ describe('storefront in a browser, a product sold through a waiting room', () =>
   let apiUrl: string;
   let browser: Browser;
   let context: BrowserContext;
+  let beacon: BeaconServer;
 
   beforeAll(async () => {
     if (!browserPath) return;
     shop = await serveStorefront();
-    harness = await startApp({ CORS_ORIGINS: shop.origin, WAITING_ROOM_TICK_MS: '100' });
+    // A beacon of the test's own (its BLS key, 1 s rounds): a sale with a start mixes in its round.
+    beacon = await BeaconServer.start(1);
+    harness = await startApp({ CORS_ORIGINS: shop.origin, WAITING_ROOM_TICK_MS: '100', ...beacon.env(1500) });
     await harness.app.listen(0, '127.0.0.1');
     apiUrl = `http://127.0.0.1:${(harness.app.getHttpServer().address() as AddressInfo).port}`;
     room = new WaitingRoomClient(injectSender(harness.app));
@@ -41,6 +46,7 @@ describe('storefront in a browser, a product sold through a waiting room', () =>
     await browser?.close();
     await harness?.close();
     await shop?.close();
+    await beacon?.stop();
   });
 
   beforeEach(async () => {
@@ -102,6 +108,32 @@ describe('storefront in a browser, a product sold through a waiting room', () =>
     expect(calls.length).toBeGreaterThanOrEqual(3);
     const gaps = calls.slice(1).map((call, i) => ({ gap: call.sentAt - calls[i].sentAt, wanted: calls[i].pollAfterMs }));
     for (const { gap, wanted } of gaps) expect(gap).toBeGreaterThanOrEqual(wanted - 50);
+  }, BROWSER_TEST_MS);
+
+  itInBrowser('shows the shopper their place after the start, verified against the commitment the page showed before the join', async () => {
+    const startsAt = Date.now() + 4000;
+    const product = await room.createProduct({ name: 'Fair drop', stock: 2, perUserLimit: 1, saleStartsAt: new Date(startsAt).toISOString(), waitingRoom: { admitPerSecond: 1, preQueueS: 600 } });
+    const commitment = (product as unknown as { saleCommitment: { hash: string } }).saleCommitment.hash;
+    const page = await open(product.id, 'fair-shopper');
+    await expect(page.textContent('#queue-commitment')).resolves.toBe(commitment);
+    for (const other of ['fair-1', 'fair-2', 'fair-3', 'fair-4', 'fair-5']) await room.joined(product.id, other);
+    await page.click('#join');
+    await page.waitForSelector('#queue[data-state="WAITING"]');
+    await page.click('#verify');
+    await page.waitForSelector('#verified[data-state="pending"]'); // nothing to verify before the start
+    await sleep(startsAt - Date.now());
+    await eventually(async () => (await fetchAudit(room.send, product.id)).file.reveal !== null, 10_000, 'the draw');
+
+    await page.click('#verify');
+    await page.waitForSelector('#verified[data-state="verified"]');
+    // The place the page verified is the audit file's for the shopper's own ticket (joining again gives it back).
+    const mine = await room.joined(product.id, 'fair-shopper');
+    const { file } = await fetchAudit(room.send, product.id);
+    const row = file.tickets.find((t) => t.ticketId === mine.ticketId)!;
+    await expect(page.getAttribute('#verified', 'data-place')).resolves.toBe(String(row.place));
+    await expect(page.getAttribute('#verified', 'data-beacon')).resolves.toBe('VERIFIED');
+    await expect(page.textContent('#verified')).resolves.toMatch(new RegExp(`^Verified: you were place ${row.place} in the queue \\(ticket ${mine.ticketId}\\)`));
+    await page.screenshot({ path: `${SCREENSHOTS}/queue-verified.png` });
   }, BROWSER_TEST_MS);
 
   itInBrowser('solves the proof of work a waiting room asks (waitingRoom.joinWork) in the page, joins with it and buys', async () => {

@@ -46,6 +46,17 @@ function senderFrom(port: number, localAddress: string): Send {
     });
 }
 
+/** A join refused over joinsPerAddress: the contract's 429 body plus the challenge whose work would take a ticket now. */
+function expectOverCap(res: ApiResponse): void {
+  expect(res.status).toBe(429);
+  expect(res.body).toEqual({
+    statusCode: 429,
+    code: 'RATE_LIMITED',
+    message: expect.any(String),
+    challenge: expect.objectContaining({ squarings: expect.any(Number) }),
+  });
+}
+
 /** The defences a product's waiting room may set against scripted buyers: work at the door, tickets per address, a required claim. */
 describe('waiting room defences', () => {
   let harness: AppHarness;
@@ -193,7 +204,7 @@ describe('waiting room defences', () => {
       expectContractError(await joinWith(product.id, 'once', { work }), 403, 'JOIN_WORK_INVALID');
       // The script claims a nonce once, however many joins carry it in one batch.
       const terms = { saleStartsAtMs: null, joinsPerAddress: 0, needsWork: true };
-      const used = { nonce: 'AAAAAAAAAAAAAAAA', expiresAtMs: Date.now() + 60_000 };
+      const used = { nonce: 'AAAAAAAAAAAAAAAA', expiresAtMs: Date.now() + 60_000, squarings: 2_000 };
       const replies = await Promise.all(
         ['x1', 'x2'].map((userId) => store.defendedJoin(product.id, terms, { userId, nowMs: Date.now(), work: used })),
       );
@@ -226,13 +237,13 @@ describe('waiting room defences', () => {
       expect((await join(first, 'addr-a')).status).toBe(200);
       expect((await join(first, 'addr-b')).status).toBe(200);
       const over = await join(first, 'addr-c');
-      expectContractError(over, 429, 'RATE_LIMITED');
+      expectOverCap(over);
       expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
       // Holding a ticket, a user gets it back from the same address; a refused join took nothing.
       expect((await join(first, 'addr-a')).status).toBe(200);
       expect((await join(second, 'addr-c')).status).toBe(200);
       expect((await join(second, 'addr-d')).status).toBe(200);
-      expectContractError(await join(second, 'addr-e'), 429, 'RATE_LIMITED');
+      expectOverCap(await join(second, 'addr-e'));
     });
 
     it('cannot be exceeded by joins racing from one address', async () => {
@@ -267,19 +278,19 @@ describe('waiting room defences', () => {
       const first = await joinFrom(office, product.id, 'office-a');
       expect(first.status).toBe(200);
       const waiting = await joinFrom(office, product.id, 'office-b');
-      expectContractError(waiting, 429, 'RATE_LIMITED');
+      expectOverCap(waiting);
       // Not the time until the sale ends: at most the longest poll interval.
       expect(Number(waiting.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(Number(waiting.headers['retry-after'])).toBeLessThanOrEqual(15);
       const ticket = (first.body as TicketStatus).ticket;
       await room.until(product.id, ticket, ['ADMITTED']);
       // Admitted and unexpired, it is still live.
-      expectContractError(await joinFrom(office, product.id, 'office-b'), 429, 'RATE_LIMITED');
+      expectOverCap(await joinFrom(office, product.id, 'office-b'));
       await buy(product.id, 'office-a', ticket);
       const next = await joinFrom(office, product.id, 'office-b');
       expect(next.status).toBe(200);
       // The new ticket is live in turn; the bought one's holder gets their own ticket back, no new one.
-      expectContractError(await joinFrom(office, product.id, 'office-c'), 429, 'RATE_LIMITED');
+      expectOverCap(await joinFrom(office, product.id, 'office-c'));
       expect((await joinFrom(office, product.id, 'office-a')).body).toMatchObject({ state: 'BOUGHT' });
     });
 
@@ -291,10 +302,10 @@ describe('waiting room defences', () => {
       const carrier = senderFrom(port, '127.0.0.7');
       const first = await joinFrom(carrier, product.id, 'nat-a');
       expect(first.status).toBe(200);
-      expectContractError(await joinFrom(carrier, product.id, 'nat-b'), 429, 'RATE_LIMITED');
+      expectOverCap(await joinFrom(carrier, product.id, 'nat-b'));
       await room.until(product.id, (first.body as TicketStatus).ticket, ['EXPIRED'], 5_000);
       expect((await joinFrom(carrier, product.id, 'nat-b')).status).toBe(200);
-      expectContractError(await joinFrom(carrier, product.id, 'nat-c'), 429, 'RATE_LIMITED');
+      expectOverCap(await joinFrom(carrier, product.id, 'nat-c'));
     });
 
     it('lets racing joins from one address hold exactly N live tickets, again once those are bought', async () => {
@@ -322,7 +333,7 @@ describe('waiting room defences', () => {
       await buy(product.id, held[1].user, held[1].ticket);
       const again = await Promise.all(Array.from({ length: 6 }, (_, i) => joinFrom(from, product.id, `two-${i}`)));
       expect(again.filter((r) => r.status === 200)).toHaveLength(1);
-      expectContractError(await joinFrom(from, product.id, 'late'), 429, 'RATE_LIMITED');
+      expectOverCap(await joinFrom(from, product.id, 'late'));
     });
 
     it('asks a refused join before the start to come back at the start', async () => {
@@ -334,7 +345,7 @@ describe('waiting room defences', () => {
       const from = senderFrom(port, '127.0.0.9');
       expect((await joinFrom(from, product.id, 'early-a')).status).toBe(200);
       const over = await joinFrom(from, product.id, 'early-b');
-      expectContractError(over, 429, 'RATE_LIMITED');
+      expectOverCap(over);
       expect(Number(over.headers['retry-after'])).toBeGreaterThanOrEqual(25);
       expect(Number(over.headers['retry-after'])).toBeLessThanOrEqual(30);
     });

@@ -37,12 +37,18 @@ export class JwksServer {
   requests = 0;
   /** When the last request arrived (ms since the epoch). */
   lastRequestAt = 0;
+  /** Sent as the answer's Cache-Control header when set. */
+  cacheControl: string | undefined;
+  /** While true, every request is answered 503 (the provider is down). */
+  failing = false;
   private readonly server: Server;
 
   private constructor(public keys: SigningKey[]) {
     this.server = createServer((_req, res) => {
       this.requests++;
       this.lastRequestAt = Date.now();
+      if (this.failing) return void res.writeHead(503).end();
+      if (this.cacheControl) res.setHeader('cache-control', this.cacheControl);
       const body = JSON.stringify({ keys: this.keys.map((k) => ({ ...k.publicKey.export({ format: 'jwk' }), kid: k.kid, alg: k.algorithm, use: 'sig' })) });
       res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     });

@@ -14,6 +14,7 @@ import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OrdersModule } from './orders/orders.module';
 import { WaitingRoomModule } from './waiting-room/waiting-room.module';
+import { SaleAuditModule } from './sale-audit/sale-audit.module';
 import { PaymentsModule } from './payments/payments.module';
 
 @Module({
@@ -30,6 +31,7 @@ import { PaymentsModule } from './payments/payments.module';
     InventoryModule,
     OrdersModule,
     WaitingRoomModule,
+    SaleAuditModule,
     PaymentsModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }, ShutdownState],

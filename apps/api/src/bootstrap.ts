@@ -22,6 +22,7 @@ import {
 } from './http/edge-hooks';
 import { describeEdgeHeaders, EDGE_HEADERS_DESCRIPTION, REQUEST_ID_PARAMETER } from './http/edge-swagger';
 import { installPaymentRoutes } from './payments/payment-routes';
+import { WebhookAddressLimit } from './payments/webhook-address-limit';
 import { installOpsRoutes } from './metrics/ops-routes';
 
 /** How an app is put together beyond its configuration. */
@@ -54,7 +55,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   options.mount?.(app);
   const fastify = app.getHttpAdapter().getInstance();
   // Before init(): its route hooks are added as Nest registers the routes.
-  installPaymentRoutes(fastify, config.payments);
+  installPaymentRoutes(fastify, config.payments, app.get(WebhookAddressLimit));
   // /metrics and /health/details only on METRICS_PORT when it is set (production's default).
   installOpsRoutes(fastify, config.ops);
   await installHttpEdge(app, config.edge);

@@ -34,6 +34,8 @@
   let retryTimer = null;
   /** The product's waiting room, when it has one (its queue admits buyers in turn). */
   let room = null;
+  /** The sale's commitment as the page saw it before the shopper joined: what "Verify my place" checks against. */
+  let commitmentHash = null;
 
   fillSettingsForm();
   if (!apiBase || !settings.product) {
@@ -47,6 +49,7 @@
     room.join();
   });
   $('refresh').addEventListener('click', () => loadProduct('no-cache'));
+  $('verify').addEventListener('click', verifyPlace);
   loadProduct('default');
 
   /**
@@ -72,6 +75,8 @@
     $('price').textContent = formatPrice(body.priceCents);
     $('stock').textContent = String(body.stock);
     $('product').dataset.state = body.stock > 0 ? 'available' : 'sold-out';
+    if (body.saleCommitment && commitmentHash === null) commitmentHash = body.saleCommitment.hash;
+    $('queue-commitment').textContent = commitmentHash || '–';
     if (body.waitingRoom && !room) room = window.createWaitingRoom({ apiBase, productId: settings.product, token: settings.token, joinWork: body.waitingRoom.joinWork, onStatus: showQueue, onRefused: queueRefused, onWork: showWork });
     $('join').hidden = !room;
     $('join').disabled = !settings.token || room?.status !== null;
@@ -106,6 +111,36 @@
     $('join').disabled = true;
     $('buy').disabled = retryTimer !== null || status.state !== 'ADMITTED';
     if (status.state === 'SOLD_OUT') $('product').dataset.state = 'sold-out';
+    $('verify').hidden = commitmentHash === null;
+  }
+
+  /** Checks the shopper's own place in the sale's audit file (queue-audit.js) and says what it found. */
+  async function verifyPlace() {
+    const shown = $('verified');
+    shown.hidden = false;
+    shown.dataset.state = 'checking';
+    shown.textContent = 'Checking your place against the sale’s audit file…';
+    let result;
+    try {
+      result = await window.verifyMyPlace({ apiBase, productId: settings.product, ticket: room.status.ticket, commitmentHash });
+    } catch {
+      result = { ok: false, pending: true, why: 'the audit file could not be read right now' };
+    }
+    shown.dataset.state = result.ok ? 'verified' : result.pending ? 'pending' : 'mismatch';
+    shown.dataset.place = result.ok ? String(result.place) : '';
+    if (!result.ok) {
+      shown.textContent = result.pending ? `Not yet: ${result.why}.` : `Mismatch: ${result.why}.`;
+      return;
+    }
+    const when = result.admittedAt ? `, let in at ${new Date(result.admittedAt).toLocaleTimeString()}` : ', not let in yet';
+    const beacon =
+      result.beacon === 'VERIFIED'
+        ? 'The draw mixed in a public beacon round (its signature is checked by npm run verify-queue-order).'
+        : result.beacon === 'MISSING'
+          ? 'The public beacon was missing at the start: this order rests on the seller’s committed secret alone.'
+          : 'This sale had no start draw.';
+    shown.textContent = `Verified: you were place ${result.place} in the queue (ticket ${result.ticketId})${when}. ${beacon}`;
+    shown.dataset.beacon = result.beacon;
   }
 
   /** While the page solves the queue's proof of work (a second or so on a computer, a few on a phone). */

@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Counter, register } from 'prom-client';
 import { TypedConfigService } from '../config/app-config.module';
@@ -6,9 +6,11 @@ import type { AuthConfig } from '../config/auth-config';
 import { AppException } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
 import { rateClock } from '../common/throttling/rate-limiter';
+import { clientAddressKey } from '../common/throttling/client-address-key';
 import { AuthUser } from './auth.types';
 import { ClientAddressLimit } from './client-address-limit';
 import { JwksKeyStore } from './jwks-key-store';
+import { JwksRefreshSchedule } from './jwks-refresh';
 import { checkRefusal, Claims, CLOCK_LEEWAY_MS, SignatureCheck, signatureCheck, TokenRefusal } from './token-checks';
 import { lifetimeRefusal, tokenHeader, toUser } from './token-claims';
 import { KeyUsed, TokenMemory } from './token-memory';
@@ -67,13 +69,16 @@ function checkSignature(check: SignatureCheck, token: string): Claims {
  * token is checked at all (ClientAddressLimit.refusedNow).
  */
 @Injectable()
-export class TokenVerifier implements OnApplicationBootstrap {
+export class TokenVerifier implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly memory = new TokenMemory();
   private readonly hs256: SignatureCheck | undefined;
   private readonly publicKey: { algorithm: string; check: SignatureCheck } | undefined;
   private readonly jwks: JwksKeyStore | undefined;
+  private readonly jwksSchedule: JwksRefreshSchedule | undefined;
   private readonly jwksChecks = new Map<string, SignatureCheck>();
   private readonly auth: AuthConfig;
+  /** IPV6_CLIENT_PREFIX: what is remembered of an address is its budget's key, an IPv6 client's prefix. */
+  private readonly ipv6Prefix: number;
   private readonly keyStillHeld = (key: KeyUsed): boolean => this.jwks?.keyFor(key.kid)?.pem === key.pem;
 
   constructor(
@@ -81,17 +86,27 @@ export class TokenVerifier implements OnApplicationBootstrap {
     private readonly failures: ClientAddressLimit,
   ) {
     this.auth = config.get('auth', { infer: true });
+    this.ipv6Prefix = config.get('edge', { infer: true }).ipv6ClientPrefix;
     const { hsSecret, publicKey, jwksUrl } = this.auth;
     this.hs256 = hsSecret ? signatureCheck(hsSecret, 'HS256', this.auth) : undefined;
     this.publicKey = publicKey
       ? { algorithm: publicKey.algorithm, check: signatureCheck(publicKey.pem, publicKey.algorithm, this.auth) }
       : undefined;
-    this.jwks = jwksUrl ? new JwksKeyStore(jwksUrl) : undefined;
+    const refreshMs = this.auth.jwksRefreshS * 1000;
+    this.jwks = jwksUrl ? new JwksKeyStore(jwksUrl, { maxStaleMs: 3 * refreshMs }) : undefined;
+    this.jwksSchedule = this.jwks ? new JwksRefreshSchedule(this.jwks, refreshMs) : undefined;
   }
 
-  /** Reads the identity provider's key set before traffic arrives (a failure is logged; tokens wait for the next refetch). */
+  /**
+   * Reads the identity provider's key set before traffic arrives (a failure is logged; tokens wait
+   * for the next read), then on its schedule.
+   */
   async onApplicationBootstrap(): Promise<void> {
-    await this.jwks?.load();
+    await this.jwksSchedule?.start();
+  }
+
+  onApplicationShutdown(): void {
+    this.jwksSchedule?.stop();
   }
 
   /**
@@ -110,7 +125,7 @@ export class TokenVerifier implements OnApplicationBootstrap {
     const refused = this.memory.refusalOf(token, nowMs);
     if (refused) throw refused;
     if (address !== undefined) {
-      const overBudget = this.memory.overBudget(address, rateClock.now());
+      const overBudget = this.memory.overBudget(clientAddressKey(address, this.ipv6Prefix), rateClock.now());
       if (overBudget) throw overBudget;
     }
     return this.verifyFresh(token, nowMs);
@@ -146,7 +161,8 @@ export class TokenVerifier implements OnApplicationBootstrap {
     try {
       await this.failures.spend(FAILURES, address);
     } catch (spent) {
-      if (isRateLimited(spent)) this.memory.rememberOverBudget(address ?? 'unknown', rateClock.now());
+      if (isRateLimited(spent))
+        this.memory.rememberOverBudget(clientAddressKey(address, this.ipv6Prefix), rateClock.now());
       throw spent;
     }
     throw error;

@@ -9,12 +9,14 @@ import { TypedConfigService } from '../config/app-config.module';
 /**
  * A budget per client address, shared by every instance through Redis, for requests that have no
  * user to be counted against (a missing or bad token). The address is the one Fastify derives:
- * the socket's peer, or with TRUST_PROXY the client a trusted balancer forwarded. Skipped, with a
- * warning, while Redis is unreachable: no invariant depends on it.
+ * the socket's peer, or with TRUST_PROXY the client a trusted balancer forwarded (IPv6 by its
+ * IPV6_CLIENT_PREFIX prefix). Skipped, with a warning, while Redis is unreachable: no invariant
+ * depends on it.
  */
 @Injectable()
 export class ClientAddressLimit {
   private readonly budget: RateBudget;
+  private readonly ipv6Prefix: number;
 
   constructor(
     @Inject(REDIS_CLIENT) redis: RedisConnection,
@@ -26,6 +28,7 @@ export class ClientAddressLimit {
       prefix.value,
       config.get('auth', { infer: true }).failuresPerSecondPerAddress,
     );
+    this.ipv6Prefix = config.get('edge', { infer: true }).ipv6ClientPrefix;
     this.budget = new RateBudget(
       limiter,
       new Logger(ClientAddressLimit.name),
@@ -35,6 +38,6 @@ export class ClientAddressLimit {
 
   /** Counts one request of `budget` from `address`; throws 429 RATE_LIMITED (with Retry-After) past the budget. */
   spend(budget: string, address: string | undefined): Promise<void> {
-    return this.budget.spend(addressTracker(budget, address));
+    return this.budget.spend(addressTracker(budget, address, this.ipv6Prefix));
   }
 }

@@ -13,6 +13,8 @@ interface Answer {
   body: unknown;
   /** Never answers. */
   hang?: boolean;
+  /** Sent as Cache-Control. */
+  cacheControl?: string;
   /** Answers 302 to this address. */
   redirectTo?: string;
   /** Streams this many bytes of JSON-looking padding without a content-length, counting what it wrote. */
@@ -45,6 +47,7 @@ async function keySetServer(): Promise<{
       };
       return pump();
     }
+    if (answer.cacheControl) res.setHeader('cache-control', answer.cacheControl);
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -112,6 +115,43 @@ describe('JwksKeyStore', () => {
     await keys.refresh();
     expect(keys.keyFor('a')).toBeDefined();
     expect(keys.keyFor('b')).toBeUndefined();
+  });
+
+  it('replaces the whole set on each read: a key the provider withdrew is gone', async () => {
+    idp.answer.body = { keys: [jwkOf('a'), jwkOf('b')] };
+    const keys = store();
+    await keys.load();
+    idp.answer.body = { keys: [jwkOf('b')] };
+    await keys.load();
+    expect(keys.keyFor('a')).toBeUndefined();
+    expect(keys.keyFor('b')).toBeDefined();
+  });
+
+  it('keeps the last good set through failed reads for maxStaleMs, then holds no key at all', async () => {
+    idp.answer.body = { keys: [jwkOf('a')] };
+    const keys = store({ maxStaleMs: 60_000, fetchTimeoutMs: 200 });
+    expect(await keys.load()).toBe(true);
+    idp.answer.hang = true;
+    clock += 60_000;
+    expect(await keys.load()).toBe(false);
+    expect(keys.keyFor('a')).toBeDefined();
+    expect(keys.keyFor(undefined)).toBeDefined();
+    clock += 1;
+    expect(keys.keyFor('a')).toBeUndefined();
+    expect(keys.keyFor(undefined)).toBeUndefined();
+  });
+
+  it('remembers how long the provider says its answer stays fresh', async () => {
+    const keys = store();
+    for (const [header, ms] of [
+      ['public, max-age=120, must-revalidate', 120_000],
+      ['no-cache', 0],
+      [undefined, undefined],
+    ] as const) {
+      idp.answer.cacheControl = header;
+      await keys.load();
+      expect(keys.freshForMs).toBe(ms);
+    }
   });
 
   it('gives up on a provider that does not answer within the fetch timeout', async () => {

@@ -5,6 +5,7 @@ import { loadPaymentsConfig, PaymentsConfig } from './payments-config';
 import { DEFAULT_DATABASE_URL, refusePlaceholders, refuseUnsafeProduction } from './production-rules';
 import { bool, ConfigError, Env, integer, oneOf, replicasAndTimeout, url } from './env.schema';
 import { loadRedisConfig, RedisConfig } from './redis-config';
+import { loadSaleBeaconConfig, SaleBeaconConfig } from './sale-beacon-config';
 
 export type LockFallback = 'db' | 'reject';
 export type { RedisAuth, RedisMode, RedisNode } from './redis-config';
@@ -53,6 +54,8 @@ export interface AppConfig {
     pollsPerSecond: number;
     summaryPerSecondPerAddress: number;
   };
+  /** The public randomness of the sales' start shuffles (SALE_BEACON_*). */
+  saleBeacon: SaleBeaconConfig;
 }
 
 /** Reads and validates the environment; throws ConfigError with one line naming the variable. */
@@ -112,6 +115,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
         1_000_000,
       )(env.QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS, 'QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS'),
     },
+    saleBeacon: loadSaleBeaconConfig(env),
   };
 }
 

@@ -57,7 +57,10 @@ describe('start-up in production (fail closed)', () => {
     expect(refusal(production({ JWT_SECRET: secret.slice(0, 31) }))).toMatch(
       /^Invalid configuration: JWT_SECRET must be at least 32 bytes/,
     );
-    expect(loadConfig(production({ JWT_SECRET: secret })).auth.hsSecret).toBe(secret);
+    // 32 bytes pass the length rule and meet the strength rule: 16 random bytes in hex are not the recipe.
+    expect(refusal(production({ JWT_SECRET: secret }))).toMatch(/^Invalid configuration: JWT_SECRET is guessable/);
+    const recipe = randomBytes(32).toString('base64url');
+    expect(loadConfig(production({ JWT_SECRET: recipe })).auth.hsSecret).toBe(recipe);
   });
 
   it.each(PUBLISHED_SECRETS.filter((secret) => Buffer.byteLength(secret) >= 32))(
@@ -149,11 +152,43 @@ describe('start-up in production (fail closed)', () => {
     );
   });
 
-  it('takes random secrets of 32 hex characters or more, and a long passphrase', () => {
+  // Each of these passed the length-times-character-entropy estimate this check used before.
+  const GUESSABLE = [
+    ['a word repeated, then a digit', 'passwordpasswordpasswordpassword1'],
+    ['a keyboard walk', 'qwertyuiopasdfghjklzxcvbnm123456'],
+    ['a published value with a suffix', 'dev-only-secret-change-me-please!!'],
+    ['a phrase in words', 'my-super-secret-jwt-key-for-production'],
+    ['substitutions of a common password', 'P@ssw0rd!P@ssw0rd!P@ssw0rd!P@ssw0rd!'],
+    ['six words', 'plum tuesday orbit cactus violin harbour'],
+    ['32 random hex characters (16 bytes, and not the recipe)', 'c5e7f7a6a1f3b2d49e0c8d7b6a5f4e3d'],
+    ['hex of a phrase', Buffer.from('the quick brown fox jumps over the lazy dog').toString('hex')],
+    ['base64 of a phrase', Buffer.from('the quick brown fox jumps over the lazy dog').toString('base64')],
+  ];
+
+  it.each(GUESSABLE)('refuses a JWT_SECRET that is %s: judged by an estimator, not by its characters', (_, value) => {
+    expect(refusal(production({ JWT_SECRET: value }))).toMatch(
+      /^Invalid configuration: JWT_SECRET is guessable: .* when NODE_ENV=production; generate one \(openssl rand -hex 32\)$/,
+    );
+  });
+
+  it('refuses the guessable examples as webhook and waiting-room secrets too', () => {
+    for (const [, value] of GUESSABLE.slice(0, 3)) {
+      expect(refusal(production({ JWT_SECRET: ownSecret(), PAYMENT_WEBHOOK_SECRET: value }))).toMatch(
+        /^Invalid configuration: PAYMENT_WEBHOOK_SECRET is guessable/,
+      );
+      expect(refusal(production({ JWT_SECRET: ownSecret(), WAITING_ROOM_SECRET: value }))).toMatch(
+        /^Invalid configuration: WAITING_ROOM_SECRET is guessable/,
+      );
+    }
+  });
+
+  it('takes hex or base64 of 32 random bytes, and a long random passphrase', () => {
     for (let i = 0; i < 200; i++)
-      expect(loadConfig(production({ JWT_SECRET: randomBytes(16).toString('hex') })).auth.secret).toHaveLength(32);
-    expect(loadConfig(production({ JWT_SECRET: randomBytes(32).toString('base64') })).auth.secret).toBeTruthy();
-    const passphrase = ['plum', 'tuesday', 'orbit', 'cactus', 'violin', 'harbour'].join(' ');
+      expect(loadConfig(production({ JWT_SECRET: randomBytes(32).toString('hex') })).auth.secret).toHaveLength(64);
+    for (const encoding of ['base64', 'base64url'] as const)
+      for (let i = 0; i < 3; i++)
+        expect(loadConfig(production({ JWT_SECRET: randomBytes(32).toString(encoding) })).auth.secret).toBeTruthy();
+    const passphrase = ['plum', 'tuesday', 'orbit', 'cactus', 'violin', 'harbour', 'lemon', 'gravel'].join(' ');
     expect(loadConfig(production({ JWT_SECRET: passphrase })).auth.secret).toBe(passphrase);
   });
 

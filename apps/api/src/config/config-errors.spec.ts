@@ -27,6 +27,13 @@ describe('configuration errors', () => {
     ['REDLOCK_URLS', `redis://:${SECRET}@a:1,redis://:${SECRET}@b:2`],
     ['REDLOCK_URLS', `redis://:${SECRET}@a:1,redis//:${SECRET}@b:2,redis://:${SECRET}@c:3`],
     ['JWT_JWKS_URL', `https://client:${SECRET}@idp.example.com/jwks`],
+    ['DATABASE_URL', `host=db user=flashsale password=${SECRET} dbname=flashsale`],
+    ['DATABASE_URL', `host=db password='${SECRET} with spaces' dbname=flashsale`],
+    ['DATABASE_URL', `mysql://db/flashsale?sslmode=require&password=${SECRET}`],
+    ['DATABASE_URL', `postgres://db:port/flashsale?sslpassword=${SECRET}`],
+    ['REDIS_URL', `redis://host:6379?password=${SECRET}`],
+    ['REDLOCK_URLS', `redis://a:1?password=${SECRET},redis://b:2,redis://c:3`],
+    ['JWT_JWKS_URL', `idp.example.com/jwks?code=${SECRET}`],
   ])('name %s and never echo the password in it (%s)', (name, value) => {
     const line = startupLine({ [name]: value });
     expect(line).toMatch(new RegExp(`^Invalid configuration: ${name} `));

@@ -34,11 +34,30 @@ describe('edge configuration', () => {
     ).toEqual(['10.0.0.0/8', '192.168.1.7', 'loopback', 'fd00::/8']);
   });
 
+  it('counts an IPv6 client by its /64 by default, by a prefix from /48 to a whole address if told', () => {
+    expect(loadConfig({ NODE_ENV: 'test' }).edge.ipv6ClientPrefix).toBe(64);
+    expect(loadConfig({ NODE_ENV: 'test', IPV6_CLIENT_PREFIX: '48' }).edge.ipv6ClientPrefix).toBe(48);
+    expect(loadConfig({ NODE_ENV: 'test', IPV6_CLIENT_PREFIX: '128' }).edge.ipv6ClientPrefix).toBe(128);
+    for (const outside of ['47', '129', '/64', 'sixty-four'])
+      expect(() => loadConfig({ NODE_ENV: 'test', IPV6_CLIENT_PREFIX: outside })).toThrow(
+        /IPV6_CLIENT_PREFIX must be an integer from 48 to 128/,
+      );
+  });
+
   it('gives product reads a short max-age and a longer stale-while-revalidate by default', () => {
     expect(loadConfig({ NODE_ENV: 'test' }).edge.productCache).toEqual({ maxAgeS: 2, staleWhileRevalidateS: 10 });
     expect(
       loadConfig({ NODE_ENV: 'test', PRODUCT_CACHE_MAX_AGE_S: '0', PRODUCT_CACHE_SWR_S: '30' }).edge.productCache,
     ).toEqual({ maxAgeS: 0, staleWhileRevalidateS: 30 });
+  });
+
+  it('bounds a whole request to 10 s by default, from 1 s to 2 minutes', () => {
+    expect(loadConfig({ NODE_ENV: 'test' }).edge.requestBodyTimeoutMs).toBe(10_000);
+    expect(loadConfig({ NODE_ENV: 'test', REQUEST_BODY_TIMEOUT_MS: '2000' }).edge.requestBodyTimeoutMs).toBe(2000);
+    for (const outside of ['999', '120001', '0', '10s'])
+      expect(() => loadConfig({ NODE_ENV: 'test', REQUEST_BODY_TIMEOUT_MS: outside })).toThrow(
+        /REQUEST_BODY_TIMEOUT_MS must be an integer from 1000 to 120000/,
+      );
   });
 
   it.each([

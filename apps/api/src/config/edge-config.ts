@@ -10,18 +10,26 @@ export type CorsOrigins = '*' | string[];
 export interface EdgeConfig {
   corsOrigins: CorsOrigins;
   trustProxy: TrustProxy;
+  /** IPV6_CLIENT_PREFIX: an IPv6 client is counted by this many leading bits of its address (common/throttling/client-address-key.ts). */
+  ipv6ClientPrefix: number;
   /** Cache-Control of GET /products/:id: fresh for maxAgeS, then served stale for up to staleWhileRevalidateS while revalidating. */
   productCache: { maxAgeS: number; staleWhileRevalidateS: number };
+  /** A request (headers and body) not whole this long after its first byte is answered 408 and closed. */
+  requestBodyTimeoutMs: number;
 }
 
 export function loadEdgeConfig(env: Env, nodeEnv: 'development' | 'production' | 'test'): EdgeConfig {
   return {
     corsOrigins: corsOrigins(env.CORS_ORIGINS, nodeEnv),
     trustProxy: trustProxy(env.TRUST_PROXY, nodeEnv === 'production'),
+    // A /64 is what one home line gets; below /48 (a whole site) neighbours would share budgets.
+    ipv6ClientPrefix: integer(64, 48, 128)(env.IPV6_CLIENT_PREFIX, 'IPV6_CLIENT_PREFIX'),
     productCache: {
       maxAgeS: integer(2, 0, 3600)(env.PRODUCT_CACHE_MAX_AGE_S, 'PRODUCT_CACHE_MAX_AGE_S'),
       staleWhileRevalidateS: integer(10, 0, 86_400)(env.PRODUCT_CACHE_SWR_S, 'PRODUCT_CACHE_SWR_S'),
     },
+    // At least a second: a slow mobile link sends a purchase's few hundred bytes well within it.
+    requestBodyTimeoutMs: integer(10_000, 1000, 120_000)(env.REQUEST_BODY_TIMEOUT_MS, 'REQUEST_BODY_TIMEOUT_MS'),
   };
 }
 

@@ -2,7 +2,7 @@
  * The environment the API reads, validated at start-up. Each rule returns a message naming what
  * is wrong so a bad deployment stops with one clear line instead of failing later.
  */
-import { echo } from './redact';
+import { echoOf } from './redact';
 
 export type Env = Record<string, string | undefined>;
 
@@ -10,9 +10,9 @@ type Rule<T> = (raw: string | undefined, name: string) => T;
 
 export class ConfigError extends Error {}
 
-/** One line naming the variable; the value it got is echoed with any credentials in it redacted. */
+/** One line naming the variable; the value it got is echoed with any credentials in it redacted (a secret's not at all). */
 export const fail = (name: string, expectation: string, raw: string | undefined): never => {
-  throw new ConfigError(`Invalid configuration: ${name} ${expectation} (got ${echo(raw)})`);
+  throw new ConfigError(`Invalid configuration: ${name} ${expectation} (got ${echoOf(name, raw)})`);
 };
 
 export const integer =

@@ -25,4 +25,15 @@ describe('loadPaymentsConfig', () => {
       'x'.repeat(32),
     );
   });
+
+  it('budgets webhook requests per client address, 50 a second unless told, and names a bad value', () => {
+    expect(loadPaymentsConfig({}, 'production').webhookRequestsPerSecondPerAddress).toBe(50);
+    expect(
+      loadPaymentsConfig({ PAYMENT_WEBHOOK_REQUESTS_PER_SECOND_PER_ADDRESS: '200' }, 'production')
+        .webhookRequestsPerSecondPerAddress,
+    ).toBe(200);
+    expect(() => loadPaymentsConfig({ PAYMENT_WEBHOOK_REQUESTS_PER_SECOND_PER_ADDRESS: '0' }, 'test')).toThrow(
+      /^Invalid configuration: PAYMENT_WEBHOOK_REQUESTS_PER_SECOND_PER_ADDRESS /,
+    );
+  });
 });

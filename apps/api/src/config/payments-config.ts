@@ -1,4 +1,4 @@
-import { bool, ConfigError, Env } from './env.schema';
+import { bool, ConfigError, Env, integer } from './env.schema';
 import { echo } from './redact';
 
 export interface PaymentsConfig {
@@ -8,6 +8,11 @@ export interface PaymentsConfig {
   direct: boolean;
   /** PAYMENT_CURRENCY, lowercase ISO 4217: a webhook event naming another currency is refused. */
   currency: string;
+  /**
+   * PAYMENT_WEBHOOK_REQUESTS_PER_SECOND_PER_ADDRESS: webhook requests one client address may send a
+   * second, counted before the body is read or its signature computed.
+   */
+  webhookRequestsPerSecondPerAddress: number;
 }
 
 /** PAYMENT_WEBHOOK_SECRET and PAYMENTS_DIRECT; the direct path is on by default outside production. */
@@ -24,5 +29,16 @@ export function loadPaymentsConfig(env: Env, nodeEnv: 'development' | 'productio
     throw new ConfigError(
       `Invalid configuration: PAYMENT_CURRENCY must be a three-letter ISO 4217 code (got ${echo(env.PAYMENT_CURRENCY)})`,
     );
-  return { webhookSecret, direct: bool(nodeEnv !== 'production')(env.PAYMENTS_DIRECT, 'PAYMENTS_DIRECT'), currency };
+  return {
+    webhookSecret,
+    direct: bool(nodeEnv !== 'production')(env.PAYMENTS_DIRECT, 'PAYMENTS_DIRECT'),
+    currency,
+    // A provider sends a few events a second from each of its addresses; ten times that leaves room
+    // for a burst of redeliveries, and bounds what one address makes us hash to 50 x 64 KB a second.
+    webhookRequestsPerSecondPerAddress: integer(
+      50,
+      1,
+      1_000_000,
+    )(env.PAYMENT_WEBHOOK_REQUESTS_PER_SECOND_PER_ADDRESS, 'PAYMENT_WEBHOOK_REQUESTS_PER_SECOND_PER_ADDRESS'),
+  };
 }

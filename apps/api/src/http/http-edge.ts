@@ -1,10 +1,12 @@
 import fastifyCors from '@fastify/cors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyServerOptions } from 'fastify';
+import type { Server } from 'node:http';
+import type { FastifyHttpOptions, FastifyServerOptions } from 'fastify';
 import type { EdgeConfig, TrustProxy } from '../config/edge-config';
 import { corsOptions } from './cors-options';
 import { installEdgeHeaders } from './edge-hooks';
 import { requestIdOf } from './edge-hooks';
+import { requestTimeBound } from './request-time-bound';
 
 /**
  * What every response tells browsers, caches and proxies: its request id, the security headers,
@@ -17,16 +19,20 @@ export async function installHttpEdge(app: NestFastifyApplication, edge: EdgeCon
   if (cors) await app.register(fastifyCors, cors);
 }
 
-/** The server options of the edge: which proxies to believe, and where request ids come from. */
+/**
+ * The server options of the edge: which proxies to believe, where request ids come from, and how
+ * long a request may take to arrive.
+ */
 export function edgeServerOptions(
   edge: EdgeConfig,
-): Pick<FastifyServerOptions, 'trustProxy' | 'genReqId' | 'requestIdHeader'> {
+): Pick<FastifyHttpOptions<Server>, 'trustProxy' | 'genReqId' | 'requestIdHeader' | 'requestTimeout' | 'http'> {
   return {
     // Off unless configured: otherwise any client could choose the address it is limited and logged by.
     trustProxy: fastifyTrustProxy(edge.trustProxy),
     // The caller's X-Request-Id when acceptable, else a UUID; the logger reads the same id.
     genReqId: requestIdOf,
     requestIdHeader: false,
+    ...requestTimeBound(edge.requestBodyTimeoutMs),
   };
 }
 

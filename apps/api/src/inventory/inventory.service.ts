@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   DistributedLockService,
@@ -22,7 +22,11 @@ import { stockSetAfterFailure } from '../stock/stock-read-back';
 import { reportBackgroundFailure } from '../metrics/background-failures';
 import { withConflictRetry } from '../database/statements';
 import { toWaitingRoomSettings } from '../sale-terms/waiting-room-settings';
-import { drawSaleSeed } from '../sale-terms/sale-seed';
+import { ConfigService } from '@nestjs/config';
+import type { TypedConfigService } from '../config/app-config.module';
+import type { SaleBeaconConfig } from '../config/sale-beacon-config';
+import { appendAdminAction } from '../sale-terms/admin-action-chain';
+import { createdSale } from './created-sale';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -35,6 +39,8 @@ interface StockChange {
   productId: string;
   stock: number;
   segments: number;
+  /** A sale through a waiting room: the change joins its chain of admin actions, in the same transaction. */
+  audited: boolean;
 }
 
 const waitingRoomColumn = (dto: CreateProductDto): string | null =>
@@ -51,7 +57,12 @@ export class InventoryService {
     private readonly ledger: StockLedger,
     private readonly catalog: ProductCatalog,
     private readonly locks: DistributedLockService,
-  ) {}
+    @Inject(ConfigService) config: TypedConfigService,
+  ) {
+    this.beacon = config.get('saleBeacon', { infer: true });
+  }
+
+  private readonly beacon: SaleBeaconConfig;
 
   /** Creation is serialised per SKU, so two admins racing on one SKU get one product and one 409. */
   create(dto: CreateProductDto): Promise<ProductView> {
@@ -63,13 +74,14 @@ export class InventoryService {
       throw new AppException(ErrorCode.ValidationFailed, 'saleEndsAt must be after saleStartsAt');
     }
     const segments = dto.segments ?? 1;
+    // A waiting room's seed is drawn with it, and committed to, before anyone can join (created-sale.ts).
+    const sale = createdSale(dto, this.beacon, Date.now());
     let row: ProductRow;
     try {
       row = await this.db.transaction(async (tx) => {
         const rows: ProductRow[] = await tx.query(
-          `INSERT INTO products (sku, name, price_cents, stock, supplied, per_user_limit, sale_starts_at, sale_ends_at, segments, waiting_room, waiting_room_seed)
-           VALUES ($1, $2, $3, $4::int, $5::bigint, $6, $7, $8, $9, $10::jsonb, $11::bytea) RETURNING ${PRODUCT_COLUMNS}`,
-          // A waiting room's seed is drawn with it, before anyone can join (sale-seed.ts).
+          `INSERT INTO products (sku, name, price_cents, stock, supplied, per_user_limit, sale_starts_at, sale_ends_at, segments, waiting_room, waiting_room_seed, sale_commitment)
+           VALUES ($1, $2, $3, $4::int, $5::bigint, $6, $7, $8, $9, $10::jsonb, $11::bytea, $12::jsonb) RETURNING ${PRODUCT_COLUMNS}`,
           [
             dto.sku,
             dto.name,
@@ -81,9 +93,11 @@ export class InventoryService {
             dto.saleEndsAt ?? null,
             segments,
             waitingRoomColumn(dto),
-            dto.waitingRoom ? drawSaleSeed() : null,
+            sale?.seed ?? null,
+            sale ? JSON.stringify(sale.commitment) : null,
           ],
         );
+        if (sale) await appendAdminAction(tx, String(rows[0].id), 'create', sale.terms, sale.commitment.hash);
         if (segments > 1) {
           await tx.query(
             `INSERT INTO product_segments (product_id, segment, stock)
@@ -108,7 +122,7 @@ export class InventoryService {
   async setStock(productId: string, stock: number): Promise<ProductView> {
     const terms = await this.catalog.saleTerms(productId);
     if (!terms) throw productNotFound(productId);
-    const change = { productId, stock, segments: terms.segments };
+    const change = { productId, stock, segments: terms.segments, audited: terms.waitingRoom !== null };
     const outcome = terms.segments > 1 ? await this.setSegmentedStock(change) : await this.setProductStock(change);
     if (outcome === 'not-found') throw productNotFound(productId);
     if (outcome === 'stale-fence') throw new StaleFenceException(productId);
@@ -118,10 +132,15 @@ export class InventoryService {
   }
 
   @WithLock('stock:<productId>', LOCK_OPTIONS)
-  private async setProductStock({ productId, stock }: StockChange, @HeldLock() lock?: Lock): Promise<SetOutcome> {
+  private async setProductStock(change: StockChange, @HeldLock() lock?: Lock): Promise<SetOutcome> {
+    const { productId, stock } = change;
     const fence = lock ? lock.fence : null;
     const result = await withConflictRetry(() =>
-      this.db.transaction((tx) => this.ledger.setAbsolute(tx, productId, stock, fence)),
+      this.db.transaction(async (tx) => {
+        const outcome = await this.ledger.setAbsolute(tx, productId, stock, fence);
+        if (outcome === 'ok') await this.recordStockChange(tx, change);
+        return outcome;
+      }),
     ).catch((error: unknown) => stockSetAfterFailure(this.db, productId, false, stock, error));
     if (result === 'stale-fence' && fence !== null)
       await this.fenceRepair.repairFenceIfReset({ productId, segment: null }, lock);
@@ -131,14 +150,15 @@ export class InventoryService {
 
   /** Under every segment's lock at once (one multi-key lock, taken in canonical order). */
   @WithLock((change: StockChange) => stockLockKeys(change.productId, change.segments), LOCK_OPTIONS)
-  private async setSegmentedStock(
-    { productId, stock, segments }: StockChange,
-    @HeldLock() lock?: Lock,
-  ): Promise<SetOutcome> {
+  private async setSegmentedStock(change: StockChange, @HeldLock() lock?: Lock): Promise<SetOutcome> {
+    const { productId, stock, segments } = change;
     const fence = lock ? lock.fence : null;
     try {
       await withConflictRetry(() =>
-        this.db.transaction((tx) => this.ledger.setSegmented(tx, productId, stock, segments, fence)),
+        this.db.transaction(async (tx) => {
+          await this.ledger.setSegmented(tx, productId, stock, segments, fence);
+          await this.recordStockChange(tx, change);
+        }),
       );
     } catch (error) {
       if (error instanceof StaleSegmentsError) return 'stale-fence';
@@ -146,6 +166,10 @@ export class InventoryService {
     }
     await this.catalog.afterStockChange(productId, stock);
     return 'ok';
+  }
+
+  private async recordStockChange(tx: EntityManager, change: StockChange): Promise<void> {
+    if (change.audited) await appendAdminAction(tx, change.productId, 'set-stock', { stock: change.stock });
   }
 
   /**

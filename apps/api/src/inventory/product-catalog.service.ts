@@ -5,17 +5,17 @@ import { DataSource } from 'typeorm';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
-import { fallbackWhenRedisDown } from '../common/errors/dependency-errors';
+import { fallbackWhenRedisDown, redisRecentlyDown } from '../common/errors/dependency-errors';
 import { reportBackgroundFailure } from '../metrics/background-failures';
 import { StockLedger } from '../stock/stock-ledger';
 import { SoldOutFlags } from './sold-out-flags';
 import { ProductIdRange } from './product-id-range';
 import { PRODUCT_SELECT, ProductRow, ProductView, SaleTerms, toProductView, toSaleTerms } from './product.view';
 import { productKeys, StockUnit } from '../stock/stock-keys';
+import { KnownSaleTerms } from './known-sale-terms';
+import { LocalProductViews } from './local-product-views';
 
 const WAIT_FOR_REBUILD_MS = 300;
-const MAX_TERMS = 10_000;
-const MISSING_TERMS_MS = 2_000;
 
 // ---- the cached view
 
@@ -98,12 +98,16 @@ export class ProductCache {
  * rebuilt by one reader at a time (under a lock; the others get the stale value when there is
  * one, or wait briefly for the rebuild); its sale terms, which never change after creation, so the
  * purchase path keeps them in process memory; and its sold-out flag, which with the cached view
- * follows every committed stock change (afterStockChange).
+ * follows every committed stock change (afterStockChange). While Redis is unreachable or slow,
+ * views come from this process's own reads instead (LocalProductViews: at most a second old, one
+ * query per product at a time), so that nobody gets a query per read for free.
  */
 @Injectable()
 export class ProductCatalog {
   private readonly log = new Logger(ProductCatalog.name);
-  private readonly terms = new Map<string, SaleTerms | { missingUntil: number }>();
+  private readonly terms = new KnownSaleTerms();
+  private readonly localViews = new LocalProductViews();
+  private readonly loadView = (productId: string) => this.loadFromDatabase(productId);
   private readonly rebuildSkip = { log: this.log, what: 'product cache rebuild lock' };
   private readonly lockSkipped = fallbackWhenRedisDown(this.rebuildSkip, 'no-redis' as const);
   private readonly releaseSkipped = fallbackWhenRedisDown(this.rebuildSkip, false);
@@ -125,18 +129,21 @@ export class ProductCatalog {
   /** The sale terms, or undefined for an unknown product; no Redis or SQL once known. */
   async saleTerms(productId: string): Promise<SaleTerms | undefined> {
     const known = this.terms.get(productId);
-    if (known && 'id' in known) return known;
-    if (known && known.missingUntil > Date.now()) return undefined;
+    if (known) return known;
+    if (this.terms.isMissing(productId)) return undefined;
     const view = await this.readThrough(productId);
-    if (this.terms.size >= MAX_TERMS) this.terms.clear();
-    this.terms.set(productId, view ? toSaleTerms(view) : { missingUntil: Date.now() + MISSING_TERMS_MS });
-    return view ? toSaleTerms(view) : undefined;
+    if (!view) {
+      this.terms.rememberMissing(productId);
+      return undefined;
+    }
+    const terms = toSaleTerms(view);
+    this.terms.remember(productId, terms);
+    return terms;
   }
 
   /** Without I/O: the sale terms when this process already knows them. */
   knownTerms(productId: string): SaleTerms | undefined {
-    const known = this.terms.get(productId);
-    return known && 'id' in known ? known : undefined;
+    return this.terms.get(productId);
   }
 
   async loadFromDatabase(productId: string): Promise<ProductView | null> {
@@ -145,7 +152,8 @@ export class ProductCatalog {
   }
 
   forget(productId: string): void {
-    this.terms.delete(productId);
+    this.terms.forget(productId);
+    this.localViews.forget(productId);
   }
 
   /** A new product: its flag and its cached view start from what was just inserted. */
@@ -160,6 +168,7 @@ export class ProductCatalog {
    * here is reported, never thrown. The flag and the cache then lapse on their own TTLs.
    */
   async afterStockChange(productId: string, stock: number, segmented = false): Promise<void> {
+    this.localViews.forget(productId);
     try {
       await Promise.all([this.flags.sync(productId, stock, segmented), this.cache.invalidate(productId)]);
     } catch (error) {
@@ -184,14 +193,23 @@ export class ProductCatalog {
   }
 
   private async readThrough(productId: string): Promise<ProductView | null> {
+    if (redisRecentlyDown()) return this.readWithoutRedis(productId);
     const cached = await this.cache.read(productId);
     if (cached?.fresh) return cached.view;
+    // This read found Redis unreachable or slow: nobody can coordinate a rebuild now.
+    if (redisRecentlyDown()) return this.readWithoutRedis(productId);
     // Nothing cached: an id above every id handed out is answered here, with no query and no entry.
     if (!cached && !(await this.ids.mayExist(productId))) return null;
     const rebuilt = await this.rebuildOnce(productId);
     if (rebuilt !== undefined) return rebuilt;
     if (cached && cached.view !== undefined) return cached.view;
     return this.waitForRebuild(productId);
+  }
+
+  /** While Redis is sick: this process's own view, at most LOCAL_VIEW_MS old; an id above the range costs nothing. */
+  private async readWithoutRedis(productId: string): Promise<ProductView | null> {
+    if (!(await this.ids.mayExist(productId))) return null;
+    return this.localViews.read(productId, this.loadView);
   }
 
   /** Rebuilds when this caller wins the rebuild lock; undefined when someone else is on it. */

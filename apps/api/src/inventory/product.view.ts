@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { WaitingRoomSettings, WaitingRoomView } from '../sale-terms/waiting-room-settings';
+import type { SaleCommitment } from '../sale-terms/sale-commitment';
 
 /** The contract's Product. */
 export class ProductView {
@@ -18,6 +19,12 @@ export class ProductView {
   segments?: number;
   @ApiPropertyOptional({ type: WaitingRoomView, description: 'present for products sold through a waiting room' })
   waitingRoom?: WaitingRoomView;
+  @ApiPropertyOptional({
+    description:
+      "present for products with a waiting room: what decides the queue's order, fixed at creation (before any join); " +
+      'see GET /products/:id/queue/audit',
+  })
+  saleCommitment?: SaleCommitment;
 }
 
 export interface ProductRow {
@@ -31,13 +38,14 @@ export interface ProductRow {
   sale_ends_at: Date | null;
   segments: number;
   waiting_room: WaitingRoomSettings | null;
+  sale_commitment?: SaleCommitment | null;
 }
 
 export const PRODUCT_COLUMNS =
-  'id, sku, name, price_cents, stock, per_user_limit, sale_starts_at, sale_ends_at, segments, waiting_room';
+  'id, sku, name, price_cents, stock, per_user_limit, sale_starts_at, sale_ends_at, segments, waiting_room, sale_commitment';
 
 /** The product as the API shows it: a segmented product's stock is the sum of its segments. */
-export const PRODUCT_SELECT = `SELECT p.id, p.sku, p.name, p.price_cents, p.per_user_limit, p.sale_starts_at, p.sale_ends_at, p.segments, p.waiting_room,
+export const PRODUCT_SELECT = `SELECT p.id, p.sku, p.name, p.price_cents, p.per_user_limit, p.sale_starts_at, p.sale_ends_at, p.segments, p.waiting_room, p.sale_commitment,
        CASE WHEN p.segments > 1 THEN (SELECT COALESCE(SUM(s.stock), 0)::int FROM product_segments s WHERE s.product_id = p.id) ELSE p.stock END AS stock
   FROM products p`;
 
@@ -53,6 +61,7 @@ export function toProductView(row: ProductRow): ProductView {
     saleEndsAt: row.sale_ends_at ? new Date(row.sale_ends_at).toISOString() : null,
     ...(row.segments > 1 ? { segments: row.segments } : {}),
     ...(row.waiting_room ? { waitingRoom: row.waiting_room } : {}),
+    ...(row.sale_commitment ? { saleCommitment: row.sale_commitment } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { counterFor, RateBudget, WindowRateLimiter } from '../common/throttling/rate-limiter';
+import { clientAddressKey } from '../common/throttling/client-address-key';
 import { TypedConfigService } from '../config/app-config.module';
 
 const ROUTE_BUDGET = 'orders:routeBudget';
@@ -24,6 +25,7 @@ export const RouteBudget = (name: 'order.list' | 'order.get' | 'order.pay' | 'or
 export class OrderRouteLimit implements CanActivate {
   private readonly budgets = new Map<string, RateBudget>();
   private readonly limiter: WindowRateLimiter;
+  private readonly ipv6Prefix: number;
 
   constructor(
     private readonly reflector: Reflector,
@@ -31,6 +33,7 @@ export class OrderRouteLimit implements CanActivate {
     prefix: RedisKeyPrefix,
     @Inject(ConfigService) config: TypedConfigService,
   ) {
+    this.ipv6Prefix = config.get('edge', { infer: true }).ipv6ClientPrefix;
     this.limiter = new WindowRateLimiter(
       counterFor(redis),
       prefix.value,
@@ -42,7 +45,10 @@ export class OrderRouteLimit implements CanActivate {
     const budget = this.reflector.get<string | undefined>(ROUTE_BUDGET, context.getHandler());
     const request = context.switchToHttp().getRequest<{ user?: AuthUser; ip?: string }>();
     if (!budget) return true;
-    const caller = request.user?.id !== undefined ? `user:${request.user.id}` : `ip:${String(request.ip)}`;
+    const caller =
+      request.user?.id !== undefined
+        ? `user:${request.user.id}`
+        : `ip:${clientAddressKey(request.ip, this.ipv6Prefix)}`;
     let spent = this.budgets.get(budget);
     if (!spent)
       this.budgets.set(

@@ -8,6 +8,13 @@ export interface PaymentRouteConfig {
   rawBody?: boolean;
   /** The route exists only when this setting is on; otherwise it answers like an unknown route. */
   requires?: 'PAYMENTS_DIRECT' | 'PAYMENT_WEBHOOK_SECRET';
+  /** Spend the client address's webhook budget before the body is read (WebhookAddressLimit). */
+  addressBudget?: boolean;
+}
+
+/** A per-address budget: resolves when the address may go on, throws 429 RATE_LIMITED when it may not. */
+export interface AddressBudget {
+  spend(address: string): Promise<void>;
 }
 
 export type RawBodyRequest = FastifyRequest & { rawBody?: Buffer };
@@ -48,12 +55,21 @@ function answerNotFound(_request: FastifyRequest, reply: FastifyReply, _done: ()
 }
 
 /**
+ * An onRequest hook spending `budget` for the client's address: before the body is read, parsed or
+ * hashed, so a refused request costs a counter hit. The 429 goes to Nest's exception filter.
+ */
+const spendingAddressBudget =
+  (budget: AddressBudget) =>
+  (request: FastifyRequest): Promise<void> =>
+    budget.spend(request.ip);
+
+/**
  * Per-route Fastify hooks for the payment routes, added as Nest registers them (call before
  * app.init()): the raw body only where a signature needs it, so every other route keeps the
- * plain JSON parser at no extra cost; and a disabled route answered by the not-found handler
- * before guards run, exactly as a route that does not exist.
+ * plain JSON parser at no extra cost; a disabled route answered by the not-found handler
+ * before guards run, exactly as a route that does not exist; and the address budget, after that.
  */
-export function installPaymentRoutes(fastify: FastifyInstance, payments: PaymentsConfig): void {
+export function installPaymentRoutes(fastify: FastifyInstance, payments: PaymentsConfig, budget: AddressBudget): void {
   const enabled = { PAYMENTS_DIRECT: payments.direct, PAYMENT_WEBHOOK_SECRET: payments.webhookSecret !== undefined };
   fastify.addHook('onRoute', (route: RouteOptions) => {
     const config = (route.config ?? {}) as PaymentRouteConfig;
@@ -61,6 +77,11 @@ export function installPaymentRoutes(fastify: FastifyInstance, payments: Payment
       route.onRequest = append(
         route.onRequest as Hook | Hook[] | undefined,
         answerNotFound,
+      ) as RouteOptions['onRequest'];
+    if (config.addressBudget)
+      route.onRequest = append(
+        route.onRequest as Hook | Hook[] | undefined,
+        spendingAddressBudget(budget),
       ) as RouteOptions['onRequest'];
     if (config.rawBody)
       route.preParsing = append(

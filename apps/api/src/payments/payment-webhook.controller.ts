@@ -22,7 +22,7 @@ import { PaymentRouteConfig } from './payment-routes';
 import { SIGNATURE_TOLERANCE_S } from './webhook-signature';
 import { WebhookSignatureGuard } from './webhook-signature.guard';
 
-const WEBHOOK_ROUTE: PaymentRouteConfig = { rawBody: true, requires: 'PAYMENT_WEBHOOK_SECRET' };
+const WEBHOOK_ROUTE: PaymentRouteConfig = { rawBody: true, requires: 'PAYMENT_WEBHOOK_SECRET', addressBudget: true };
 // The parameter is typed Readonly<...> (no class in the metadata) so the app-wide strict pipe leaves
 // the body to this one, which drops the provider's own extra fields instead of refusing them.
 // eslint-disable-next-line no-useless-assignment -- read by the @Body() parameter decorator below, which the rule does not follow

@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
+import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { DatabaseClock } from '../database/database-clock';
 import { PaymentEventsService } from './payment-events.service';
 import { PaymentWebhookController } from './payment-webhook.controller';
+import { WebhookAddressLimit } from './webhook-address-limit';
 import { WebhookSignatureGuard } from './webhook-signature.guard';
 
 /** Payments from a provider, by signed webhook (POST /payments/webhook). */
 @Module({
   controllers: [PaymentWebhookController],
-  providers: [PaymentEventsService, WebhookSignatureGuard, DatabaseClock],
+  providers: [PaymentEventsService, WebhookSignatureGuard, DatabaseClock, WebhookAddressLimit, RedisKeyPrefix],
 })
 export class PaymentsModule {}

@@ -11,7 +11,7 @@ import { ProductQueues } from '../product-queue/product-queues';
 import { automaticRate } from './admission-rate';
 import { rankPreQueue } from './fair-order';
 import { QueueStore } from './queue-store';
-import { SaleSeeds } from './sale-seeds';
+import { SaleDraws } from '../sale-audit/sale-draws.service';
 import { WaitingRoomMetrics } from './waiting-room.metrics';
 import { WaitingRoomSettings } from '../sale-terms/waiting-room-settings';
 
@@ -52,7 +52,7 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
     private readonly queues: ProductQueues,
     private readonly metrics: WaitingRoomMetrics,
     private readonly scheduler: SchedulerRegistry,
-    private readonly seeds: SaleSeeds,
+    private readonly draws: SaleDraws,
     @Inject(ConfigService) config: TypedConfigService,
   ) {
     this.tickMs = config.get('waitingRoom', { infer: true }).tickMs;
@@ -111,13 +111,19 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
-  /** Closes the pre-queue and stores its shuffle the first time; returns the `bought` count read. */
+  /**
+   * Closes the pre-queue, decides the sale's draw when it can (sale-audit/sale-draws.service.ts:
+   * the committed beacon round, or the fallback past its deadline) and, once decided, stores the
+   * shuffle it keys. Until then the pre-queue waits unranked, and the admit script admits nothing
+   * from it. Returns the `bought` count read.
+   */
   private async openQueue(sale: Sale): Promise<number> {
     const id = String(sale.id);
     const queue = await this.store.freeze(id);
-    if (queue.pre > 0 && !queue.ranked) {
-      await this.store.writeRanks(id, await rankPreQueue((await this.seeds.of(id)).seed, queue.pre));
-      this.log.log(`product ${id}: shuffled ${queue.pre} pre-queue ticket(s)`);
+    const draw = await this.draws.settle(id);
+    if (queue.pre > 0 && !queue.ranked && draw) {
+      await this.store.writeRanks(id, await rankPreQueue(draw.shuffleSeed, queue.pre));
+      this.log.log(`product ${id}: shuffled ${queue.pre} pre-queue ticket(s), beacon ${draw.beacon}`);
     }
     return queue.bought;
   }

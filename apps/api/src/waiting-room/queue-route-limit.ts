@@ -12,15 +12,19 @@ import { TicketClaims, TicketSigner } from './ticket-signer';
  * Budgets of the queue routes, shared by every instance through Redis (common/throttling), each
  * route its own: a join per user (RATE_LIMIT_PER_SECOND); a poll per ticket, the credential of
  * the one client holding it (RATE_LIMIT_PER_SECOND: a waiting client is told to poll at most about
- * twice a second); the public summary per client address (QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS).
+ * twice a second); the public summary per client address (QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS; an
+ * IPv6 client by its IPV6_CLIENT_PREFIX prefix), and the join-work challenge per client address
+ * with the same figure, on a counter of its own (it is public, and asks for terms and a seed).
  * A poll whose ticket does not verify is not counted: it is refused (400) without touching Redis.
- * Skipped, with a warning, while Redis is unreachable: the queue answers 503 then anyway.
+ * While Redis is unreachable or slow each is counted per instance (RateBudget).
  */
 @Injectable()
 export class QueueRouteLimit {
   private readonly joins: RateBudget;
   private readonly polls: RateBudget;
   private readonly summaries: RateBudget;
+  private readonly challenges: RateBudget;
+  private readonly ipv6Prefix: number;
 
   constructor(
     @Inject(REDIS_CLIENT) redis: RedisConnection,
@@ -39,10 +43,12 @@ export class QueueRouteLimit {
       prefix.value,
       config.get('waitingRoom', { infer: true }).summaryPerSecondPerAddress,
     );
+    this.ipv6Prefix = config.get('edge', { infer: true }).ipv6ClientPrefix;
     const log = new Logger(QueueRouteLimit.name);
     this.joins = new RateBudget(perCaller, log, 'queue.join requests');
     this.polls = new RateBudget(perCaller, log, 'queue.poll requests');
     this.summaries = new RateBudget(perAddress, log, 'queue.summary requests');
+    this.challenges = new RateBudget(perAddress, log, 'queue.challenge requests');
   }
 
   join(user: AuthUser): Promise<void> {
@@ -62,6 +68,11 @@ export class QueueRouteLimit {
   }
 
   summary(address: string | undefined): Promise<void> {
-    return this.summaries.spend(addressTracker('queue.summary', address));
+    return this.summaries.spend(addressTracker('queue.summary', address, this.ipv6Prefix));
+  }
+
+  /** Before the challenge's work: its terms, and its seed the first time. */
+  challenge(address: string | undefined): Promise<void> {
+    return this.challenges.spend(addressTracker('queue.challenge', address, this.ipv6Prefix));
   }
 }

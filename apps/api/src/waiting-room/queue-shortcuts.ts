@@ -45,15 +45,19 @@ export function installQueueShortcuts(
       done,
     );
   };
-  // The sale's join-work challenge: public, the same for every client this minute, from memory.
+  // The sale's join-work challenge: public, the same for every client this minute, from memory
+  // once the sale's terms and seed are known; its address's budget first, as the controller does.
   const challenge: Shortcut = (request, reply, done) => {
     const { id } = request.params as { id?: string };
     if (!isPositiveId(id)) return done();
     // Only a challenge may be kept: a refusal (not open yet, no work) must not outlive its moment.
-    const served = deps.room.challenge(id).then((challenge) => {
-      void reply.header('Cache-Control', challengeCacheControl(Date.now()));
-      return challenge;
-    });
+    const served = deps.limit
+      .challenge(request.ip)
+      .then(() => deps.room.challenge(id))
+      .then((challenge) => {
+        void reply.header('Cache-Control', challengeCacheControl(Date.now()));
+        return challenge;
+      });
     answer(served, reply, done);
   };
   const shortcuts: Record<QueueShortcutKind, { method: string; hook: Shortcut }> = {
@@ -74,10 +78,14 @@ export function installQueueShortcuts(
   });
 }
 
-/** The user of a request's token when it is one this instance can vouch for at once; else undefined. */
+/**
+ * The user of a request's token when it is one this instance can vouch for at once; else undefined.
+ * Checked as the guard checks it, address included: an address this instance saw spend its failure
+ * budget gets no signature check here, and the guard then answers its 429 without one either.
+ */
 function userOf(tokens: TokenVerifier, request: FastifyRequest): ReturnType<TokenVerifier['verify']> | undefined {
   try {
-    return tokens.verify(request.headers.authorization);
+    return tokens.verify(request.headers.authorization, request.ip);
   } catch {
     return undefined;
   }

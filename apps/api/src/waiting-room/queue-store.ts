@@ -67,7 +67,7 @@ export class QueueStore {
 
   /** A join under the sale's terms: refused by the script when its work or its address's cap say so. */
   defendedJoin(productId: string, terms: JoinTerms, request: JoinRequest): Promise<JoinReply | JoinRefusal> {
-    const batch = `${productId}|${terms.saleStartsAtMs ?? ''}|${terms.joinsPerAddress}|${terms.needsWork ? 1 : 0}`;
+    const batch = `${productId}|${terms.saleStartsAtMs ?? ''}|${terms.joinsPerAddress}|${terms.needsWork ? 1 : 0}|${terms.overCap?.first ?? 0}`;
     return this.joins.add(batch, { ...request, productId, terms });
   }
 
@@ -94,7 +94,7 @@ export class QueueStore {
   async admit(productId: string, step: AdmitStep): Promise<AdmitReply> {
     const k = this.keys(productId);
     const args = [step.nowMs, step.stock, step.rate, step.ttlMs, step.boughtBefore, step.graceMs, step.perUserLimit];
-    return parseAdmit(await runScript(this.redis, ADMIT, [k.meta, k.admitted, k.buying], args));
+    return parseAdmit(await runScript(this.redis, ADMIT, [k.meta, k.admitted, k.buying, k.admissions], args));
   }
 
   /** Takes the admission for a purchase; false when it is no longer good. */

@@ -1,5 +1,6 @@
 import { AppException } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
+import type { JoinWorkChallenge } from './join-work/join-work';
 
 export const noWaitingRoom = (productId: string) =>
   new AppException(ErrorCode.NotFound, `product ${productId} is not sold through a waiting room`);
@@ -23,11 +24,24 @@ export const joinWorkInvalid = () =>
   );
 export const joinClaimRequired = (claim: string) =>
   new AppException(ErrorCode.JoinClaimRequired, `joining this queue needs the token claim "${claim}"`);
-export const joinsPerAddressSpent = (retryAfterS: number) =>
-  new AppException(
-    ErrorCode.RateLimited,
-    'this client address holds as many tickets of this sale as it may (waitingRoom.joinsPerAddress)',
-    retryAfterS,
-  );
+/**
+ * Over waitingRoom.joinsPerAddress: a lock-out for nobody. With `challenge`, the body carries the
+ * work that takes a ticket now (as the challenge route would serve it); else only waiting helps.
+ */
+export const joinsPerAddressSpent = (retryAfterS: number, challenge?: JoinWorkChallenge) =>
+  challenge
+    ? new AppException(
+        ErrorCode.RateLimited,
+        'this client address holds as many tickets of this sale as it may without work (waitingRoom.joinsPerAddress): ' +
+          `join again with "work" solved for this body's challenge (${challenge.squarings} squarings), ` +
+          'or retry after Retry-After',
+        retryAfterS,
+        { challenge },
+      )
+    : new AppException(
+        ErrorCode.RateLimited,
+        'this client address holds as many tickets of this sale as it may (waitingRoom.joinsPerAddress)',
+        retryAfterS,
+      );
 export const noJoinWork = (productId: string) =>
   new AppException(ErrorCode.NotFound, `joining the queue of product ${productId} needs no proof of work`);

@@ -24,6 +24,11 @@ export const waitingRoomKeys = (prefix: string, productId: string) => {
      * most the cap (kept only when the sale caps live tickets per address).
      */
     addresses: `${base}:address-tickets`,
+    /**
+     * List of "first:last:at" entries, one per admission step that admitted: places first..last were
+     * admitted at `at` (ms). Written by the leader only; read by the sale's audit (sale-audit/).
+     */
+    admissions: `${base}:admissions`,
     /** Sorted set nonce -> expiry (ms): the join-work challenges used, until they expire. */
     workNonces: `${base}:work`,
     /** The purchase path's sold-out flag, read so that pollers see SOLD_OUT at once. */

@@ -35,6 +35,12 @@ class QueueSummaryView implements QueueSummary {
   seedCommitment!: string | null;
   @ApiProperty({ nullable: true, type: String, description: 'the seed (hex), from saleStartsAt on' }) seed!:
     string | null;
+  @ApiProperty({
+    enum: ['PENDING', 'VERIFIED', 'MISSING', 'NONE'],
+    description:
+      'how the start shuffle got its key: VERIFIED (the committed beacon round), MISSING (the fallback: the seed alone), NONE (no round committed); PENDING until decided',
+  })
+  beacon!: QueueSummary['beacon'];
 }
 
 class JoinWorkAnswerDto implements JoinWorkAnswer {
@@ -111,8 +117,10 @@ export class WaitingRoomController {
     status: 429,
     description:
       "RATE_LIMITED: this user's join budget (RATE_LIMIT_PER_SECOND) is spent, or the client address holds " +
-      'waitingRoom.joinsPerAddress live tickets (waiting, or admitted and unexpired) already ' +
-      '(Retry-After: until the start before it; then until its soonest admission expires, at most 15 s)',
+      'waitingRoom.joinsPerAddress live tickets (waiting, or admitted and unexpired) already and the join ' +
+      "carries no work that pays for one more: the body's `challenge` is the work that takes a ticket now, " +
+      'doubling per ticket past the cap (Retry-After: until the start before it; then until its soonest ' +
+      'admission expires, at most 15 s)',
   })
   @ApiResponse(UNAVAILABLE)
   async join(
@@ -137,11 +145,14 @@ export class WaitingRoomController {
   @ApiNotFoundResponse({
     description: 'PRODUCT_NOT_FOUND; NOT_FOUND for a product without a waiting room or without joinWork',
   })
+  @ApiResponse(RATE_LIMITED("this client address's (QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS, a counter of its own)"))
   @ApiResponse({ ...UNAVAILABLE, description: 'DEPENDENCY_UNAVAILABLE: Postgres unreachable, with Retry-After' })
   async challenge(
     @Param('id', ParseIdPipe) productId: string,
+    @Ip() address: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<JoinWorkChallengeView> {
+    await this.limit.challenge(address);
     const challenge = await this.room.challenge(productId);
     void reply.header('Cache-Control', challengeCacheControl(Date.now()));
     return challenge;

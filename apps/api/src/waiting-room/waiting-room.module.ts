@@ -16,6 +16,7 @@ import { waitingRoomKey } from './waiting-room-secret';
 import { WaitingRoomService } from './waiting-room.service';
 import { QueueRouteLimit } from './queue-route-limit';
 import { JoinWork } from './join-work/join-work';
+import { SaleDraws } from '../sale-audit/sale-draws.service';
 
 /**
  * The waiting room in front of products that opt in. The purchase pipeline (OrdersModule) takes a
@@ -36,6 +37,7 @@ import { JoinWork } from './join-work/join-work';
     { provide: JoinWork, inject: [WAITING_ROOM_KEY], useFactory: (key: Buffer) => new JoinWork(key) },
     QueueStore,
     SaleSeeds,
+    SaleDraws,
     RedisKeyPrefix,
     WaitingRoomMetrics,
     WaitingRoomService,
@@ -43,6 +45,6 @@ import { JoinWork } from './join-work/join-work';
     AdmissionGate,
     AdmissionLeader,
   ],
-  exports: [QueueStore, TicketSigner, AdmissionGate],
+  exports: [QueueStore, TicketSigner, AdmissionGate, SaleDraws, QueueRouteLimit],
 })
 export class WaitingRoomModule {}

@@ -26,8 +26,12 @@ import {
 } from './waiting-room-errors';
 import { WaitingRoomMetrics } from './waiting-room.metrics';
 import { WaitingRoomSettings } from '../sale-terms/waiting-room-settings';
-import { CheckedWork, JoinWork, JoinWorkAnswer, JoinWorkChallenge } from './join-work/join-work';
-import type { JoinTerms } from './scripts/join';
+import { challengeSquarings, CheckedWork, JoinWork, JoinWorkAnswer, JoinWorkChallenge } from './join-work/join-work';
+import { isOverCapStep, overCapWork } from './join-work/over-cap-work';
+import type { AddressLimit, JoinTerms } from './scripts/join';
+import { clientAddressKey } from '../common/throttling/client-address-key';
+import { SaleDraws } from '../sale-audit/sale-draws.service';
+import type { SaleDraw } from '../sale-audit/sale-draw';
 
 type Terms = SaleTerms & { waitingRoom: WaitingRoomSettings };
 
@@ -43,12 +47,15 @@ export interface QueueSummary {
   soldOut: boolean;
   seedCommitment: string | null;
   seed: string | null;
+  /** How the start shuffle got its key (sale-audit/sale-draw.ts); PENDING until decided. */
+  beacon: SaleDraw['beacon'] | 'PENDING';
 }
 
 /** Joining, polling and the public summary. A poll reads Redis once (no Postgres once the product's terms are known). */
 @Injectable()
 export class WaitingRoomService {
   private readonly pollsPerSecond: number;
+  private readonly ipv6Prefix: number;
 
   constructor(
     private readonly catalog: ProductCatalog,
@@ -57,15 +64,20 @@ export class WaitingRoomService {
     private readonly metrics: WaitingRoomMetrics,
     private readonly seeds: SaleSeeds,
     private readonly work: JoinWork,
+    private readonly draws: SaleDraws,
     @Inject(ConfigService) config: TypedConfigService,
   ) {
     this.pollsPerSecond = config.get('waitingRoom', { infer: true }).pollsPerSecond;
+    this.ipv6Prefix = config.get('edge', { infer: true }).ipv6ClientPrefix;
   }
 
   /**
    * A user's ticket: theirs again if they hold one (with or without work), else a new one when the
    * sale's defences allow it (waitingRoom.requiredClaim, joinWork, joinsPerAddress; the last two
    * decided in the join's own script, so a refused join spends neither its nonce nor its address).
+   * Past joinsPerAddress a join takes a ticket with work of the cap's ladder (over-cap-work.ts);
+   * its refusal carries the challenge to solve. The address is counted as its budgets count it
+   * (IPV6_CLIENT_PREFIX).
    */
   async join(productId: string, user: AuthUser, input: JoinInput = {}): Promise<TicketStatusView> {
     const terms = await this.termsOf(productId);
@@ -77,12 +89,13 @@ export class WaitingRoomService {
     const room = terms.waitingRoom;
     this.requireClaim(room, user);
     const userTag = this.signer.userTag(user.id);
-    const work = room.joinWork ? await this.checkWork(terms, user.id, input.work, now) : undefined;
+    const capped = room.joinsPerAddress !== undefined;
+    const work = room.joinWork || capped ? await this.checkWork(terms, user.id, input.work, now) : undefined;
     const joined = await this.redis(() =>
       this.store.defendedJoin(productId, joinTermsOf(terms), {
         userId: user.id,
         nowMs: now,
-        address: room.joinsPerAddress ? (input.address ?? 'unknown') : undefined,
+        address: capped ? clientAddressKey(input.address, this.ipv6Prefix) : undefined,
         work,
       }),
     );
@@ -97,9 +110,7 @@ export class WaitingRoomService {
     }
     if ('refusal' in joined) {
       this.metrics.joins.inc({ outcome: 'address_limit' });
-      throw joinsPerAddressSpent(
-        retryAfterAddressCap(terms.saleStartsAtMs, joined.soonestAdmissionExpiryMs, Date.now()),
-      );
+      throw await this.overCap(terms, joined);
     }
     this.metrics.joins.inc({ outcome: joined.created ? 'new' : 'existing' });
     return this.status(
@@ -128,17 +139,35 @@ export class WaitingRoomService {
     throw joinClaimRequired(room.requiredClaim);
   }
 
-  /** The checked work's nonce; null for work that does not check; undefined when none was sent. */
+  /**
+   * The checked work's nonce and squarings; null for work that does not check; undefined when none
+   * was sent. Its T is the sale's own or a step of its cap's ladder: no other is ever served.
+   */
   private async checkWork(
     terms: Terms,
     userId: string,
     work: JoinInput['work'],
     now: number,
-  ): Promise<CheckedWork | null | undefined> {
+  ): Promise<(CheckedWork & { squarings: number }) | null | undefined> {
     if (work === undefined) return undefined;
+    const own = terms.waitingRoom.joinWork?.squarings;
+    const squarings = challengeSquarings(work.challenge);
+    if (squarings === undefined) return null;
+    if (squarings !== own && !(terms.waitingRoom.joinsPerAddress && isOverCapStep(overCapWork(own), squarings)))
+      return null;
     const { seed } = await this.postgres(() => this.seeds.of(terms.id));
-    const squarings = terms.waitingRoom.joinWork!.squarings;
-    return this.work.check({ productId: terms.id, seed, squarings }, userId, work, now);
+    const checked = await this.work.check({ productId: terms.id, seed, squarings }, userId, work, now);
+    return checked && { ...checked, squarings };
+  }
+
+  /** The 429 of a join over its address's cap, naming the challenge whose work takes a ticket now. */
+  private async overCap(terms: Terms, limit: AddressLimit): Promise<Error> {
+    const now = Date.now();
+    const retryAfterS = retryAfterAddressCap(terms.saleStartsAtMs, limit.soonestAdmissionExpiryMs, now);
+    if (limit.squaringsNeeded === 0) return joinsPerAddressSpent(retryAfterS);
+    const { seed } = await this.postgres(() => this.seeds.of(terms.id));
+    const challenge = await this.work.challenge({ productId: terms.id, seed, squarings: limit.squaringsNeeded }, now);
+    return joinsPerAddressSpent(retryAfterS, challenge);
   }
 
   /** A ticket's status; `claims`: the ticket as the route's budget already verified and read it (null: not a ticket of this product). */
@@ -158,9 +187,10 @@ export class WaitingRoomService {
   async summary(productId: string): Promise<QueueSummary> {
     const terms = await this.termsOf(productId);
     const now = Date.now();
-    const [figures, { seed, commitment }] = await Promise.all([
+    const [figures, { seed, commitment }, draw] = await Promise.all([
       this.redis(() => this.store.summary(productId, now)),
       this.seeds.of(productId),
+      this.postgres(() => this.draws.of(productId)),
     ]);
     const opensAt = terms.saleStartsAtMs === null ? null : terms.saleStartsAtMs - terms.waitingRoom.preQueueS * 1000;
     const started = terms.saleStartsAtMs === null || now >= terms.saleStartsAtMs;
@@ -170,6 +200,7 @@ export class WaitingRoomService {
       soldOut: figures.soldOut,
       seedCommitment: opensAt === null || now >= opensAt ? commitment : null,
       seed: started ? seed.toString('hex') : null,
+      beacon: draw?.beacon ?? 'PENDING',
     };
   }
 
@@ -246,6 +277,7 @@ const joinTermsOf = (terms: Terms): JoinTerms => ({
   saleStartsAtMs: terms.saleStartsAtMs,
   joinsPerAddress: terms.waitingRoom.joinsPerAddress ?? 0,
   needsWork: terms.waitingRoom.joinWork !== undefined,
+  overCap: overCapWork(terms.waitingRoom.joinWork?.squarings),
 });
 
 /** A claim that says yes: true, a non-empty string other than "false", a non-zero number. */

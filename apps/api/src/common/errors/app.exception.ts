@@ -9,8 +9,10 @@ import { ErrorCode, errorBody, STATUS_OF } from './error-code';
 export class AppException extends HttpException {
   readonly code: ErrorCode;
   readonly retryAfterS?: number;
+  /** Fields the body carries besides the contract's three (what to do next, e.g. a challenge to solve). */
+  readonly details?: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, retryAfterS?: number) {
+  constructor(code: ErrorCode, message: string, retryAfterS?: number, details?: Record<string, unknown>) {
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     try {
@@ -20,6 +22,7 @@ export class AppException extends HttpException {
     }
     this.code = code;
     this.retryAfterS = retryAfterS;
+    this.details = details;
   }
 }
 

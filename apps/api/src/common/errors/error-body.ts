@@ -35,7 +35,12 @@ const answer = (code: ErrorCode, message: string, retryAfterS?: number, statusCo
 /** Maps an HttpException (ours, Nest's, Terminus's) to the contract body. */
 export function fromHttpException(exception: HttpException): ErrorAnswer {
   const status = exception.getStatus();
-  if (exception instanceof AppException) return answer(exception.code, exception.message, exception.retryAfterS);
+  if (exception instanceof AppException) {
+    const known = answer(exception.code, exception.message, exception.retryAfterS);
+    // Details follow the contract's fields and never replace them (spread again last, they win).
+    if (exception.details) known.body = { ...known.body, ...exception.details, ...known.body };
+    return known;
+  }
   const response = exception.getResponse();
   const code = CODE_BY_STATUS[status] ?? (status >= 500 ? ErrorCode.Internal : ErrorCode.ValidationFailed);
   if (typeof response === 'object' && response !== null && 'details' in response) {

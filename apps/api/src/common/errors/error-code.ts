@@ -30,6 +30,8 @@ export enum ErrorCode {
   JoinWorkRequired = 'JOIN_WORK_REQUIRED',
   JoinWorkInvalid = 'JOIN_WORK_INVALID',
   JoinClaimRequired = 'JOIN_CLAIM_REQUIRED',
+  BeaconInvalid = 'BEACON_INVALID',
+  BeaconClosed = 'BEACON_CLOSED',
   Internal = 'INTERNAL_ERROR',
 }
 
@@ -65,6 +67,8 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   [ErrorCode.JoinWorkRequired]: 403,
   [ErrorCode.JoinWorkInvalid]: 403,
   [ErrorCode.JoinClaimRequired]: 403,
+  [ErrorCode.BeaconInvalid]: 422,
+  [ErrorCode.BeaconClosed]: 409,
   [ErrorCode.Internal]: 500,
 };
 

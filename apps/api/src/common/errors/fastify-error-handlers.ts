@@ -25,8 +25,9 @@ function frameworkErrors(error: { code?: string }, _request: FastifyRequest, rep
 
 /**
  * Requests Node's HTTP parser refuses (headers too large, malformed request lines or headers,
- * a client too slow to send its headers) never reach Fastify's routing: answer them on the socket
- * in the contract's shape, then close it.
+ * a client too slow to send its headers or its whole body: REQUEST_BODY_TIMEOUT_MS) never reach
+ * Fastify's routing, or are taken from it: answer them on the socket in the contract's shape,
+ * then close it.
  */
 function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;

@@ -12,14 +12,15 @@ export type PublicRoute = 'product.read';
 /**
  * Budgets of the public routes that have no caller to count but an address: per client address
  * (the address Fastify derives: the peer, or with TRUST_PROXY the client a trusted balancer
- * forwarded), PUBLIC_READS_PER_SECOND_PER_ADDRESS requests a second on each route, shared by
- * every instance through Redis. Spent before the route reads anything, so a refused request costs
+ * forwarded; IPv6 by its IPV6_CLIENT_PREFIX prefix), PUBLIC_READS_PER_SECOND_PER_ADDRESS requests
+ * a second on each route, shared by every instance through Redis. Spent before the route reads anything, so a refused request costs
  * one counter hit: the counters of one event-loop turn go to Redis in one script call
  * (rate-limiter.ts). Skipped, with a warning, while Redis is unreachable: no invariant depends on it.
  */
 @Injectable()
 export class PublicRouteLimit {
   private readonly budgets: Record<PublicRoute, RateBudget>;
+  private readonly ipv6Prefix: number;
 
   constructor(
     @Inject(REDIS_CLIENT) redis: RedisConnection,
@@ -31,12 +32,13 @@ export class PublicRouteLimit {
       prefix.value,
       config.get('http', { infer: true }).publicReadsPerSecondPerAddress,
     );
+    this.ipv6Prefix = config.get('edge', { infer: true }).ipv6ClientPrefix;
     const log = new Logger(PublicRouteLimit.name);
     this.budgets = { 'product.read': new RateBudget(limiter, log, 'product.read requests from this address') };
   }
 
   /** Counts one request of `route` from `address`; throws 429 RATE_LIMITED (with Retry-After) past the budget. */
   spend(route: PublicRoute, address: string | undefined): Promise<void> {
-    return this.budgets[route].spend(addressTracker(route, address));
+    return this.budgets[route].spend(addressTracker(route, address, this.ipv6Prefix));
   }
 }

@@ -127,17 +127,31 @@ describe('RateBudget', () => {
     await expect(budget.spend('user:a')).rejects.toMatchObject({ code: 'RATE_LIMITED', retryAfterS: 1 });
   });
 
-  it('is skipped, with one warning, while Redis is unreachable', async () => {
+  it('counts the same limit in this process alone, with one warning, while Redis is unreachable', async () => {
     const warnings = log();
+    const unreachable = { hit: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1')) };
+    const limiter = new WindowRateLimiter(unreachable, 'spec:', 2, () => 1_700_000_000_250);
+    const budget = new RateBudget(limiter, warnings as never, 'unreachable test');
+    // The first finds Redis down; the next ones skip it (redisRecentlyDown) and count here too.
+    await expect(budget.spend('user:a')).resolves.toBeUndefined();
+    await expect(budget.spend('user:a')).resolves.toBeUndefined();
+    await expect(budget.spend('user:a')).rejects.toMatchObject({ code: 'RATE_LIMITED', retryAfterS: 1 });
+    await expect(budget.spend('user:b')).resolves.toBeUndefined();
+    expect(warnings.warn).toHaveBeenCalledTimes(1);
+    expect(warnings.warn.mock.calls[0][0]).toBe(
+      'unreachable test shared rate limit (counted per instance meanwhile) skipped: redis unavailable',
+    );
+  });
+
+  it('counts here too when Redis is slow: a command past its timeout', async () => {
+    const slow = { hit: () => Promise.reject(new Error('Command timed out')) };
     const budget = new RateBudget(
-      limiterAnswering(() => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1'))),
-      warnings as never,
-      'unreachable test',
+      new WindowRateLimiter(slow, 'spec:', 1, () => 1_700_000_000_250),
+      log() as never,
+      'slow',
     );
     await expect(budget.spend('user:a')).resolves.toBeUndefined();
-    await expect(budget.spend('user:a')).resolves.toBeUndefined();
-    expect(warnings.warn).toHaveBeenCalledTimes(1);
-    expect(warnings.warn.mock.calls[0][0]).toBe('unreachable test rate limit skipped: redis unavailable');
+    await expect(budget.spend('user:a')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
   });
 
   it('passes any other failure on as it is', async () => {
@@ -148,6 +162,21 @@ describe('RateBudget', () => {
       'purchases',
     );
     await expect(budget.spend('user:a')).rejects.toBe(bug);
+  });
+});
+
+describe('WindowRateLimiter.hitHere (the count of this process alone)', () => {
+  it('holds the same limit per tracker in the same epoch-aligned windows as the shared count', () => {
+    let now = 1_700_000_000_250;
+    const limiter = new WindowRateLimiter({ hit: () => Promise.reject(new Error('unused')) }, 'spec:', 2, () => now);
+    expect([limiter.hitHere('a'), limiter.hitHere('a'), limiter.hitHere('b')]).toEqual([
+      { allowed: true },
+      { allowed: true },
+      { allowed: true },
+    ]);
+    expect(limiter.hitHere('a')).toEqual({ allowed: false, retryAfterS: 1 });
+    now = 1_700_000_001_000;
+    expect(limiter.hitHere('a')).toEqual({ allowed: true });
   });
 });
 

@@ -2,13 +2,15 @@ import Redis, { Cluster } from 'ioredis';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppException } from '../errors/app.exception';
 import { ErrorCode } from '../errors/error-code';
-import { redisRecentlyDown, skipWhenRedisDown } from '../errors/dependency-errors';
+import { redisRecentlyDown, SkipContext, skipWhenRedisDown } from '../errors/dependency-errors';
 import { reportBackgroundFailure } from '../../metrics/background-failures';
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../../config/app-config.module';
 import type { RedisConnection } from '../redis/redis-client.factory';
 import { REDIS_CLIENT } from '../redis/redis.constants';
 import { RedisKeyPrefix } from '../redis/redis-keys';
+import { clientAddressKey } from './client-address-key';
+import { LocalRateCounts } from './local-rate-counts';
 
 /**
  * The clock every rate window is read from. Limiters ask it on each hit (not a copy taken at
@@ -36,6 +38,9 @@ export type RateDecision = { allowed: true } | { allowed: false; retryAfterS: nu
  * side: one batched script call per event-loop turn on one server, INCR/PEXPIRE on a Cluster).
  */
 export class WindowRateLimiter {
+  /** The same limit counted in this process alone, for while Redis cannot count (hitHere). */
+  private readonly local = new LocalRateCounts();
+
   constructor(
     private readonly counter: RateCounter,
     private readonly keyPrefix: string,
@@ -47,6 +52,17 @@ export class WindowRateLimiter {
     const { index, msLeft } = windowAt(this.now(), RATE_LIMIT_WINDOW_MS);
     const key = `${this.keyPrefix}rate:{${tracker}}:${index}`;
     const count = await this.counter.hit(key, 2 * RATE_LIMIT_WINDOW_MS);
+    return count <= this.limit ? { allowed: true } : { allowed: false, retryAfterS: retryAfterSeconds(msLeft) };
+  }
+
+  /**
+   * One hit counted by this instance alone, in the same windows as `hit`: the limit per instance,
+   * for while Redis is unreachable or slow (RateBudget). Approximate: each instance lets the whole
+   * limit through, and a window's count starts from nothing whatever Redis counted before.
+   */
+  hitHere(tracker: string): RateDecision {
+    const { index, msLeft } = windowAt(this.now(), RATE_LIMIT_WINDOW_MS);
+    const count = this.local.hit(tracker, index);
     return count <= this.limit ? { allowed: true } : { allowed: false, retryAfterS: retryAfterSeconds(msLeft) };
   }
 }
@@ -145,34 +161,44 @@ export class UserRateLimiter extends WindowRateLimiter {
 }
 
 /**
- * The counter of a budget kept per client address (the address Fastify derives; `unknown` when it
- * has none), shared by every per-address budget so their keys read alike.
+ * The counter of a budget kept per client address (the address Fastify derives), shared by every
+ * per-address budget so their keys read alike; an IPv6 client is counted by its IPV6_CLIENT_PREFIX
+ * prefix (client-address-key.ts), so rotating within its own /64 buys it nothing.
  */
-export function addressTracker(budget: string, address: string | undefined): string {
-  return `${budget}:ip:${address ?? 'unknown'}`;
+export function addressTracker(budget: string, address: string | undefined, ipv6Prefix: number): string {
+  return `${budget}:ip:${clientAddressKey(address, ipv6Prefix)}`;
 }
 
 /**
  * A rate budget of the API: `spend` counts one request against a tracker and throws 429
- * RATE_LIMITED (with Retry-After) past the budget. While Redis is unreachable the budget is
- * skipped (skipWhenRedisDown): no invariant depends on a rate limit, Postgres enforces them all.
+ * RATE_LIMITED (with Retry-After) past the budget. While Redis is unreachable or slow (a failed
+ * call, or one within the hold of redisRecentlyDown) the shared count is skipped
+ * (skipWhenRedisDown) and the same limit is counted by this instance alone (hitHere): a sick
+ * Redis makes the budget per instance, never none, so strangers still cannot buy Postgres work
+ * with it. Nothing of the fallback runs while Redis answers.
  */
 export class RateBudget {
+  private readonly skip: SkipContext;
+
   constructor(
     private readonly limiter: WindowRateLimiter,
-    private readonly log: Logger,
+    log: Logger,
     /** What the budget is for, in the 429's message and the skip warning. */
     private readonly what: string,
-  ) {}
+  ) {
+    this.skip = { log, what: `${what} shared rate limit (counted per instance meanwhile)` };
+  }
 
   async spend(tracker: string): Promise<void> {
-    if (redisRecentlyDown()) return;
     let decision: RateDecision;
-    try {
-      decision = await this.limiter.hit(tracker);
-    } catch (error) {
-      return skipWhenRedisDown(error, { log: this.log, what: `${this.what} rate limit` });
-    }
+    if (redisRecentlyDown()) decision = this.limiter.hitHere(tracker);
+    else
+      try {
+        decision = await this.limiter.hit(tracker);
+      } catch (error) {
+        skipWhenRedisDown(error, this.skip);
+        decision = this.limiter.hitHere(tracker);
+      }
     if (!decision.allowed)
       throw new AppException(ErrorCode.RateLimited, `too many ${this.what}, slow down`, decision.retryAfterS);
   }

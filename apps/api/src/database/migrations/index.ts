@@ -9,6 +9,7 @@ import { WaitingRoom1763700700000 } from './1763700700000-waiting-room';
 import { ConditionalStockUpdate1763700800000 } from './1763700800000-conditional-stock-update';
 import { SaleSeed1763700910000 } from './1763700910000-sale-seed';
 import { PurchaseIdIndex1763700920000 } from './1763700920000-purchase-id-index';
+import { SaleAudit1763700930000 } from './1763700930000-sale-audit';
 
 /** Listed explicitly (not globbed) so the bundled app and the CLI run the same migrations. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   ConditionalStockUpdate1763700800000,
   SaleSeed1763700910000,
   PurchaseIdIndex1763700920000,
+  SaleAudit1763700930000,
 ];

@@ -153,6 +153,15 @@ export class JoinWork {
 }
 
 /**
+ * The T a challenge names (`w2.<product>.<minute>.<T>.<MAC>`), unchecked: which subject to check
+ * its work against, for a sale that serves more than one T (a cap's ladder, over-cap-work.ts).
+ */
+export function challengeSquarings(challenge: string): number | undefined {
+  const fields = challenge.split('.');
+  return fields.length === 5 && NUMBER.test(fields[3]) ? Number(fields[3]) : undefined;
+}
+
+/**
  * The challenge route's Cache-Control: the answer is public and the same for everyone until its
  * minute ends, so a CDN or browser may keep it that long and spare the API the requests.
  */

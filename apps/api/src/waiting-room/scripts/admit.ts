@@ -4,19 +4,20 @@ import { QueueScript } from './script';
  * The leader's step: drops admissions expired more than a grace ago, then admits the next places
  * in queue order, as many as the pace (a token bucket holding at most one second's worth), the
  * stock still for sale and the queue allow.
- * KEYS: meta, admitted, buying. ARGV: now (ms), stock still for sale, rate (per s), admission
+ * KEYS: meta, admitted, buying, admissions log. ARGV: now (ms), stock still for sale, rate (per s), admission
  * TTL (ms), the meta's `bought` count read before the stock was, grace (ms), perUserLimit.
  *
  * Each admission may buy up to perUserLimit (L) units, so at most ceil(stock / L) are outstanding
  * (admitted or buying): however the holders buy, those left outstanding then never outnumber the
  * units left. Receipts written between the `bought` read and this script have left `buying` while
  * the stock read may predate their orders: their L units each are taken off the stock first.
- * Nothing is admitted until the queue is open (`pre` set) and its pre-queue shuffled.
+ * Nothing is admitted until the queue is open (`pre` set) and its pre-queue shuffled. Each step
+ * that admits logs its places and time ("first:last:now"), for the audit file: one entry a step.
  * Returns {admitted now, expired now, outstanding, still waiting}.
  */
 export const ADMIT: QueueScript = {
   name: 'waitingRoomAdmit',
-  keys: 3,
+  keys: 4,
   lua: `
 local now = tonumber(ARGV[1])
 local stock = tonumber(ARGV[2])
@@ -41,6 +42,7 @@ if pre ~= nil and (pre == 0 or m[4] == '1') then
     redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), place)
   end
   credit = credit - admitted
+  if admitted > 0 then redis.call('RPUSH', KEYS[4], (served + 1) .. ':' .. (served + admitted) .. ':' .. now) end
 end
 local soldOut = '0'
 if stock <= 0 then soldOut = '1' end

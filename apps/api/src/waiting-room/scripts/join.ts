@@ -1,5 +1,6 @@
 import { parsePolls, pollLua, PollReply } from './poll';
 import { QueueScript } from './script';
+import type { OverCapWork } from '../join-work/over-cap-work';
 
 /**
  * Takes tickets for the joins of one product that arrived together, or finds the ones their users
@@ -7,22 +8,27 @@ import { QueueScript } from './script';
  * are taken in the order sent (their arrival order).
  * KEYS: meta, users, the product's sold-out flag, ranks, admitted, bought, buying, addresses,
  * work nonces. ARGV: saleStartsAt (ms, -1: none), a candidate epoch, the tickets allowed per client
- * address (0: no cap), whether a new ticket needs work (1/0), then per join its userId, now (ms),
- * client address, work nonce ('' none, '!' a solution that did not check) and the work's expiry (ms).
- * A user who holds a ticket gets it back, with or without work. A new ticket needs, in this order:
- * a checked solution whose nonce was never claimed (-1: none given, -2: not checked or claimed
- * before), and an address under its cap of live tickets (-3); only then are the nonce claimed (kept
- * until the challenge expires) and the ticket listed under its address: a refused join changes nothing.
- * An address's entry lists its tickets' numbers ("12,57"), at most the cap. Only when the list is
- * full are its tickets looked at, as POLL would: one no longer live (bought, or admitted and its
- * admission expired or dropped) leaves the list; WAITING and unexpired ADMITTED ones stay. A join
- * under the cap reads and writes the entry only.
+ * address (0: no cap), whether a new ticket needs work (1/0), the squarings of the first ticket over
+ * the cap (0: none is given over it) and the most any asks, then per join its userId, now (ms),
+ * client address, work nonce ('' none, '!' a solution that did not check), the work's expiry (ms)
+ * and its squarings. A user who holds a ticket gets it back, with or without work. A new ticket
+ * needs, in this order: for a sale that asks work, a checked solution whose nonce was never claimed
+ * (-1: none given, -2: not checked or claimed before); and an address under its cap of live
+ * tickets, or over it, work of at least first x 2^(live tickets - cap) squarings, at most the most
+ * (-3: not paid): so people behind one shared address pay seconds, never a lock-out, and one who
+ * holds hundreds of accounts there pays more with each. Only then are the nonce claimed (kept until
+ * the challenge expires) and the ticket listed under its address: a refused join changes nothing.
+ * An address's entry lists its tickets' numbers ("12,57"): the cap and those paid for over it. Only
+ * when the list holds the cap are its tickets looked at, as POLL would: one no longer live (bought,
+ * or admitted and its admission expired or dropped) leaves the list; WAITING and unexpired ADMITTED
+ * ones stay. A join under the cap reads and writes the entry only.
  * The first join at or after the start freezes the pre-queue's size (`pre`): tickets up to it are
  * shuffled at the start, later ones keep their arrival order. The queue's epoch is set by its first
  * join: a queue lost with its Redis starts again under another, and its old tickets are known as such.
  * Returns {epoch, then per join: number (0: sold out, no ticket; negative: refused as above),
  * created (0/1; for -3 the soonest admission expiry (ms) among the address's tickets, -1: none
- * admitted)}, then POLL's answer for the joins that have a ticket, in order.
+ * admitted), for -3 the squarings a join needs now (0: none is given over the cap), else 0}, then
+ * POLL's answer for the joins that have a ticket, in order.
  */
 export const JOIN: QueueScript = {
   name: 'waitingRoomJoins',
@@ -40,6 +46,7 @@ local answer = {epoch}
 local tickets = {}
 local perAddress = tonumber(ARGV[3])
 local needsWork = ARGV[4] == '1'
+local firstOver, mostOver = tonumber(ARGV[5]), tonumber(ARGV[6])
 local pruned = false
 -- The tickets of \`held\` still live at \`now\`, and the soonest admission expiry among them (-1: none admitted).
 local function live(held, now)
@@ -67,21 +74,22 @@ local function live(held, now)
   end
   return kept, soonest
 end
-for i = 5, #ARGV, 5 do
-  local created = 0
+for i = 7, #ARGV, 6 do
+  local created, need = 0, 0
   local held
   local n = redis.call('HGET', KEYS[2], ARGV[i])
   if n then n = tonumber(n) elseif soldOut then n = 0 else
     local nonce = ARGV[i + 3]
-    if needsWork then
-      if nonce == '' then n = -1 elseif nonce == '!' then n = -2 else
-        if not pruned then
-          redis.call('ZREMRANGEBYSCORE', KEYS[9], '-inf', ARGV[i + 1])
-          pruned = true
-        end
-        if redis.call('ZSCORE', KEYS[9], nonce) then n = -2 end
+    -- The squarings of checked work whose name was never claimed (0: none such).
+    local paid = 0
+    if nonce ~= '' and nonce ~= '!' then
+      if not pruned then
+        redis.call('ZREMRANGEBYSCORE', KEYS[9], '-inf', ARGV[i + 1])
+        pruned = true
       end
+      if redis.call('ZSCORE', KEYS[9], nonce) then nonce = '!' else paid = tonumber(ARGV[i + 5]) end
     end
+    if needsWork and nonce == '' then n = -1 elseif needsWork and nonce == '!' then n = -2 end
     if not n and perAddress > 0 then
       held = {}
       for t in string.gmatch(redis.call('HGET', KEYS[8], ARGV[i + 2]) or '', '%d+') do held[#held + 1] = t end
@@ -89,13 +97,17 @@ for i = 5, #ARGV, 5 do
         local soonest
         held, soonest = live(held, tonumber(ARGV[i + 1]))
         if #held >= perAddress then
-          n = -3
-          created = soonest
+          need = math.min(firstOver * 2 ^ (#held - perAddress), mostOver)
+          if need == 0 or paid < need then
+            n = -3
+            created = soonest
+          end
         end
       end
     end
     if not n then
-      if needsWork then redis.call('ZADD', KEYS[9], ARGV[i + 4], nonce) end
+      need = 0
+      if nonce ~= '' and nonce ~= '!' then redis.call('ZADD', KEYS[9], ARGV[i + 4], nonce) end
       if (starts < 0 or tonumber(ARGV[i + 1]) >= starts) and redis.call('HEXISTS', KEYS[1], 'pre') == 0 then
         redis.call('HSET', KEYS[1], 'pre', redis.call('HGET', KEYS[1], 'seq') or '0')
       end
@@ -110,6 +122,7 @@ for i = 5, #ARGV, 5 do
   end
   answer[#answer + 1] = n
   answer[#answer + 1] = created
+  answer[#answer + 1] = need
   if n > 0 then tickets[#tickets + 1] = n end
 end` +
     pollLua(
@@ -133,8 +146,8 @@ export interface JoinRequest {
   nowMs: number;
   /** The client's address; its tickets are listed only when the sale caps live tickets per address. */
   address?: string;
-  /** Only when the sale asks work: the checked solution's nonce and expiry, or null when none checked. */
-  work?: { nonce: string; expiresAtMs: number } | null;
+  /** Work the join carried: the checked solution's nonce, expiry and squarings, or null when none checked. */
+  work?: { nonce: string; expiresAtMs: number; squarings: number } | null;
 }
 
 /** What a batch of joins shares: the product's terms. */
@@ -143,13 +156,17 @@ export interface JoinTerms {
   /** 0: no cap. */
   joinsPerAddress: number;
   needsWork: boolean;
+  /** The work a ticket over the cap needs (join-work/over-cap-work.ts); absent: none is given over it. */
+  overCap?: OverCapWork;
 }
 
-/** A join refused because its address holds its cap of live tickets. */
+/** A join refused because its address holds its cap of live tickets (and the join's work, if any, does not pay for one more). */
 export interface AddressLimit {
   refusal: 'address-limit';
   /** The soonest admission expiry (ms) among the address's live tickets; null when none is admitted yet. */
   soonestAdmissionExpiryMs: number | null;
+  /** The squarings of work that would take a ticket now; 0 when none would. */
+  squaringsNeeded: number;
 }
 
 /** A join refused by the script: no work given, work not good (or used), the address's live tickets at the cap. */
@@ -165,12 +182,15 @@ export const joinArgs = (terms: JoinTerms, epochCandidate: string, joins: JoinRe
   epochCandidate,
   terms.joinsPerAddress,
   terms.needsWork ? 1 : 0,
+  terms.overCap?.first ?? 0,
+  terms.overCap?.most ?? 0,
   ...joins.flatMap((join) => [
     join.userId,
     join.nowMs,
     join.address ?? '',
     join.work === undefined ? '' : join.work === null ? '!' : join.work.nonce,
     join.work ? join.work.expiresAtMs : 0,
+    join.work ? join.work.squarings : 0,
   ]),
 ];
 
@@ -178,17 +198,20 @@ export const joinArgs = (terms: JoinTerms, epochCandidate: string, joins: JoinRe
 export function parseJoins(reply: unknown, count: number): Array<JoinReply | JoinRefusal> {
   const r = reply as Array<number | string>;
   const epoch = String(r[0]);
-  const polls = parsePolls(r.slice(1 + 2 * count));
+  const polls = parsePolls(r.slice(1 + 3 * count));
   const replies: Array<JoinReply | JoinRefusal> = [];
   let polled = 0;
   for (let i = 0; i < count; i++) {
-    const number = Number(r[1 + 2 * i]);
+    const [number, second, need] = [1, 2, 3].map((at) => Number(r[at + 3 * i]));
     if (number === 0) replies.push('sold-out');
-    else if (number === -3) {
-      const soonest = Number(r[2 + 2 * i]);
-      replies.push({ refusal: 'address-limit', soonestAdmissionExpiryMs: soonest > 0 ? soonest : null });
-    } else if (number < 0) replies.push(WORK_REFUSALS[number]);
-    else replies.push({ number, created: Number(r[2 + 2 * i]) === 1, epoch, status: polls[polled++] });
+    else if (number === -3)
+      replies.push({
+        refusal: 'address-limit',
+        soonestAdmissionExpiryMs: second > 0 ? second : null,
+        squaringsNeeded: need,
+      });
+    else if (number < 0) replies.push(WORK_REFUSALS[number]);
+    else replies.push({ number, created: second === 1, epoch, status: polls[polled++] });
   }
   return replies;
 }

@@ -1,0 +1,44 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { RedisConnection } from '../common/redis/redis-client.factory';
+import { REDIS_CLIENT } from '../common/redis/redis.constants';
+import { RedisKeyPrefix } from '../common/redis/redis-keys';
+import { addressTracker, counterFor, RateBudget, WindowRateLimiter } from '../common/throttling/rate-limiter';
+import { TypedConfigService } from '../config/app-config.module';
+
+const BUDGET = 'payments.webhook';
+
+/**
+ * The webhook's budget per client address (PAYMENT_WEBHOOK_REQUESTS_PER_SECOND_PER_ADDRESS), shared
+ * by every instance through Redis. The route's credential is an HMAC over its body, so without a
+ * budget anyone could make us read and hash up to the body limit per request for free: this one is
+ * spent before the body is read (installPaymentRoutes), and a refused request costs one counter hit.
+ */
+@Injectable()
+export class WebhookAddressLimit {
+  private readonly budget: RateBudget;
+  private readonly ipv6Prefix: number;
+
+  constructor(
+    @Inject(REDIS_CLIENT) redis: RedisConnection,
+    prefix: RedisKeyPrefix,
+    @Inject(ConfigService) config: TypedConfigService,
+  ) {
+    const limiter = new WindowRateLimiter(
+      counterFor(redis),
+      prefix.value,
+      config.get('payments', { infer: true }).webhookRequestsPerSecondPerAddress,
+    );
+    this.ipv6Prefix = config.get('edge', { infer: true }).ipv6ClientPrefix;
+    this.budget = new RateBudget(
+      limiter,
+      new Logger(WebhookAddressLimit.name),
+      'payment webhook requests from this address',
+    );
+  }
+
+  /** Counts one webhook request from `address`; throws 429 RATE_LIMITED (with Retry-After) past the budget. */
+  spend(address: string | undefined): Promise<void> {
+    return this.budget.spend(addressTracker(BUDGET, address, this.ipv6Prefix));
+  }
+}
