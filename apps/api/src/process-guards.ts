@@ -3,7 +3,7 @@ import { reportBackgroundFailure } from './metrics/background-failures';
 
 const log = new Logger('Process');
 // How long a clean shutdown after an uncaught exception may take before the process just exits.
-const SHUTDOWN_BOUND_MS = 5_000;
+export const SHUTDOWN_BOUND_MS = 5_000;
 
 /**
  * The process-level policy (docs/RELIABILITY.md, "Process policy"):
