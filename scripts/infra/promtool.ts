@@ -21,7 +21,7 @@ export function ensurePromtool(): string {
 export function unpackPromtool(): string {
   if (!hasCommand('apt-get') || !hasCommand('dpkg-deb')) {
     throw new Error(
-      'promtool is missing: install the Debian/Ubuntu package prometheus (it ships promtool) or put promtool on PATH',
+      'promtool is missing: install the Debian/Ubuntu package prometheus (it ships promtool; macOS: brew install prometheus) or put promtool on PATH',
     );
   }
   mkdirSync(DIR, { recursive: true });

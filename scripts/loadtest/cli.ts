@@ -1,16 +1,25 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatCheck } from '../history/check-history';
 import { runLoadTest } from './run-load-test';
 import { parseReaction } from './populations';
 import { terminalProgress } from './progress';
 import { formatSummary } from './summary-table';
-import { LoadTestOptions } from './types';
+import {
+  evaluateThresholds,
+  exitCodeOf,
+  formatThresholds,
+  parseThresholds,
+  Threshold,
+  THRESHOLD_EXIT,
+} from './thresholds';
+import { LoadTestOptions, LoadTestResult } from './types';
 
 /** The API's own development default (apps/api config), so a local run needs no flag. */
 const DEV_JWT_SECRET = 'dev-only-secret-change-me';
 
-const USAGE = `usage: npm run loadtest -- --url http://host:port [--url ...] (--product ID | --stock N)
+export const USAGE = `usage: npm run loadtest -- --url http://host:port [--url ...] (--product ID | --stock N)
   --users U --connections C (--duration S | --requests R) [--quantity Q] [--token-secret S] [--token-issuer I] [--token-audience A]
   [--per-user-limit L] [--report-dir reports | --no-report] [--max-retries 3] [--max-retry-delay-ms 2000]
   [--timeout-ms 10000] [--history FILE] [--check [--database-url URL] [--require all|RULE,...]]
@@ -25,7 +34,11 @@ const USAGE = `usage: npm run loadtest -- --url http://host:port [--url ...] (--
   people and bots, no waiting room: --users PEOPLE --bots B [--bot-addresses A] --duration S (not --requests)
     every account buys up to the per-user limit at once; people re-send a refused purchase after its Retry-After
     (--max-retries a purchase), bots every 10 ms, Retry-After ignored (1000 sends a purchase); --bots 0: people alone
-exit codes: 0 invariants hold (and the history check passed), 1 an invariant or the history check failed, 2 bad usage or the run could not be set up`;
+  output: [--json] (the summary as JSON on stdout, the text on stderr) [--fail-on 'p99>500ms,oversell>0']
+    (fail the run when a condition holds; metrics p50 p90 p99 max (ms or s), oversell errors unresolved purchases_per_s;
+    operators > >= < <= ==) [--help | -h] [--version]
+exit codes: 0 invariants hold (and the history check passed), 1 an invariant or the history check failed, 2 bad usage or the run
+  could not be set up, ${THRESHOLD_EXIT} the invariants held but a --fail-on condition held; every flag: docs/LOADTEST.md`;
 
 function number(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -34,51 +47,54 @@ function number(flag: string, value: string | undefined): number | undefined {
   return parsed;
 }
 
+/** Every flag; `strict` parsing refuses any other. */
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+  json: { type: 'boolean' },
+  'fail-on': { type: 'string' },
+  url: { type: 'string', multiple: true },
+  product: { type: 'string' },
+  stock: { type: 'string' },
+  users: { type: 'string' },
+  connections: { type: 'string' },
+  duration: { type: 'string' },
+  requests: { type: 'string' },
+  quantity: { type: 'string' },
+  'token-secret': { type: 'string' },
+  'token-issuer': { type: 'string' },
+  'token-audience': { type: 'string' },
+  'per-user-limit': { type: 'string' },
+  'report-dir': { type: 'string' },
+  'no-report': { type: 'boolean' },
+  'max-retries': { type: 'string' },
+  'max-retry-delay-ms': { type: 'string' },
+  'timeout-ms': { type: 'string' },
+  history: { type: 'string' },
+  check: { type: 'boolean' },
+  'database-url': { type: 'string' },
+  'waiting-room': { type: 'boolean' },
+  'admit-per-second': { type: 'string' },
+  'admission-ttl-s': { type: 'string' },
+  'allow-remote': { type: 'boolean' },
+  bots: { type: 'string' },
+  'bot-addresses': { type: 'string' },
+  'bot-ipv6-rotation': { type: 'boolean' },
+  'bot-polls-per-second': { type: 'string' },
+  'pre-queue-s': { type: 'string' },
+  'reaction-ms': { type: 'string' },
+  'join-work': { type: 'string' },
+  'joins-per-address': { type: 'string' },
+  'solver-threads': { type: 'string' },
+  'pay-every': { type: 'string' },
+  'cancel-every': { type: 'string' },
+  'read-every-ms': { type: 'string' },
+  'payment-ttl-s': { type: 'string' },
+  require: { type: 'string' },
+} as const;
+
 export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): LoadTestOptions {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      url: { type: 'string', multiple: true },
-      product: { type: 'string' },
-      stock: { type: 'string' },
-      users: { type: 'string' },
-      connections: { type: 'string' },
-      duration: { type: 'string' },
-      requests: { type: 'string' },
-      quantity: { type: 'string' },
-      'token-secret': { type: 'string' },
-      'token-issuer': { type: 'string' },
-      'token-audience': { type: 'string' },
-      'per-user-limit': { type: 'string' },
-      'report-dir': { type: 'string' },
-      'no-report': { type: 'boolean' },
-      'max-retries': { type: 'string' },
-      'max-retry-delay-ms': { type: 'string' },
-      'timeout-ms': { type: 'string' },
-      history: { type: 'string' },
-      check: { type: 'boolean' },
-      'database-url': { type: 'string' },
-      'waiting-room': { type: 'boolean' },
-      'admit-per-second': { type: 'string' },
-      'admission-ttl-s': { type: 'string' },
-      'allow-remote': { type: 'boolean' },
-      bots: { type: 'string' },
-      'bot-addresses': { type: 'string' },
-      'bot-ipv6-rotation': { type: 'boolean' },
-      'bot-polls-per-second': { type: 'string' },
-      'pre-queue-s': { type: 'string' },
-      'reaction-ms': { type: 'string' },
-      'join-work': { type: 'string' },
-      'joins-per-address': { type: 'string' },
-      'solver-threads': { type: 'string' },
-      'pay-every': { type: 'string' },
-      'cancel-every': { type: 'string' },
-      'read-every-ms': { type: 'string' },
-      'payment-ttl-s': { type: 'string' },
-      require: { type: 'string' },
-    },
-  });
+  const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
   return {
     urls: (values.url ?? []).flatMap((url) => url.split(',')).filter(Boolean),
     productId: values.product,
@@ -124,26 +140,71 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
   };
 }
 
+export type Command =
+  | { action: 'help' }
+  | { action: 'version' }
+  | { action: 'run'; options: LoadTestOptions; json: boolean; thresholds: Threshold[] };
+
+/** What the command line asks for; --help and --version win over every other flag, as is usual. */
+export function parseCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Command {
+  if (argv.includes('--help') || argv.includes('-h')) return { action: 'help' };
+  if (argv.includes('--version')) return { action: 'version' };
+  const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
+  const thresholds = values['fail-on'] === undefined ? [] : parseThresholds(values['fail-on']);
+  return { action: 'run', options: parseCliArgs(argv, env), json: values.json === true, thresholds };
+}
+
+export function versionLine(): string {
+  const { version } = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return `flash-sale loadtest ${version} (node ${process.version})`;
+}
+
+/** The summary on stdout under --json: the figures a CI step reads, not the per-second timeline. */
+export function jsonSummary(
+  result: LoadTestResult,
+  thresholds: ReturnType<typeof evaluateThresholds>,
+  exitCode: number,
+) {
+  const { timeline: _timeline, histogram: _histogram, ...summary } = result;
+  return { exitCode, ...summary, thresholds };
+}
+
 async function main(): Promise<number> {
   if (existsSync('.env')) process.loadEnvFile('.env');
-  let options: LoadTestOptions;
+  let command: Command;
   try {
-    options = parseCliArgs(process.argv.slice(2));
+    command = parseCommand(process.argv.slice(2));
   } catch (error) {
     console.error(`${(error as Error).message}\n${USAGE}`);
     return 2;
   }
+  if (command.action === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  if (command.action === 'version') {
+    console.log(versionLine());
+    return 0;
+  }
+  // Under --json stdout carries the JSON alone; the text a person reads goes to stderr.
+  const say = command.json ? (text: string) => console.error(text) : (text: string) => console.log(text);
   const progress = terminalProgress(process.stderr);
   try {
-    const result = await runLoadTest({ ...options, onProgress: progress.onProgress });
+    const result = await runLoadTest({ ...command.options, onProgress: progress.onProgress });
     progress.done();
-    console.log(formatSummary(result));
-    if (result.historyCheck) console.log(formatCheck(result.historyCheck));
+    say(formatSummary(result));
+    if (result.historyCheck) say(formatCheck(result.historyCheck));
     if (result.historyPath)
-      console.log(
+      say(
         `history: ${result.historyPath}${result.historyCheck ? '' : ` (judge it: npm run check-history -- ${result.historyPath} --url ${result.urls[0]})`}`,
       );
-    return result.ok ? 0 : 1;
+    const outcomes = evaluateThresholds(command.thresholds, result);
+    if (outcomes.length) say(formatThresholds(outcomes));
+    const code = exitCodeOf(result, outcomes);
+    if (command.json) process.stdout.write(`${JSON.stringify(jsonSummary(result, outcomes, code), null, 2)}\n`);
+    return code;
   } catch (error) {
     progress.done();
     console.error(`load test failed: ${(error as Error).message}`);

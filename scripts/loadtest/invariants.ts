@@ -28,6 +28,15 @@ export interface InvariantInput {
 const liveUnits = (orders: ContractOrder[]): number =>
   orders.reduce((sum, o) => sum + (LIVE.has(o.status) ? o.quantity : 0), 0);
 
+/**
+ * Units sold beyond the stock, as a number for `--fail-on oversell>0`: live orders' units past
+ * those that existed, or a stock below zero, whichever is larger (0 when nothing was oversold).
+ */
+export function oversoldUnits(start: AuditSnapshot, end: AuditSnapshot): number {
+  const existed = start.stock + liveUnits(start.orders);
+  return Math.max(0, liveUnits(end.orders) - existed, -end.stock);
+}
+
 /** The contract's invariants, checked on what the admin API shows before and after the run. */
 export function checkInvariants(input: InvariantInput): InvariantResult[] {
   const { start, end } = input;

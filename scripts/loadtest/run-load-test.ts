@@ -10,7 +10,7 @@ import { readSnapshot } from './audit';
 import { readStockUntil } from './buyer-actions';
 import { drive } from './driver';
 import { HttpTransport } from './http-transport';
-import { checkInvariants, InvariantInput } from './invariants';
+import { checkInvariants, InvariantInput, oversoldUnits } from './invariants';
 import { mintToken } from './jwt';
 import { Recorder } from './recorder';
 import { admissionDelta, readAdmission } from './server-metrics';
@@ -359,6 +359,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
     timeline: recorder.timeline(),
     admission: admissionBefore && admissionAfter ? admissionDelta(admissionBefore, admissionAfter) : undefined,
     invariants,
+    oversoldUnits: oversoldUnits(start, end),
     ok: invariants.every((r) => r.ok || r.severity === 'warning'),
   };
   if (traces) {

@@ -201,6 +201,8 @@ export interface LoadTestResult {
   /** Absent when a target's /metrics could not be read. */
   admission?: AdmissionReport;
   invariants: InvariantResult[];
+  /** Units sold beyond the stock by the audit's figures (0 when none); `--fail-on oversell>0`. */
+  oversoldUnits?: number;
   /** The waiting-room flow's figures (with `waitingRoom`). */
   waitingRoom?: WaitingRoomReport;
   /** What people and bots each won: with `waitingRoom`, or (`flow: 'plain'`) with `bots` and no waiting room. */

@@ -1,11 +1,13 @@
-// Proves the lock library installs and works as a package where its users are: `npm pack` it,
-// then for each stack of STACKS install the tarball with that stack's NestJS and ioredis
-// (prom-client, the optional peer, left out) into a fresh consumer project, compile the consumer
-// and the README's examples (libs/distributed-lock/examples) with `tsc --strict`, and run them
-// against a private redis-server. Everything happens under .infra/lock-package (ignored by git).
+// Proves the lock library installs and works as a package where its users are: `npm pack` it
+// from a copy of the tree without node_modules (a fresh clone), then for each stack of STACKS
+// install the tarball with that stack's NestJS and ioredis (prom-client, the optional peer, left
+// out) into a fresh consumer project, CommonJS or an ES-module app as `nest new` makes one,
+// compile the consumer and the README's examples (libs/distributed-lock/examples) with
+// `tsc --strict`, and run them against a private redis-server. Everything happens under
+// .infra/lock-package (ignored by git).
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ensureRedisBinary } from '../infra/redis';
 import { RedisServerProcess } from '../../test/support/redis-server';
 
@@ -17,11 +19,14 @@ const COMMON = ['reflect-metadata', 'rxjs', 'typescript', '@types/node'];
 
 interface Stack {
   name: string;
+  /** An ES-module app: "type": "module" and nest new 12's ESM tsconfig (consumer-esm/tsconfig.json). */
+  esm?: boolean;
   /** Exact versions: a new release of either line changes the run only when this table does. */
   packages: Record<string, string>;
 }
 
 /** The previous and the current majors of NestJS and ioredis, as the package's peers allow. */
+const NEST12 = ['@nestjs/common', '@nestjs/core', '@nestjs/config', '@nestjs/testing', 'ioredis'];
 const STACKS: Stack[] = [
   {
     name: 'nest11-ioredis5',
@@ -33,14 +38,11 @@ const STACKS: Stack[] = [
       ioredis: '5.11.1',
     },
   },
+  { name: 'nest12-ioredis6', packages: Object.fromEntries(NEST12.map((name) => [name, lockedVersion(name)])) },
   {
-    name: 'nest12-ioredis6',
-    packages: Object.fromEntries(
-      ['@nestjs/common', '@nestjs/core', '@nestjs/config', '@nestjs/testing', 'ioredis'].map((name) => [
-        name,
-        lockedVersion(name),
-      ]),
-    ),
+    name: 'nest12-esm-ioredis6',
+    esm: true,
+    packages: Object.fromEntries(NEST12.map((name) => [name, lockedVersion(name)])),
   },
 ];
 const EXAMPLES = ['core', 'nest-module', 'with-lock', 'held-lock', 'testing'];
@@ -73,10 +75,31 @@ function lockedVersion(name: string): string {
   return version;
 }
 
+/**
+ * Packs the library as a fresh clone would: from a copy of every file git would commit (tracked or
+ * new, nothing ignored, so no node_modules and no dist), where its prepack has to install the
+ * repository's dependencies before it can compile (npm ci, from npm's cache when it can).
+ */
 function pack(): string {
   rmSync(WORK, { recursive: true, force: true });
-  mkdirSync(WORK, { recursive: true });
-  const output = run('npm', ['pack', '--silent', '--pack-destination', WORK], LIBRARY);
+  const clone = join(WORK, 'fresh-clone');
+  const files = run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], ROOT)
+    .split('\0')
+    .filter(Boolean);
+  for (const file of files) {
+    // A file deleted but not yet staged is listed yet absent: a clone would not have it either.
+    if (!existsSync(join(ROOT, file))) continue;
+    mkdirSync(dirname(join(clone, file)), { recursive: true });
+    cpSync(join(ROOT, file), join(clone, file));
+  }
+  log(`packing from a copy of the tree without node_modules (${files.length} files)`);
+  const env = { ...process.env, npm_config_prefer_offline: 'true' };
+  const output = run(
+    'npm',
+    ['pack', '--silent', '--pack-destination', WORK],
+    join(clone, 'libs', 'distributed-lock'),
+    env,
+  );
   const tarball = output.trim().split('\n').pop() ?? '';
   log(`packed ${tarball}`);
   return join(WORK, tarball);
@@ -86,13 +109,17 @@ function pack(): string {
 function createConsumer(tarball: string, stack: Stack): string {
   const consumer = join(WORK, stack.name);
   cpSync(join(__dirname, 'consumer'), consumer, { recursive: true });
+  if (stack.esm) cpSync(join(__dirname, 'consumer-esm', 'tsconfig.json'), join(consumer, 'tsconfig.json'));
   cpSync(join(LIBRARY, 'examples'), join(consumer, 'src', 'examples'), { recursive: true });
   const common = Object.fromEntries(COMMON.map((name) => [name, lockedVersion(name)]));
   const dependencies = { '@flash-sale/distributed-lock': `file:${tarball}`, ...common, ...stack.packages };
-  writeFileSync(
-    join(consumer, 'package.json'),
-    `${JSON.stringify({ name: `lock-consumer-${stack.name}`, private: true, dependencies }, null, 2)}\n`,
-  );
+  const manifest = {
+    name: `lock-consumer-${stack.name}`,
+    private: true,
+    ...(stack.esm && { type: 'module' }),
+    dependencies,
+  };
+  writeFileSync(join(consumer, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   log(
     `${stack.name}: installing the tarball with ${Object.entries(stack.packages)
       .map(([n, v]) => `${n}@${v}`)
@@ -113,6 +140,11 @@ function createConsumer(tarball: string, stack: Stack): string {
     consumer,
   );
   const tsc = join(consumer, 'node_modules', '.bin', 'tsc');
+  if (stack.esm) {
+    log(`${stack.name}: compiling as an ES-module app (module nodenext, "type": "module")`);
+    run(tsc, ['-p', '.', '--strict'], consumer);
+    return consumer;
+  }
   log(`${stack.name}: compiling with tsc --strict (module node20, then the older node10 resolution)`);
   run(tsc, ['-p', '.', '--strict'], consumer);
   // node10 is how older projects resolve (deprecated in TypeScript 6): the typesVersions map serves it.
@@ -146,7 +178,9 @@ async function main(): Promise<void> {
     for (const { stack, dir } of consumers) {
       for (const program of ['plain', 'nest-app', ...EXAMPLES.map((name) => `examples/${name}`)]) {
         log(`${stack.name}: running ${program}`);
-        process.stdout.write(run('node', [join('dist', `${program}.js`)], dir, env));
+        // The ESM tsconfig's rootDir is the project (as nest new writes it): src/ stays in dist.
+        const output = stack.esm ? join('dist', 'src', `${program}.js`) : join('dist', `${program}.js`);
+        process.stdout.write(run('node', [output], dir, env));
       }
     }
   } finally {

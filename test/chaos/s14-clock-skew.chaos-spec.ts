@@ -3,6 +3,7 @@ import { readFinalOrders } from '../../scripts/history/final-state';
 import { Api, eventually, httpSender, sleep, withPg } from '../support/api-client';
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { describeOnLinux } from '../support/linux-only';
 import { auth } from '../support/tokens';
 import { pendingOrders, watchExits } from './support/background';
 import { check, contractAnswers, saleInvariants, Verdict } from './support/checks';
@@ -28,7 +29,7 @@ async function clockAheadS(url: string): Promise<number> {
  * expires_at with Postgres's now(), and lock leases are Redis TTLs, so the skewed clock must change
  * nothing a buyer sees: no order expires early, a paid order never expires, nothing is oversold.
  */
-describe('chaos 14: an instance whose clock runs 10 minutes fast', () => {
+describeOnLinux('libfaketime through LD_PRELOAD')('chaos 14: an instance whose clock runs 10 minutes fast', () => {
   let redis: RedisServerProcess;
   let db: TestDatabase;
   let apis: ApiProcess[] = [];

@@ -2,6 +2,7 @@ import { ApiProcess } from '../../scripts/infra/api-process';
 import { Api, ApiResponse, eventually, httpSender, sleep, withPg } from '../support/api-client';
 import { RedisServerProcess } from '../support/redis-server';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { describeOnLinux } from '../support/linux-only';
 import { adminAuth, auth } from '../support/tokens';
 import { apiAgrees, check, contractAnswers, saleInvariants, Verdict } from './support/checks';
 import { baseEnv, rssMb, startApis, stopAll } from './support/cluster';
@@ -15,7 +16,7 @@ const PAYMENT_TTL_S = 3;
 
 jest.setTimeout(SOAK_S * 1000 + 180_000);
 
-describe(`chaos 8: soak, ${SOAK_S} s of mixed traffic over 3 instances with one restart`, () => {
+describeOnLinux("each instance's memory from /proc")(`chaos 8: soak, ${SOAK_S} s of mixed traffic over 3 instances with one restart`, () => {
   let redis: RedisServerProcess;
   let db: TestDatabase;
   let apis: ApiProcess[] = [];

@@ -100,6 +100,20 @@ describe('load test against a correct fake', () => {
     expect(run.code).toBe(0);
   }, 60_000);
 
+  it('CLI: --json puts the summary alone on stdout, and a crossed --fail-on exits 3 while one that holds does not', async () => {
+    const args = ['--url', server.urls[0], '--stock', '10', '--users', '20', '--connections', '2', '--requests', '20', '--token-secret', SECRET, '--no-report', '--json'];
+    const crossed = await runCli([...args, '--fail-on', 'p99>0ms,oversell>0']);
+    expect(crossed.code).toBe(3);
+    const summary = JSON.parse(crossed.stdout) as { exitCode: number; ok: boolean; purchases: number; oversoldUnits: number; thresholds: Array<{ expression: string; crossed: boolean }> };
+    expect(summary).toMatchObject({ exitCode: 3, ok: true, purchases: 10, oversoldUnits: 0 });
+    expect(summary.thresholds.map((t) => [t.expression, t.crossed])).toEqual([['p99>0ms', true], ['oversell>0', false]]);
+    expect(crossed.stderr).toContain('VERDICT: all invariants hold');
+    expect(crossed.stderr).toContain('FAIL p99>0ms');
+    const held = await runCli([...args, '--fail-on', 'p99>60s,oversell>0']);
+    expect(held.code).toBe(0);
+    expect((JSON.parse(held.stdout) as { exitCode: number }).exitCode).toBe(0);
+  }, 60_000);
+
   it('CLI: bad usage exits 2 with the usage line', async () => {
     const run = await runCli(['--url', server.url, '--users', '3', '--connections', '1', '--requests', '1']);
     expect(run.code).toBe(2);
@@ -152,6 +166,14 @@ describe('load test against a fake that oversells', () => {
     expect(run.stdout).toMatch(/conservation +FAIL/);
     expect(run.stdout).toContain('VERDICT: INVARIANT VIOLATED');
     expect(run.stdout).toContain(`Report: ${reportDir}`);
+  }, 60_000);
+
+  it('CLI: --fail-on oversell>0 reads the units oversold, and the invariants set the exit code first', async () => {
+    const run = await runCli(['--url', server.url, '--stock', '10', '--users', '50', '--connections', '4', '--requests', '60', '--token-secret', SECRET, '--no-report', '--json', '--fail-on', 'oversell>0']);
+    expect(run.code).toBe(1);
+    const summary = JSON.parse(run.stdout) as { oversoldUnits: number; thresholds: Array<{ value: number; crossed: boolean }> };
+    expect(summary.oversoldUnits).toBeGreaterThan(0);
+    expect(summary.thresholds).toEqual([expect.objectContaining({ value: summary.oversoldUnits, crossed: true })]);
   }, 60_000);
 
   it('CLI: a wrong token secret is a set-up failure (exit 2), not a pass', async () => {

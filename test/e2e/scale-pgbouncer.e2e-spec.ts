@@ -4,10 +4,11 @@ import { PgBouncerProcess } from '../support/pgbouncer';
 import { RedisServerProcess } from '../support/redis-server';
 import { runScaleSale, startApis } from '../support/scale-sale';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { describeOnLinux } from '../support/linux-only';
 
 jest.setTimeout(180_000);
 
-describe('3 API instances on Postgres behind PgBouncer (transaction mode)', () => {
+describeOnLinux('Debian\'s pgbouncer, installed with apt-get')('3 API instances on Postgres behind PgBouncer (transaction mode)', () => {
   let db: TestDatabase;
   let redis: RedisServerProcess;
   let bouncer: PgBouncerProcess;

@@ -1,9 +1,9 @@
 // README:begin
-import Redis from 'ioredis';
+import { Redis } from 'ioredis';
 import { DistributedLock } from '@flash-sale/distributed-lock';
 // README:end
 import { strict as assert } from 'node:assert';
-import { StockTable } from './stock-table';
+import { StockTable } from './stock-table.js';
 
 const stock = new StockTable({ '42': 10 });
 

@@ -2,9 +2,9 @@ import 'reflect-metadata';
 import { strict as assert } from 'node:assert';
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import Redis from 'ioredis';
+import { Redis } from 'ioredis';
 import { DistributedLockModule, HeldLock, WithLock, type Lock } from '@flash-sale/distributed-lock';
-import { StockTable } from './stock-table';
+import { StockTable } from './stock-table.js';
 
 interface Batch {
   productId: string;

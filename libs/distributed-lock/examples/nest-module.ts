@@ -1,7 +1,7 @@
 // README:begin
 import { Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
-import Redis from 'ioredis';
+import { Redis } from 'ioredis';
 import { DistributedLockModule } from '@flash-sale/distributed-lock';
 
 @Module({

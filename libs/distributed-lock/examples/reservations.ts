@@ -1,7 +1,7 @@
 // README:begin
 import { Injectable } from '@nestjs/common';
 import { CurrentLock, WithLock } from '@flash-sale/distributed-lock';
-import { StockTable } from './stock-table';
+import { StockTable } from './stock-table.js';
 
 @Injectable()
 export class Reservations {

@@ -5,8 +5,8 @@ import { Test } from '@nestjs/testing';
 import { CurrentLock, DistributedLockService } from '@flash-sale/distributed-lock';
 import { FakeDistributedLockService } from '@flash-sale/distributed-lock/testing';
 // README:end
-import { StockTable } from './stock-table';
-import { Reservations } from './reservations';
+import { StockTable } from './stock-table.js';
+import { Reservations } from './reservations.js';
 
 async function main(): Promise<void> {
   // README:begin

@@ -2,10 +2,10 @@ import 'reflect-metadata';
 import { strict as assert } from 'node:assert';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import Redis from 'ioredis';
+import { Redis } from 'ioredis';
 import { DistributedLockModule } from '@flash-sale/distributed-lock';
-import { Reservations } from './reservations';
-import { StockTable } from './stock-table';
+import { Reservations } from './reservations.js';
+import { StockTable } from './stock-table.js';
 
 // Runs the README's Reservations (reservations.ts) in an application with a real Redis.
 @Module({

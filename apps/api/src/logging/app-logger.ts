@@ -1,9 +1,10 @@
 import { LoggerService } from '@nestjs/common';
 import pino, { Level, Logger } from 'pino';
+import { PRETTY_TRANSPORT } from './pretty-logs';
 
-/** The process's one pino logger: JSON lines on stdout, at LOG_LEVEL. */
-export function createRootLogger(level: string): Logger {
-  return pino({ level });
+/** The process's one pino logger: JSON lines on stdout at LOG_LEVEL, or pretty ones (pretty-logs.ts). */
+export function createRootLogger(level: string, pretty = false): Logger {
+  return pino({ level, ...(pretty && { transport: PRETTY_TRANSPORT }) });
 }
 
 type NestLevel = 'log' | 'error' | 'warn' | 'debug' | 'verbose' | 'fatal';

@@ -3,7 +3,7 @@
 import 'reflect-metadata';
 import { Controller, Injectable, Module, Param, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import Redis from 'ioredis';
+import { Redis } from 'ioredis';
 import {
   CurrentLock,
   DistributedLockModule,
@@ -12,7 +12,7 @@ import {
   WithLock,
 } from '@flash-sale/distributed-lock';
 import { FakeDistributedLockService } from '@flash-sale/distributed-lock/testing';
-import { assert, check } from './check';
+import { assert, check } from './check.js';
 
 @Injectable()
 class Stock {

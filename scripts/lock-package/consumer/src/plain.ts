@@ -1,7 +1,7 @@
 // The framework-free core, as a plain TypeScript consumer uses it (compiled with tsc --strict).
-import Redis from 'ioredis';
+import { Redis } from 'ioredis';
 import { DistributedLock, LockTimeoutError, type Lock } from '@flash-sale/distributed-lock';
-import { assert, check } from './check';
+import { assert, check } from './check.js';
 
 async function main(): Promise<void> {
   const redis = new Redis(Number(process.env.REDIS_PORT), '127.0.0.1', { maxRetriesPerRequest: 1 });
