@@ -4,3 +4,7 @@
 CREATE ROLE flashsale LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION PASSWORD :'app_password';
 ALTER DATABASE flashsale OWNER TO flashsale;
 ALTER SCHEMA public OWNER TO flashsale;
+-- Replication state, for the API's database_replication_state metric and /health/details: the
+-- details of pg_stat_replication (sync_state) are shown only to superusers and members of
+-- pg_read_all_stats, which pg_monitor includes. Read-only statistics; nothing else is granted.
+GRANT pg_monitor TO flashsale;

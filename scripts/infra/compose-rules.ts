@@ -103,13 +103,14 @@ export function dependencyProblems(compose: ComposeFile, context: ComposeContext
   const problems: string[] = [];
   for (const [name, service] of Object.entries(compose.services)) {
     const dependsOn = service.depends_on;
-    const entries: [string, string][] = Array.isArray(dependsOn)
-      ? dependsOn.map((target: string) => [target, 'service_started'])
+    const entries: [string, string, boolean][] = Array.isArray(dependsOn)
+      ? dependsOn.map((target: string) => [target, 'service_started', true])
       : Object.entries(isObject(dependsOn) ? dependsOn : {}).map(([target, spec]) => [
           target,
           String(isObject(spec) ? spec.condition : spec),
+          !(isObject(spec) && spec.required === false),
         ]);
-    for (const [target, condition] of entries) {
+    for (const [target, condition, required] of entries) {
       const other = compose.services[target];
       if (!other) {
         problems.push(`${name}: depends on ${target}, which is no service`);
@@ -120,13 +121,14 @@ export function dependencyProblems(compose: ComposeFile, context: ComposeContext
         problems.push(`${name}: waits for ${target} to be healthy, which has no healthcheck`);
       if (condition === 'service_completed_successfully' && !context.oneShot.includes(target))
         problems.push(`${name}: waits for ${target} to complete, which never does`);
-      // A dependency outside the dependent's profiles would be missing whenever the dependent runs.
+      // A dependency outside the dependent's profiles would be missing whenever the dependent runs,
+      // unless it says `required: false` (Compose 2.20+): waited for when started, else ignored.
       const targetProfiles = profilesOf(other);
       const ownProfiles = profilesOf(service);
       const unstarted =
         targetProfiles.length > 0 &&
         (ownProfiles.length === 0 || !ownProfiles.every((profile) => targetProfiles.includes(profile)));
-      if (unstarted) problems.push(`${name}: depends on ${target}, which its profiles do not start`);
+      if (unstarted && required) problems.push(`${name}: depends on ${target}, which its profiles do not start`);
     }
   }
   return problems;

@@ -38,6 +38,14 @@ describe('GET /health and /health/details (development: both on the public port)
     expect(res.json()).toMatchObject({ status: 'ok', details: { database: { status: 'up' }, redis: { status: 'up' } } });
   });
 
+  it('reports the test server, which has no standby, as replication "none" on /health/details and the metric', async () => {
+    const res = await harness.app.inject({ method: 'GET', url: '/health/details' });
+    expect(res.json().details.databaseReplication).toMatchObject({ status: 'up', state: 'none', standbys: 0 });
+    const metrics = (await harness.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(/^database_replication_state\{state="none"\} 1$/m);
+    expect(metrics).toMatch(/^database_replication_state\{state="sync"\} 0$/m);
+  });
+
   it('answers 503 {"status":"error"} while Redis is down, with no address or error text; the details name redis', async () => {
     await harness.redis.stop();
     try {

@@ -64,7 +64,7 @@ describe('monitoring configuration', () => {
 
   it('passes promtool check rules', () => {
     const result = promtool('check', 'rules', 'alerts.yml');
-    expect(result.output).toMatch(/SUCCESS: 6 rules found/);
+    expect(result.output).toMatch(/SUCCESS: 7 rules found/);
     expect(result.status).toBe(0);
   });
 

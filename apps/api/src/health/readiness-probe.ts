@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { RedisHealthIndicator } from './redis.health';
+import { DatabaseReplication } from './database-replication';
 
 /** How long one probe's verdict answers GET /health. */
 export const READINESS_PROBE_TTL_MS = 1000;
@@ -21,6 +22,7 @@ export class ReadinessProbe {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly redis: RedisHealthIndicator,
+    private readonly replication: DatabaseReplication,
   ) {}
 
   ready(): Promise<boolean> {
@@ -34,9 +36,16 @@ export class ReadinessProbe {
     return this.inFlight;
   }
 
-  /** Every dependency, now (Terminus report; throws when one is down). */
+  /**
+   * Every dependency, now (Terminus report; throws when one is down), and the database's
+   * replication as last read (DatabaseReplication: information, always up, no query here).
+   */
   checkNow() {
-    return this.health.check([() => this.database.pingCheck('database', { timeout: 1500 }), () => this.redis.check()]);
+    return this.health.check([
+      () => this.database.pingCheck('database', { timeout: 1500 }),
+      () => this.redis.check(),
+      () => this.replication.indicator(),
+    ]);
   }
 
   private check(): Promise<boolean> {
