@@ -3,41 +3,39 @@ import { ConfigService } from '@nestjs/config';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
-import { addressTracker, counterFor, RateBudget, WindowRateLimiter } from '../common/throttling/rate-limiter';
+import { AddressBudget } from '../common/throttling/address-budget';
 import { TypedConfigService } from '../config/app-config.module';
 
 /**
  * A budget per client address, shared by every instance through Redis, for requests that have no
  * user to be counted against (a missing or bad token). The address is the one Fastify derives:
  * the socket's peer, or with TRUST_PROXY the client a trusted balancer forwarded (IPv6 by its
- * IPV6_CLIENT_PREFIX prefix). Skipped, with a warning, while Redis is unreachable: no invariant
- * depends on it.
+ * IPV6_CLIENT_PREFIX prefix). Counted per instance while Redis is unreachable or slow
+ * (AddressBudget): no invariant depends on it.
  */
 @Injectable()
 export class ClientAddressLimit {
-  private readonly budget: RateBudget;
-  private readonly ipv6Prefix: number;
+  private readonly budget: AddressBudget;
 
   constructor(
     @Inject(REDIS_CLIENT) redis: RedisConnection,
     prefix: RedisKeyPrefix,
     @Inject(ConfigService) config: TypedConfigService,
   ) {
-    const limiter = new WindowRateLimiter(
-      counterFor(redis),
-      prefix.value,
-      config.get('auth', { infer: true }).failuresPerSecondPerAddress,
-    );
-    this.ipv6Prefix = config.get('edge', { infer: true }).ipv6ClientPrefix;
-    this.budget = new RateBudget(
-      limiter,
-      new Logger(ClientAddressLimit.name),
+    const perSecond = config.get('auth', { infer: true }).failuresPerSecondPerAddress;
+    const log = new Logger(ClientAddressLimit.name);
+    this.budget = new AddressBudget(
+      redis,
+      prefix,
+      config,
+      perSecond,
       'requests without a valid token from this address',
+      log,
     );
   }
 
   /** Counts one request of `budget` from `address`; throws 429 RATE_LIMITED (with Retry-After) past the budget. */
   spend(budget: string, address: string | undefined): Promise<void> {
-    return this.budget.spend(addressTracker(budget, address, this.ipv6Prefix));
+    return this.budget.spend(budget, address);
   }
 }

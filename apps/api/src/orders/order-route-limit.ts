@@ -18,8 +18,8 @@ export const RouteBudget = (name: 'order.list' | 'order.get' | 'order.pay' | 'or
 /**
  * Per-user rate limit on the order routes, shared by every instance through Redis. A budget per
  * route, so that reading one's orders never spends the budget for paying; counted per caller,
- * so that a caller flooding someone else's order spends only their own. Skipped, with a warning,
- * while Redis is unreachable: no invariant depends on it.
+ * so that a caller flooding someone else's order spends only their own. Counted per instance
+ * while Redis is unreachable or slow (RateBudget): no invariant depends on it.
  */
 @Injectable()
 export class OrderRouteLimit implements CanActivate {

@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
-import { addressTracker, counterFor, RateBudget, WindowRateLimiter } from '../common/throttling/rate-limiter';
+import { AddressBudget } from '../common/throttling/address-budget';
 import { TypedConfigService } from '../config/app-config.module';
 
 const BUDGET = 'payments.webhook';
@@ -16,29 +16,27 @@ const BUDGET = 'payments.webhook';
  */
 @Injectable()
 export class WebhookAddressLimit {
-  private readonly budget: RateBudget;
-  private readonly ipv6Prefix: number;
+  private readonly budget: AddressBudget;
 
   constructor(
     @Inject(REDIS_CLIENT) redis: RedisConnection,
     prefix: RedisKeyPrefix,
     @Inject(ConfigService) config: TypedConfigService,
   ) {
-    const limiter = new WindowRateLimiter(
-      counterFor(redis),
-      prefix.value,
-      config.get('payments', { infer: true }).webhookRequestsPerSecondPerAddress,
-    );
-    this.ipv6Prefix = config.get('edge', { infer: true }).ipv6ClientPrefix;
-    this.budget = new RateBudget(
-      limiter,
-      new Logger(WebhookAddressLimit.name),
+    const perSecond = config.get('payments', { infer: true }).webhookRequestsPerSecondPerAddress;
+    const log = new Logger(WebhookAddressLimit.name);
+    this.budget = new AddressBudget(
+      redis,
+      prefix,
+      config,
+      perSecond,
       'payment webhook requests from this address',
+      log,
     );
   }
 
   /** Counts one webhook request from `address`; throws 429 RATE_LIMITED (with Retry-After) past the budget. */
   spend(address: string | undefined): Promise<void> {
-    return this.budget.spend(addressTracker(BUDGET, address, this.ipv6Prefix));
+    return this.budget.spend(BUDGET, address);
   }
 }

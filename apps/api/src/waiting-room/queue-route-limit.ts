@@ -4,7 +4,8 @@ import { AuthUser } from '../auth/auth.types';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
-import { addressTracker, counterFor, RateBudget, WindowRateLimiter } from '../common/throttling/rate-limiter';
+import { counterFor, RateBudget, WindowRateLimiter } from '../common/throttling/rate-limiter';
+import { AddressBudget } from '../common/throttling/address-budget';
 import { TypedConfigService } from '../config/app-config.module';
 import { TicketClaims, TicketSigner } from './ticket-signer';
 
@@ -22,9 +23,8 @@ import { TicketClaims, TicketSigner } from './ticket-signer';
 export class QueueRouteLimit {
   private readonly joins: RateBudget;
   private readonly polls: RateBudget;
-  private readonly summaries: RateBudget;
-  private readonly challenges: RateBudget;
-  private readonly ipv6Prefix: number;
+  private readonly summaries: AddressBudget;
+  private readonly challenges: AddressBudget;
 
   constructor(
     @Inject(REDIS_CLIENT) redis: RedisConnection,
@@ -32,23 +32,17 @@ export class QueueRouteLimit {
     @Inject(ConfigService) config: TypedConfigService,
     private readonly signer: TicketSigner,
   ) {
-    const counter = counterFor(redis);
     const perCaller = new WindowRateLimiter(
-      counter,
+      counterFor(redis),
       prefix.value,
       config.get('http', { infer: true }).rateLimitPerSecond,
     );
-    const perAddress = new WindowRateLimiter(
-      counter,
-      prefix.value,
-      config.get('waitingRoom', { infer: true }).summaryPerSecondPerAddress,
-    );
-    this.ipv6Prefix = config.get('edge', { infer: true }).ipv6ClientPrefix;
+    const perAddress = config.get('waitingRoom', { infer: true }).summaryPerSecondPerAddress;
     const log = new Logger(QueueRouteLimit.name);
     this.joins = new RateBudget(perCaller, log, 'queue.join requests');
     this.polls = new RateBudget(perCaller, log, 'queue.poll requests');
-    this.summaries = new RateBudget(perAddress, log, 'queue.summary requests');
-    this.challenges = new RateBudget(perAddress, log, 'queue.challenge requests');
+    this.summaries = new AddressBudget(redis, prefix, config, perAddress, 'queue.summary requests', log);
+    this.challenges = new AddressBudget(redis, prefix, config, perAddress, 'queue.challenge requests', log);
   }
 
   join(user: AuthUser): Promise<void> {
@@ -68,11 +62,11 @@ export class QueueRouteLimit {
   }
 
   summary(address: string | undefined): Promise<void> {
-    return this.summaries.spend(addressTracker('queue.summary', address, this.ipv6Prefix));
+    return this.summaries.spend('queue.summary', address);
   }
 
   /** Before the challenge's work: its terms, and its seed the first time. */
   challenge(address: string | undefined): Promise<void> {
-    return this.challenges.spend(addressTracker('queue.challenge', address, this.ipv6Prefix));
+    return this.challenges.spend('queue.challenge', address);
   }
 }

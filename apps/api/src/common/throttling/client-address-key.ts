@@ -3,6 +3,8 @@ import { isIPv4, isIPv6 } from 'node:net';
 /** The key of a client whose address is missing or not an IP address: all such clients share it. */
 export const UNKNOWN_CLIENT = 'unknown';
 
+const MAPPED_PREFIX = '::ffff:';
+
 /**
  * What a per-address budget or cap counts a client by (IPV6_CLIENT_PREFIX): an IPv4 address whole;
  * an IPv6 address by its first `ipv6Prefix` bits, written as the masked prefix in its canonical
@@ -15,6 +17,9 @@ export const UNKNOWN_CLIENT = 'unknown';
 export function clientAddressKey(address: string | undefined, ipv6Prefix: number): string {
   if (address === undefined) return UNKNOWN_CLIENT;
   if (isIPv4(address)) return address;
+  // How a dual-stack listener shows every IPv4 peer: answered without taking the address apart.
+  if (address.startsWith(MAPPED_PREFIX) && isIPv4(address.slice(MAPPED_PREFIX.length)))
+    return address.slice(MAPPED_PREFIX.length);
   const groups = ipv6Groups(address);
   if (groups === undefined) return UNKNOWN_CLIENT;
   if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff)

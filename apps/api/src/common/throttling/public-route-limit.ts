@@ -4,7 +4,7 @@ import { TypedConfigService } from '../../config/app-config.module';
 import type { RedisConnection } from '../redis/redis-client.factory';
 import { REDIS_CLIENT } from '../redis/redis.constants';
 import { RedisKeyPrefix } from '../redis/redis-keys';
-import { addressTracker, counterFor, RateBudget, WindowRateLimiter } from './rate-limiter';
+import { AddressBudget } from './address-budget';
 
 /** The public routes counted here, each with a budget of its own. */
 export type PublicRoute = 'product.read';
@@ -15,30 +15,33 @@ export type PublicRoute = 'product.read';
  * forwarded; IPv6 by its IPV6_CLIENT_PREFIX prefix), PUBLIC_READS_PER_SECOND_PER_ADDRESS requests
  * a second on each route, shared by every instance through Redis. Spent before the route reads anything, so a refused request costs
  * one counter hit: the counters of one event-loop turn go to Redis in one script call
- * (rate-limiter.ts). Skipped, with a warning, while Redis is unreachable: no invariant depends on it.
+ * (rate-limiter.ts). Counted per instance while Redis is unreachable or slow (AddressBudget).
  */
 @Injectable()
 export class PublicRouteLimit {
-  private readonly budgets: Record<PublicRoute, RateBudget>;
-  private readonly ipv6Prefix: number;
+  private readonly budgets: Record<PublicRoute, AddressBudget>;
 
   constructor(
     @Inject(REDIS_CLIENT) redis: RedisConnection,
     prefix: RedisKeyPrefix,
     @Inject(ConfigService) config: TypedConfigService,
   ) {
-    const limiter = new WindowRateLimiter(
-      counterFor(redis),
-      prefix.value,
-      config.get('http', { infer: true }).publicReadsPerSecondPerAddress,
-    );
-    this.ipv6Prefix = config.get('edge', { infer: true }).ipv6ClientPrefix;
+    const perSecond = config.get('http', { infer: true }).publicReadsPerSecondPerAddress;
     const log = new Logger(PublicRouteLimit.name);
-    this.budgets = { 'product.read': new RateBudget(limiter, log, 'product.read requests from this address') };
+    this.budgets = {
+      'product.read': new AddressBudget(
+        redis,
+        prefix,
+        config,
+        perSecond,
+        'product.read requests from this address',
+        log,
+      ),
+    };
   }
 
   /** Counts one request of `route` from `address`; throws 429 RATE_LIMITED (with Retry-After) past the budget. */
   spend(route: PublicRoute, address: string | undefined): Promise<void> {
-    return this.budgets[route].spend(addressTracker(route, address, this.ipv6Prefix));
+    return this.budgets[route].spend(route, address);
   }
 }
