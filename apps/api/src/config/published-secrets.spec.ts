@@ -8,8 +8,9 @@ const NAME = String.raw`\b[A-Z][A-Z0-9_]*SECRET[A-Z0-9_]*\b`;
 
 /** Ways a secret's value gets written down in this repository. */
 const PATTERNS: RegExp[] = [
-  // TypeScript / YAML / JSON: a quoted value assigned to a *SECRET* name
-  new RegExp(String.raw`${NAME}['"]?\s*[:=]\s*(['"\`])([^'"\`\n]+)\1`, 'g'),
+  // TypeScript / YAML / JSON: a quoted value assigned to a *SECRET* name (in a shell script a
+  // quoted "$VAR" or "$(openssl rand ...)" is a reference or a command, not a value)
+  new RegExp(String.raw`${NAME}['"]?\s*[:=]\s*(['"\`])((?!\$)[^'"\`\n]+)\1`, 'g'),
   // .env files, Dockerfile ENV and shell assignments (a $reference is not a value)
   // (a <placeholder> is not a value either: start-up refuses it as such)
   new RegExp(String.raw`${NAME}=([^\s'"\`$#<][^\s'"\`]*)`, 'g'),
