@@ -1,5 +1,9 @@
-/** Trackers one window counts on their own; past this they share one count (memory stays bounded). */
-export const MAX_LOCAL_TRACKERS = 10_000;
+/**
+ * Trackers one window counts on their own; past this they share one count (memory stays bounded,
+ * a few MB at most). Above what one instance answers in a second (about 12,000 purchases at best,
+ * docs/BENCHMARKS.md), so the people of a sale never fall into the shared count during an outage.
+ */
+export const MAX_LOCAL_TRACKERS = 50_000;
 
 /**
  * Hits per tracker in one rate window, counted in this process alone: the fallback of a shared
