@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Counter, register } from 'prom-client';
+import { Counter } from 'prom-client';
+import { registeredCounter } from '../metrics/registered-metrics';
 import { TypedConfigService } from '../config/app-config.module';
 import type { AuthConfig } from '../config/auth-config';
 import { AppException } from '../common/errors/app.exception';
@@ -37,13 +38,11 @@ class UnknownKeyError extends AppException {
 }
 
 const CHECKS = 'auth_token_checks_total';
-const checks: Counter<'result'> =
-  (register.getSingleMetric(CHECKS) as Counter<'result'> | undefined) ??
-  new Counter({
-    name: CHECKS,
-    help: 'Signature checks of bearer tokens (each token is checked at most once per instance; tokens remembered or refused before checking are not counted), by result',
-    labelNames: ['result'],
-  });
+const checks: Counter<'result'> = registeredCounter(
+  CHECKS,
+  'Signature checks of bearer tokens (each token is checked at most once per instance; tokens remembered or refused before checking are not counted), by result',
+  ['result'],
+);
 
 /** The token's signature and registered claims, counted: the one expensive step. */
 function checkSignature(check: SignatureCheck, token: string): Claims {

@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { ConfigService } from '@nestjs/config';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Gauge, register } from 'prom-client';
+import { Gauge } from 'prom-client';
+import { registeredGauge } from '../metrics/registered-metrics';
 import { DataSource } from 'typeorm';
 import { TypedConfigService } from '../config/app-config.module';
 import { queryRows } from '../database/query-rows';
@@ -20,13 +21,11 @@ import {
 export const REPLICATION_CHECK_INTERVAL_MS = 5000;
 
 const NAME = 'database_replication_state';
-const stateGauge: Gauge<'state'> =
-  (register.getSingleMetric(NAME) as Gauge<'state'> | undefined) ??
-  new Gauge({
-    name: NAME,
-    help: 'Replication of the database the API writes to: 1 for the current state (sync: a synchronous standby confirms every commit; async; none; unknown), 0 for the others',
-    labelNames: ['state'],
-  });
+const stateGauge: Gauge<'state'> = registeredGauge(
+  NAME,
+  'Replication of the database the API writes to: 1 for the current state (sync: a synchronous standby confirms every commit; async; none; unknown), 0 for the others',
+  ['state'],
+);
 
 /**
  * Reads, at start and every few seconds, whether the database has a synchronous standby, and

@@ -1,16 +1,15 @@
 import { Logger } from '@nestjs/common';
-import { Counter, register } from 'prom-client';
+import { Counter } from 'prom-client';
+import { registeredCounter } from './registered-metrics';
 import { classifyError } from '../common/errors/all-exceptions.filter';
 
 const NAME = 'background_failures_total';
 
-const failures: Counter<'task' | 'reason'> =
-  (register.getSingleMetric(NAME) as Counter<'task' | 'reason'> | undefined) ??
-  new Counter({
-    name: NAME,
-    help: 'Failures of work no request waits for (jobs, after-commit bookkeeping, stray rejections), by task and contract code',
-    labelNames: ['task', 'reason'],
-  });
+const failures: Counter<'task' | 'reason'> = registeredCounter(
+  NAME,
+  'Failures of work no request waits for (jobs, after-commit bookkeeping, stray rejections), by task and contract code',
+  ['task', 'reason'],
+);
 
 /**
  * The one way work that no request waits for reports a failure: a log line with its context and a

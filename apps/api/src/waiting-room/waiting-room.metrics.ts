@@ -1,16 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Gauge, register } from 'prom-client';
+import { Gauge } from 'prom-client';
+import { registeredCounter as counter, registeredGauge } from '../metrics/registered-metrics';
 
-function counter<L extends string>(name: string, help: string, labelNames: L[] = []): Counter<L> {
-  return (register.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter({ name, help, labelNames });
-}
-
-function gauge(name: string, help: string): Gauge<'product_id'> {
-  return (
-    (register.getSingleMetric(name) as Gauge<'product_id'> | undefined) ??
-    new Gauge({ name, help, labelNames: ['product_id'] })
-  );
-}
+const gauge = (name: string, help: string): Gauge<'product_id'> => registeredGauge(name, help, ['product_id']);
 
 /**
  * The waiting room's figures. Polls and joins are counted by every instance; the queue's gauges
