@@ -2,23 +2,27 @@ import { VersioningType } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { WaitingRoomController } from '../../apps/api/src/waiting-room/waiting-room.controller';
 import { Api, expectContractError, injectSender, Send } from '../support/api-client';
-import { AppHarness, startApp } from '../support/app-harness';
+import { AppHarness, ConfigureApp, startApp } from '../support/app-harness';
 import { auth } from '../support/tokens';
 import { WaitingRoomClient } from '../support/waiting-room-client';
 
 /**
- * A team mounts the API under a global prefix or URI versioning (the contract: only the paths
- * change). The purchase pipeline and the waiting room's join and poll shortcuts must follow their
+ * A team mounts the API under a global prefix or URI versioning in its main.ts, after createApp
+ * (the contract: only the paths change). The purchase pipeline and the waiting room's join and poll shortcuts must follow their
  * routes there: a purchase is decided by the pipeline and served, a join and a poll are answered
  * by the shortcuts, before the controller.
  */
-const MOUNTS = [
-  { name: 'a global prefix', base: '/api', mount: (app: NestFastifyApplication) => void app.setGlobalPrefix('api') },
+const MOUNTS: { name: string; base: string; mount: ConfigureApp }[] = [
+  { name: 'a global prefix', base: '/api', mount: (app) => void app.setGlobalPrefix('api') },
   {
     name: 'URI versioning',
     base: '/v1',
-    mount: (app: NestFastifyApplication) =>
-      void app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' }),
+    mount: (app) => void app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' }),
+  },
+  {
+    name: 'a global prefix and URI versioning',
+    base: '/api/v1',
+    mount: (app) => void app.setGlobalPrefix('api').enableVersioning({ type: VersioningType.URI, defaultVersion: '1' }),
   },
 ];
 
@@ -46,9 +50,7 @@ describe.each(MOUNTS)('the API mounted under $name', ({ base, mount }) => {
       controllerJoins = spyOnHandler(app.get(WaitingRoomController), 'join');
       controllerPolls = spyOnHandler(app.get(WaitingRoomController), 'poll');
     };
-    harness = await startApp({ RATE_LIMIT_PER_SECOND: '1000', WAITING_ROOM_TICK_MS: '50' }, undefined, {
-      mount: mountAndSpy,
-    });
+    harness = await startApp({ RATE_LIMIT_PER_SECOND: '1000', WAITING_ROOM_TICK_MS: '50' }, undefined, mountAndSpy);
     send = injectSender(harness.app);
     const mounted: Send = (request) => send({ ...request, url: `${base}${request.url}` });
     api = new Api(mounted);
@@ -111,7 +113,7 @@ describe.each(MOUNTS)('the API mounted under $name', ({ base, mount }) => {
     expect(controllerPolls).not.toHaveBeenCalled();
   });
 
-  it('documents the mounted paths (the Swagger document is built after the mount)', async () => {
+  it('documents the mounted paths at /docs (the Swagger document is built after the mount)', async () => {
     const document = await send({ method: 'GET', url: '/docs-json' });
     expect(document.status).toBe(200);
     expect(Object.keys(document.body.paths)).toEqual(

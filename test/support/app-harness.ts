@@ -1,10 +1,14 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppOptions, createApp } from '../../apps/api/src/bootstrap';
+import { createApp } from '../../apps/api/src/bootstrap';
 import { loadConfig } from '../../apps/api/src/config/app-config';
+import { setUpApiDocs } from '../../apps/api/src/http/api-docs';
 import { RedisServerProcess } from './redis-server';
 import { createTestDatabase, TestDatabase } from './test-database';
 
 export const TEST_JWT_SECRET = 'test-secret-at-least-16-chars';
+
+/** What a team's main.ts does between createApp and listen: `app.setGlobalPrefix('api')`, say. */
+export type ConfigureApp = (app: NestFastifyApplication) => void;
 
 export interface AppHarness {
   app: NestFastifyApplication;
@@ -16,10 +20,10 @@ export interface AppHarness {
 
 /**
  * Boots the real app in this process against its own database and redis-server. `databaseUrl`
- * may route the app's connections elsewhere (through a fault-injecting proxy, say); `options`
- * are createApp's (a global prefix or versioning, as a team's main.ts would set them).
+ * may route the app's connections elsewhere (through a fault-injecting proxy, say); `configure`
+ * runs where main.ts would set a global prefix or versioning.
  */
-export async function startApp(extraEnv: Record<string, string> = {}, databaseUrl?: (url: string) => Promise<string>, options?: AppOptions): Promise<AppHarness> {
+export async function startApp(extraEnv: Record<string, string> = {}, databaseUrl?: (url: string) => Promise<string>, configure?: ConfigureApp): Promise<AppHarness> {
   const [redis, database] = await Promise.all([RedisServerProcess.start(), createTestDatabase()]);
   const env: Record<string, string> = {
     NODE_ENV: 'test',
@@ -29,7 +33,7 @@ export async function startApp(extraEnv: Record<string, string> = {}, databaseUr
     JWT_SECRET: TEST_JWT_SECRET,
     ...extraEnv,
   };
-  const app = await startInstance(env, options);
+  const app = await startInstance(env, configure);
   return {
     app,
     redis,
@@ -47,11 +51,15 @@ export async function startApp(extraEnv: Record<string, string> = {}, databaseUr
  * One more instance of the app in this process, on the database and Redis that `env` names (a
  * harness's `env`, say): for a suite that runs instances one after another on the same data.
  */
-export async function startInstance(env: Record<string, string>, options?: AppOptions): Promise<NestFastifyApplication> {
+export async function startInstance(env: Record<string, string>, configure?: ConfigureApp): Promise<NestFastifyApplication> {
   const saved = { ...process.env };
   Object.assign(process.env, env);
   try {
-    const app = await createApp(loadConfig(process.env), options);
+    // In main.ts's order: build, mount, document, then start.
+    const config = loadConfig(process.env);
+    const app = await createApp(config);
+    configure?.(app);
+    setUpApiDocs(app, config.ops);
     await app.init();
     await app.getHttpAdapter().getInstance().ready();
     return app;

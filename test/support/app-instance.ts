@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../apps/api/src/bootstrap';
 import { loadConfig } from '../../apps/api/src/config/app-config';
+import { setUpApiDocs } from '../../apps/api/src/http/api-docs';
 
 /**
  * One more instance of the app in this process, on a database and Redis the caller set up (see
@@ -11,7 +12,9 @@ export async function startInstance(env: Record<string, string>): Promise<NestFa
   const saved = { ...process.env };
   Object.assign(process.env, env);
   try {
-    const app = await createApp(loadConfig(process.env));
+    const config = loadConfig(process.env);
+    const app = await createApp(config);
+    setUpApiDocs(app, config.ops);
     await app.init();
     await app.getHttpAdapter().getInstance().ready();
     return app;

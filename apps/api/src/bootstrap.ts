@@ -1,6 +1,5 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { createValidationPipe } from './common/validation.pipe';
@@ -20,23 +19,17 @@ import {
   instrumentHttp,
   withEdgeHeaders,
 } from './http/edge-hooks';
-import { describeEdgeHeaders, EDGE_HEADERS_DESCRIPTION, REQUEST_ID_PARAMETER } from './http/edge-swagger';
 import { installPaymentRoutes } from './payments/payment-routes';
 import { WebhookAddressLimit } from './payments/webhook-address-limit';
 import { installOpsRoutes } from './metrics/ops-routes';
 
-/** How an app is put together beyond its configuration. */
-export interface AppOptions {
-  /**
-   * Where the routes are mounted, applied before any route or the Swagger document is built:
-   * `(app) => app.setGlobalPrefix('api')`, `(app) => app.enableVersioning({ type: VersioningType.URI })`.
-   * Only the paths change; every route keeps its hooks (they are bound by route metadata).
-   */
-  mount?: (app: NestFastifyApplication) => void;
-}
-
-/** Builds the configured app without listening; main.ts and the e2e tests share it. */
-export async function createApp(config: AppConfig, options: AppOptions = {}): Promise<NestFastifyApplication> {
+/**
+ * Builds the configured app without listening; main.ts and the e2e tests share it. Routes are
+ * registered at init (or listen), so a `setGlobalPrefix` or `enableVersioning` on the result
+ * still moves them, and every route keeps its hooks (they are bound by route metadata). The API
+ * docs are set up after that, by setUpApiDocs (http/api-docs.ts).
+ */
+export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: config.http.bodyLimitBytes,
     // On close, drop idle keep-alive sockets so shutdown waits only for in-flight requests.
@@ -52,7 +45,6 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
     abortOnError: false,
   });
   app.useLogger(app.get(AppLogger));
-  options.mount?.(app);
   const fastify = app.getHttpAdapter().getInstance();
   // Before init(): its route hooks are added as Nest registers the routes.
   installPaymentRoutes(fastify, config.payments, app.get(WebhookAddressLimit));
@@ -72,21 +64,5 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   });
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
-  if (config.ops.docsEnabled) setUpSwagger(app);
   return app;
-}
-
-/** Swagger UI at /docs and the document at /docs-json (DOCS_ENABLED; off in production by default). */
-function setUpSwagger(app: NestFastifyApplication): void {
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Flash-sale API')
-      .setDescription(`Storefront, orders and admin seeding.\n\n${EDGE_HEADERS_DESCRIPTION}`)
-      .addBearerAuth()
-      .addGlobalParameters(REQUEST_ID_PARAMETER)
-      .build(),
-  );
-  describeEdgeHeaders(document);
-  SwaggerModule.setup('docs', app, document);
 }

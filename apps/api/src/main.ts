@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { createApp } from './bootstrap';
+import { setUpApiDocs } from './http/api-docs';
 import { ConfigError } from './config/env.schema';
 import { loadConfig } from './config/app-config';
 import { applyEnvFile, describeEnvFile } from './config/env-file';
@@ -28,6 +29,10 @@ async function main(): Promise<void> {
   }
   const app = await createApp(config);
   installProcessGuards(app);
+  // A global prefix or versioning goes here, as in any Nest app (`app.setGlobalPrefix('api')`,
+  // `app.enableVersioning(...)`): routes are registered at listen, and the docs document the
+  // paths as they stand when setUpApiDocs runs.
+  setUpApiDocs(app, config.ops);
   // A flash sale opens thousands of connections at once; with Node's default accept backlog (511)
   // the kernel drops the overflow's handshakes and those buyers wait 1-3 s for a SYN retransmit
   // before the app sees them, past any deadline it keeps. The kernel caps this at somaxconn.
