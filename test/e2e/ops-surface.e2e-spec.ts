@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { opsListenerOf } from '../../apps/api/src/metrics/ops-routes';
-import { AppHarness, startApp } from '../support/app-harness';
+import type { FastifyInstance } from 'fastify';
+import { AppHarness, startApp, startInstance } from '../support/app-harness';
 import { freePort } from '../support/free-port';
 import { createOwnerRole } from '../support/test-database';
 
@@ -59,6 +60,31 @@ describe('the operations surface in production (METRICS_PORT)', () => {
   it('serves nothing else on the operations port', async () => {
     expect((await fetch(`${opsUrl}/products/1`)).status).toBe(404);
     expect((await fetch(`${opsUrl}/orders`)).status).toBe(404);
+    const unknown = await fetch(`${opsUrl}/no-such-route?x=1`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ statusCode: 404, code: 'NOT_FOUND' });
+  });
+
+  it('adds nothing to a public route: its hooks are those of an instance that serves everything on PORT', async () => {
+    // Two instances alike but for METRICS_PORT (outside production, unset means no split at all).
+    const testMode = { ...harness.env, NODE_ENV: 'test' };
+    const split = await startInstance({ ...testMode, METRICS_PORT: String(await freePort()) });
+    const together = await startInstance({ ...testMode, METRICS_PORT: '' });
+    try {
+      const splitHooks = hooksByRoute(split.getHttpAdapter().getInstance());
+      const togetherHooks = hooksByRoute(together.getHttpAdapter().getInstance());
+      const opsRoutes = ['/metrics', '/health/details'];
+      const publicRoutes = [...togetherHooks.keys()].filter(
+        (route) => !opsRoutes.some((ops) => route.startsWith(`${ops} (`)),
+      );
+      expect(publicRoutes).toEqual(expect.arrayContaining([expect.stringMatching(/^\/products\/:id \(GET\)/)]));
+      for (const route of publicRoutes)
+        expect([route, splitHooks.get(route)]).toEqual([route, togetherHooks.get(route)]);
+      // The split itself: a hook of the operations routes alone.
+      expect(splitHooks.get('/metrics (GET)')).not.toEqual(togetherHooks.get('/metrics (GET)'));
+    } finally {
+      await Promise.all([split.close(), together.close()]);
+    }
   });
 
   it('allows no browser origin by default', async () => {
@@ -66,3 +92,24 @@ describe('the operations surface in production (METRICS_PORT)', () => {
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
 });
+
+/** Each route's hooks as Fastify lists them (printRoutes' tree), by `full path (METHOD)`. */
+function hooksByRoute(fastify: FastifyInstance): Map<string, string[]> {
+  const routes = new Map<string, string[]>();
+  const segments: string[] = [];
+  let current: string[] = [];
+  for (const line of fastify.printRoutes({ includeHooks: true, commonPrefix: false }).split('\n')) {
+    const rest = line.replace(/^[│├└─\s]+/, '');
+    if (rest.startsWith('•')) {
+      current.push(rest);
+      continue;
+    }
+    const node = /^(\S+)(?: \(([A-Z, ]+)\))?$/.exec(rest);
+    if (!node) continue;
+    const depth = (line.length - rest.length) / 4 - 1;
+    segments.splice(depth, segments.length, node[1]);
+    current = [];
+    if (node[2]) routes.set(`${segments.join('')} (${node[2]})`, current);
+  }
+  return routes;
+}

@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AuthModule } from './auth/auth.module';
-import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { ErrorsModule } from './common/errors/errors.module';
 import { ShutdownState } from './common/shutdown-gate';
 import { LockingModule } from './common/locking/locking.module';
 import { RedisModule } from './common/redis/redis.module';
@@ -20,6 +19,7 @@ import { PaymentsModule } from './payments/payments.module';
 @Module({
   imports: [
     AppConfigModule,
+    ErrorsModule,
     LoggingModule,
     DatabaseModule,
     RedisModule,
@@ -34,6 +34,6 @@ import { PaymentsModule } from './payments/payments.module';
     SaleAuditModule,
     PaymentsModule,
   ],
-  providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }, ShutdownState],
+  providers: [ShutdownState],
 })
 export class AppModule {}

@@ -1,9 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { RedisConnection } from '../common/redis/redis-client.factory';
-import { REDIS_CLIENT } from '../common/redis/redis.constants';
-import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { AddressBudget } from '../common/throttling/address-budget';
+import { UserRateLimiter } from '../common/throttling/rate-limiter';
 import { TypedConfigService } from '../config/app-config.module';
 
 /**
@@ -17,21 +15,10 @@ import { TypedConfigService } from '../config/app-config.module';
 export class ClientAddressLimit {
   private readonly budget: AddressBudget;
 
-  constructor(
-    @Inject(REDIS_CLIENT) redis: RedisConnection,
-    prefix: RedisKeyPrefix,
-    @Inject(ConfigService) config: TypedConfigService,
-  ) {
+  constructor(shared: UserRateLimiter, @Inject(ConfigService) config: TypedConfigService) {
     const perSecond = config.get('auth', { infer: true }).failuresPerSecondPerAddress;
     const log = new Logger(ClientAddressLimit.name);
-    this.budget = new AddressBudget(
-      redis,
-      prefix,
-      config,
-      perSecond,
-      'requests without a valid token from this address',
-      log,
-    );
+    this.budget = new AddressBudget(shared, config, perSecond, 'requests without a valid token from this address', log);
   }
 
   /** Counts one request of `budget` from `address`; throws 429 RATE_LIMITED (with Retry-After) past the budget. */

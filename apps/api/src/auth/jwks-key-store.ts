@@ -86,12 +86,15 @@ export class JwksKeyStore {
   }
 
   private fetchOnce(): Promise<boolean> {
+    // Only the read's own failure (network, HTTP status, a body that is no key set) is "could not read".
     this.inFlight = this.fetchKeys()
-      .then(() => this.readSucceeded())
-      .catch((error: unknown) => {
-        this.log.warn(`could not read the key set at ${redactQueryValues(this.url)}: ${(error as Error).message}`);
-        return this.readFailed();
-      })
+      .then(
+        () => this.readSucceeded(),
+        (error: unknown) => {
+          this.log.warn(`could not read the key set at ${redactQueryValues(this.url)}: ${(error as Error).message}`);
+          return this.readFailed();
+        },
+      )
       .finally(() => (this.inFlight = undefined));
     return this.inFlight;
   }

@@ -42,7 +42,8 @@ export function tokenHeader(token: string): { alg?: unknown; kid?: unknown } | u
   try {
     const header: unknown = JSON.parse(Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8'));
     return typeof header === 'object' && header !== null ? (header as { alg?: unknown; kid?: unknown }) : undefined;
-  } catch {
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
     return undefined;
   }
 }

@@ -116,7 +116,8 @@ function jwksEndpoint(raw: string, production: boolean): string {
   let url: URL;
   try {
     url = new URL(raw);
-  } catch {
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ERR_INVALID_URL') throw error;
     return refuse(`JWT_JWKS_URL must be a URL (got ${echoJwksUrl(raw)})`);
   }
   // The key set's address is logged when a read fails: it must not carry a password.

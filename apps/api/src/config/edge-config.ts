@@ -44,7 +44,8 @@ function corsOrigins(raw: string | undefined, nodeEnv: string): CorsOrigins {
     let parsed: URL;
     try {
       parsed = new URL(candidate);
-    } catch {
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'ERR_INVALID_URL') throw error;
       return fail('CORS_ORIGINS', expectation, raw);
     }
     if (!['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== candidate)

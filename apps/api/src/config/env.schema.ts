@@ -49,7 +49,8 @@ export const url =
     let parsed: URL;
     try {
       parsed = new URL(value);
-    } catch {
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'ERR_INVALID_URL') throw error;
       return fail(name, `must be a URL (${protocols.join(' or ')})`, raw);
     }
     if (!protocols.includes(parsed.protocol)) fail(name, `must use ${protocols.join(' or ')}`, raw);
@@ -66,7 +67,8 @@ export function userInfo(parsed: URL): { username: string | undefined; password:
       username: decodeURIComponent(parsed.username) || undefined,
       password: decodeURIComponent(parsed.password) || undefined,
     };
-  } catch {
+  } catch (error) {
+    if (!(error instanceof URIError)) throw error;
     return undefined;
   }
 }

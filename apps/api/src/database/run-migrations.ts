@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 // Any constant works; it only has to be the same in every instance of the app.
@@ -15,7 +16,10 @@ export async function runMigrationsExclusively(dataSource: DataSource): Promise<
     const applied = await dataSource.runMigrations({ transaction: 'each' });
     return applied.map((m) => m.name);
   } finally {
-    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_ADVISORY_LOCK]).catch(() => undefined);
+    // A session that cannot unlock is ending, which frees the lock; the caller hears the migrations' outcome.
+    await runner
+      .query('SELECT pg_advisory_unlock($1)', [MIGRATION_ADVISORY_LOCK])
+      .catch((error: unknown) => new Logger('Migrations').warn(`advisory unlock failed: ${String(error)}`));
     await runner.release();
   }
 }

@@ -1,11 +1,13 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
+import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { TypedConfigService } from '../config/app-config.module';
 import { isTransactionConflict } from '../common/errors/dependency-errors';
 import { isOutcomeUnknown, OutcomeUnknownError } from './outcome-unknown';
+import { reportBackgroundFailure } from '../metrics/background-failures';
 
 /*
  * How the app's statements run against Postgres: the hottest ones prepared on the pool with a
@@ -14,7 +16,8 @@ import { isOutcomeUnknown, OutcomeUnknownError } from './outcome-unknown';
  */
 
 /**
- * Runs the hottest statements straight on TypeORM's pg pool, skipping its per-query runner, and
+ * Runs the hottest statements straight on TypeORM's pg pool (the Postgres driver's declared
+ * `master` pool, so the app keeps one pool and one connection budget), skipping its per-query runner, and
  * as named prepared statements so each connection parses and plans them once. Named statements
  * live in a server session, which a transaction-mode pooler (PgBouncer < 1.21) does not keep:
  * DB_PREPARED_STATEMENTS=false turns them off there.
@@ -22,16 +25,17 @@ import { isOutcomeUnknown, OutcomeUnknownError } from './outcome-unknown';
 @Injectable()
 export class HotStatements {
   private readonly prepared: boolean;
+  private readonly pool: Pool;
 
-  constructor(
-    @InjectDataSource() private readonly db: DataSource,
-    @Inject(ConfigService) config: TypedConfigService,
-  ) {
+  constructor(@InjectDataSource() db: DataSource, @Inject(ConfigService) config: TypedConfigService) {
     this.prepared = config.get('database', { infer: true }).preparedStatements;
+    // The DataSource is injected initialised, so its driver already holds the pool.
+    if (!(db.driver instanceof PostgresDriver)) throw new Error('HotStatements runs on the postgres driver only');
+    this.pool = db.driver.master as Pool;
   }
 
   async run<T extends QueryResultRow>(name: string, text: string, values: unknown[]): Promise<T[]> {
-    const result = await this.pool().query<T>(this.prepared ? { name, text, values } : { text, values });
+    const result = await this.pool.query<T>(this.prepared ? { name, text, values } : { text, values });
     return result.rows;
   }
 
@@ -47,7 +51,7 @@ export class HotStatements {
     values: unknown[],
     replyTimeoutMs: number,
   ): Promise<T[]> {
-    const client = await connectWithin(this.pool(), replyTimeoutMs);
+    const client = await connectWithin(this.pool, replyTimeoutMs);
     let broken: Error | undefined;
     try {
       // query_timeout per query: node-postgres reads it from the query config over the pool's.
@@ -67,10 +71,6 @@ export class HotStatements {
       // A connection whose answer went missing is not given to anyone else.
       client.release(broken);
     }
-  }
-
-  private pool(): Pool {
-    return (this.db.driver as unknown as { master: Pool }).master;
   }
 }
 
@@ -92,13 +92,17 @@ async function connectWithin(pool: Pool, ms: number): Promise<PoolClient> {
     return await Promise.race([connecting, timeout]);
   } finally {
     clearTimeout(timer);
+    // A connection that comes after the caller was told of the timeout goes back to the pool; one
+    // that fails after it is reported (the caller only heard of the timeout).
     if (gaveUp)
       connecting.then(
         (late) => late.release(),
-        () => undefined,
+        (late: unknown) => reportBackgroundFailure(lateConnectLog, 'hot-statement-connect', 'after its timeout', late),
       );
   }
 }
+
+const lateConnectLog = new Logger('HotStatements');
 
 /** Attempts in all, the first included; most deadlocks clear on the first retry. */
 const ATTEMPTS = 3;

@@ -12,7 +12,8 @@ import { docsPageSecurityHeaders, HeaderSet, jsonApiSecurityHeaders } from './se
 /*
  * What every request meets on its way in and out, whatever its route: its request id and static
  * headers, the shutdown gate, the bound on its body's size, then its latency metric and log line.
- * One file, so that a reader following any request sees the whole edge in one place.
+ * Together because their order is the point: the headers before any hook that can answer, the gate
+ * before any work, the bound before the body is parsed, the metric and log line after the answer.
  */
 
 // ---- request id
@@ -28,8 +29,8 @@ const ACCEPTED = /^[A-Za-z0-9._:+/=-]{1,128}$/;
 
 /**
  * Fastify's genReqId: the caller's X-Request-Id when acceptable, else a new UUID. Fastify calls it
- * once per request; the request's log line carries the same id (request.id, see
- * logging/request-log.ts), so a response and its log line can be matched.
+ * once per request; the request's log line carries the same id (request.id, see installRequestLog
+ * below), so a response and its log line can be matched.
  */
 export function requestIdOf(req: IncomingMessage): string {
   const offered = req.headers[REQUEST_ID_HEADER];
@@ -62,8 +63,8 @@ function applyEdgeHeaders(request: FastifyRequest, reply: FastifyReply): void {
  * Every response starts with its request id and a static header set chosen once per route when
  * the route is registered. A route that may be cached (GET /products/:id) overrides
  * Cache-Control on success. Per request this is one synchronous hook copying a frozen object: no
- * lookup, no I/O. The hook runs before any other that can answer (shutdown gate, sold-out
- * shortcut), so their answers carry the same headers.
+ * lookup, no I/O. The hook runs before any other that can answer (the shutdown gate, the
+ * purchase pipeline's and the waiting room's preHandlers), so their answers carry the same headers.
  */
 export function installEdgeHeaders(fastify: FastifyInstance): void {
   fastify.addHook('onRoute', (route) => {

@@ -70,7 +70,8 @@ function decoded(piece: string): string {
   for (let round = 0; round < 3 && text.includes('%'); round++) {
     try {
       text = decodeURIComponent(text);
-    } catch {
+    } catch (error) {
+      if (!(error instanceof URIError)) throw error;
       return text;
     }
   }

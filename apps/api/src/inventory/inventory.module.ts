@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { ThrottlingModule } from '../common/throttling/throttling.module';
 import { AdminProductsController } from './admin-products.controller';
 import { InventoryService } from './inventory.service';
@@ -12,7 +11,7 @@ import { StockModule } from '../stock/stock.module';
 @Module({
   imports: [StockModule, ThrottlingModule],
   controllers: [AdminProductsController, ProductsController],
-  providers: [InventoryService, ProductCatalog, ProductCache, ProductIdRange, SoldOutFlags, RedisKeyPrefix],
+  providers: [InventoryService, ProductCatalog, ProductCache, ProductIdRange, SoldOutFlags],
   exports: [InventoryService, ProductCatalog, SoldOutFlags, StockModule],
 })
 export class InventoryModule {}

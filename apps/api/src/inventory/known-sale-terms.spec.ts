@@ -32,12 +32,11 @@ describe('KnownSaleTerms', () => {
     expect(known.get(String(MAX_TERMS + 1))).toEqual(termsOf(String(MAX_TERMS + 1)));
   });
 
-  it('forgets a product or a missing id on request; a product found replaces its missing mark', () => {
+  it('lets a product found replace its missing mark', () => {
     const known = new KnownSaleTerms();
     known.rememberMissing('3', 1000);
     known.remember('3', termsOf('3'));
     expect(known.isMissing('3', 1000)).toBe(false);
-    known.forget('3');
-    expect(known.get('3')).toBeUndefined();
+    expect(known.get('3')).toEqual(termsOf('3'));
   });
 });

@@ -39,11 +39,6 @@ export class KnownSaleTerms {
     this.missingUntil.set(productId, now + MISSING_TERMS_MS);
   }
 
-  forget(productId: string): void {
-    this.terms.delete(productId);
-    this.missingUntil.delete(productId);
-  }
-
   /** How many products and missing ids are held (what memory holds). */
   get size(): { terms: number; missing: number } {
     return { terms: this.terms.size, missing: this.missingUntil.size };

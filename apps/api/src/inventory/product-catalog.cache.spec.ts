@@ -1,4 +1,5 @@
 import type { RedisConnection } from '../common/redis/redis-client.factory';
+import { RedisHold } from '../common/redis/redis-hold';
 import type { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { ProductCache } from './product-catalog.service';
 import type { ProductView } from './product.view';
@@ -31,7 +32,7 @@ const entry = (stock: number) => JSON.stringify({ v: view(stock), f: Date.now() 
 describe('ProductCache reads', () => {
   it('shares one GET between readers of a product that arrive while it is in flight', async () => {
     const { redis, gets, commands } = slowRedis();
-    const cache = new ProductCache(redis, { value: 'fs:' } as RedisKeyPrefix);
+    const cache = new ProductCache(redis, { value: 'fs:' } as RedisKeyPrefix, new RedisHold());
     const reads = [cache.read('7'), cache.read('7'), cache.read('7')];
     expect(commands).toHaveLength(1);
     gets[0](entry(5));
@@ -42,7 +43,7 @@ describe('ProductCache reads', () => {
 
   it('does not let a reader who arrives after an invalidation join the older GET', async () => {
     const { redis, gets, commands } = slowRedis();
-    const cache = new ProductCache(redis, { value: 'fs:' } as RedisKeyPrefix);
+    const cache = new ProductCache(redis, { value: 'fs:' } as RedisKeyPrefix, new RedisHold());
     const before = cache.read('7');
     await cache.invalidate('7');
     const after = cache.read('7');
@@ -64,7 +65,7 @@ describe('ProductCache reads', () => {
       set: async (key: string, value: string) => (stored.set(key, value), 'OK'),
       del: async (key: string) => Number(stored.delete(key)),
     } as unknown as RedisConnection;
-    const cache = new ProductCache(redis, { value: 'fs:' } as RedisKeyPrefix);
+    const cache = new ProductCache(redis, { value: 'fs:' } as RedisKeyPrefix, new RedisHold());
     await cache.write('7', view(5));
     await cache.invalidate('7');
     expect(await cache.read('7')).toEqual({ view: undefined, fresh: false });
@@ -75,7 +76,7 @@ describe('ProductCache reads', () => {
     const failing = (error: Error) => {
       const fail = () => Promise.reject(error);
       const redis = { get: fail, set: fail, del: fail } as unknown as RedisConnection;
-      return new ProductCache(redis, { value: 'fs:' } as RedisKeyPrefix);
+      return new ProductCache(redis, { value: 'fs:' } as RedisKeyPrefix, new RedisHold());
     };
 
     it('misses and skips its writes while Redis is unreachable (Postgres answers)', async () => {

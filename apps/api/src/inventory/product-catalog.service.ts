@@ -4,8 +4,8 @@ import { DistributedLockService } from '@app/distributed-lock';
 import { DataSource } from 'typeorm';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
+import { RedisHold } from '../common/redis/redis-hold';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
-import { fallbackWhenRedisDown, redisRecentlyDown } from '../common/errors/dependency-errors';
 import { reportBackgroundFailure } from '../metrics/background-failures';
 import { StockLedger } from '../stock/stock-ledger';
 import { SoldOutFlags } from './sold-out-flags';
@@ -46,13 +46,17 @@ const CHANGED_ENTRY = JSON.stringify({ f: 0 });
 export class ProductCache {
   private readonly inFlight = new Map<string, Promise<CachedProduct | undefined>>();
   private readonly log = new Logger(ProductCache.name);
-  private readonly readSkipped = fallbackWhenRedisDown({ log: this.log, what: 'product cache read' }, null);
-  private readonly writeSkipped = fallbackWhenRedisDown({ log: this.log, what: 'product cache write' }, undefined);
+  private readonly readSkipped: (error: unknown) => null;
+  private readonly writeSkipped: (error: unknown) => undefined;
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: RedisConnection,
     private readonly prefix: RedisKeyPrefix,
-  ) {}
+    hold: RedisHold,
+  ) {
+    this.readSkipped = hold.fallback({ log: this.log, what: 'product cache read' }, null);
+    this.writeSkipped = hold.fallback({ log: this.log, what: 'product cache write' }, undefined);
+  }
 
   read(productId: string): Promise<CachedProduct | undefined> {
     const pending = this.inFlight.get(productId);
@@ -108,9 +112,8 @@ export class ProductCatalog {
   private readonly terms = new KnownSaleTerms();
   private readonly localViews = new LocalProductViews();
   private readonly loadView = (productId: string) => this.loadFromDatabase(productId);
-  private readonly rebuildSkip = { log: this.log, what: 'product cache rebuild lock' };
-  private readonly lockSkipped = fallbackWhenRedisDown(this.rebuildSkip, 'no-redis' as const);
-  private readonly releaseSkipped = fallbackWhenRedisDown(this.rebuildSkip, false);
+  private readonly lockSkipped: (error: unknown) => 'no-redis';
+  private readonly releaseSkipped: (error: unknown) => false;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -119,7 +122,12 @@ export class ProductCatalog {
     private readonly ledger: StockLedger,
     private readonly locks: DistributedLockService,
     private readonly ids: ProductIdRange,
-  ) {}
+    private readonly hold: RedisHold,
+  ) {
+    const rebuildSkip = { log: this.log, what: 'product cache rebuild lock' };
+    this.lockSkipped = hold.fallback(rebuildSkip, 'no-redis' as const);
+    this.releaseSkipped = hold.fallback(rebuildSkip, false);
+  }
 
   /** The product's view, or null when there is no such product. */
   findView(productId: string): Promise<ProductView | null> {
@@ -149,11 +157,6 @@ export class ProductCatalog {
   async loadFromDatabase(productId: string): Promise<ProductView | null> {
     const rows: ProductRow[] = await this.db.query(`${PRODUCT_SELECT} WHERE p.id = $1`, [productId]);
     return rows.length ? toProductView(rows[0]) : null;
-  }
-
-  forget(productId: string): void {
-    this.terms.forget(productId);
-    this.localViews.forget(productId);
   }
 
   /** A new product: its flag and its cached view start from what was just inserted. */
@@ -193,11 +196,11 @@ export class ProductCatalog {
   }
 
   private async readThrough(productId: string): Promise<ProductView | null> {
-    if (redisRecentlyDown()) return this.readWithoutRedis(productId);
+    if (this.hold.recentlyDown()) return this.readWithoutRedis(productId);
     const cached = await this.cache.read(productId);
     if (cached?.fresh) return cached.view;
     // This read found Redis unreachable or slow: nobody can coordinate a rebuild now.
-    if (redisRecentlyDown()) return this.readWithoutRedis(productId);
+    if (this.hold.recentlyDown()) return this.readWithoutRedis(productId);
     // Nothing cached: an id above every id handed out is answered here, with no query and no entry.
     if (!cached && !(await this.ids.mayExist(productId))) return null;
     const rebuilt = await this.rebuildOnce(productId);
@@ -240,7 +243,7 @@ export class ProductCatalog {
   }
 }
 
-/** Whether the sale window of these terms is open at `nowMs` (the one place the window is judged). */
+/** Whether these terms take purchases at `nowMs` (the waiting room's joins open earlier: isJoinable). */
 export const isSaleOpen = (terms: SaleTerms, nowMs: number): boolean =>
   (terms.saleStartsAtMs === null || nowMs >= terms.saleStartsAtMs) &&
   (terms.saleEndsAtMs === null || nowMs < terms.saleEndsAtMs);

@@ -1,10 +1,7 @@
 import type { RedisConnection } from '../common/redis/redis-client.factory';
+import { RedisHold } from '../common/redis/redis-hold';
 import type { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { SoldOutFlags } from './sold-out-flags';
-import { forgetRedisDown } from '../common/errors/dependency-errors';
-
-// Each case starts from a Redis that answers: a case that found it down holds the others off.
-beforeEach(() => forgetRedisDown());
 
 /** A Redis whose EXISTS replies wait until the test answers them, and that counts them. */
 function heldRedis() {
@@ -14,7 +11,11 @@ function heldRedis() {
     del: async () => 1,
     set: async () => 'OK',
   };
-  const flags = new SoldOutFlags(redis as unknown as RedisConnection, { value: 't:' } as RedisKeyPrefix);
+  const flags = new SoldOutFlags(
+    redis as unknown as RedisConnection,
+    { value: 't:' } as RedisKeyPrefix,
+    new RedisHold(),
+  );
   return { flags, asked };
 }
 
@@ -64,7 +65,7 @@ describe('SoldOutFlags', () => {
     const failing = (error: Error) => {
       const fail = () => (calls++, Promise.reject(error));
       const redis = { exists: fail, set: fail, del: fail };
-      return new SoldOutFlags(redis as unknown as RedisConnection, { value: 't:' } as RedisKeyPrefix);
+      return new SoldOutFlags(redis as unknown as RedisConnection, { value: 't:' } as RedisKeyPrefix, new RedisHold());
     };
 
     it('goes on without the flag while Redis is unreachable: not sold out, writes skipped', async () => {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { fallbackWhenRedisDown, redisRecentlyDown } from '../common/errors/dependency-errors';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
+import { RedisHold } from '../common/redis/redis-hold';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { productKeys } from '../stock/stock-keys';
 
@@ -29,18 +29,22 @@ export class SoldOutFlags {
   private readonly inStockUntil = new Map<string, number>();
   /**
    * The flag reads in flight: purchases of one product that arrive meanwhile share its answer (as
-   * ProductCache.read shares its GET; one helper for both would be one more file on every purchase's
-   * path, and each side keeps its own rule for a read a writer detached).
+   * ProductCache.read shares its GET, though not through one helper: a flag read that a clear()
+   * detached must not be remembered as sold out, while a detached cache read only leaves its slot).
    */
   private readonly reading = new Map<string, Promise<boolean>>();
   private readonly log = new Logger(SoldOutFlags.name);
-  private readonly readSkipped = fallbackWhenRedisDown({ log: this.log, what: 'sold-out flag read' }, 0);
-  private readonly writeSkipped = fallbackWhenRedisDown({ log: this.log, what: 'sold-out flag write' }, undefined);
+  private readonly readSkipped: (error: unknown) => 0;
+  private readonly writeSkipped: (error: unknown) => undefined;
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: RedisConnection,
     private readonly prefix: RedisKeyPrefix,
-  ) {}
+    private readonly hold: RedisHold,
+  ) {
+    this.readSkipped = hold.fallback({ log: this.log, what: 'sold-out flag read' }, 0);
+    this.writeSkipped = hold.fallback({ log: this.log, what: 'sold-out flag write' }, undefined);
+  }
 
   /** Without I/O: whether this process saw the product sold out a moment ago. */
   knownSoldOut(productId: string): boolean {
@@ -96,7 +100,7 @@ export class SoldOutFlags {
 
   /** Whether the flag is set; false (Postgres will answer) when Redis is unreachable. */
   private async readFlag(productId: string): Promise<boolean> {
-    if (redisRecentlyDown()) return false;
+    if (this.hold.recentlyDown()) return false;
     const key = productKeys(this.prefix.value, productId).soldOut;
     return (await this.redis.exists(key).catch(this.readSkipped)) === 1;
   }

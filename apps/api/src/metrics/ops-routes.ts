@@ -1,6 +1,7 @@
-import { createServer, IncomingMessage, Server } from 'node:http';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { ErrorCode, errorBody } from '../common/errors/error-code';
 import type { OpsConfig } from '../config/ops-config';
 
 /** Route config (Nest's @RouteConfig) of an operations route: /metrics, /health/details. */
@@ -21,10 +22,10 @@ export interface OpsListener {
 
 /**
  * Keeps the operations surface off the public port. With METRICS_PORT set (production's default
- * is 9464) a second HTTP server on that port feeds its requests to the same Fastify router, and
- * the routes are split by where a request arrived: operations routes answer only there (on PORT
- * they are unknown routes, 404), and every other route answers only on PORT. Without
- * METRICS_PORT (development) everything is served on PORT. Call before app.init().
+ * is 9464) a second HTTP server on that port feeds the requests of operations routes to the same
+ * Fastify router and answers any other 404 itself; an operations route asked on PORT is an unknown
+ * route there (404, by a hook of those routes alone). So a public route's request meets nothing of
+ * this split. Without METRICS_PORT (development) everything is served on PORT. Call before app.init().
  */
 export function installOpsRoutes(fastify: FastifyInstance, ops: OpsConfig): OpsListener {
   const listener = opsListener(fastify, ops);
@@ -41,22 +42,17 @@ export const opsListenerOf = (fastify: FastifyInstance): OpsListener =>
 function opsListener(fastify: FastifyInstance, ops: OpsConfig): OpsListener {
   if (ops.metricsPort === undefined) return { listen: () => Promise.resolve(undefined) };
   const fromOpsListener = new WeakSet<IncomingMessage>();
-  const notFound = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+  /** `METHOD path` of each operations route as registered (they are static paths). */
+  const opsRoutes = new Set<string>();
+  const refuseOffOpsListener = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     if (fromOpsListener.has(request.raw)) return done();
     reply.callNotFound();
   };
   fastify.addHook('onRoute', (route: RouteOptions) => {
-    if (isOpsRoute(route.config))
-      route.onRequest = append(route.onRequest as Hook | Hook[] | undefined, notFound) as RouteOptions['onRequest'];
-  });
-  fastify.addHook('onRequest', (request, reply, done) => {
-    if (
-      fromOpsListener.has(request.raw) &&
-      !isOpsRoute(request.routeOptions.config) &&
-      request.routeOptions.url !== undefined
-    )
-      return reply.callNotFound();
-    done();
+    if (!isOpsRoute(route.config)) return;
+    for (const method of [route.method].flat()) opsRoutes.add(`${method} ${route.url}`);
+    const hooks = append(route.onRequest as Hook | Hook[] | undefined, refuseOffOpsListener);
+    route.onRequest = hooks as RouteOptions['onRequest'];
   });
   let server: Server | undefined;
   fastify.addHook('onClose', (_instance, done) => {
@@ -68,6 +64,7 @@ function opsListener(fastify: FastifyInstance, ops: OpsConfig): OpsListener {
     listen: (host) =>
       new Promise((resolve, reject) => {
         server = createServer((req, res) => {
+          if (!opsRoutes.has(`${req.method} ${(req.url ?? '').split('?')[0]}`)) return notFound(res);
           fromOpsListener.add(req);
           fastify.routing(req, res);
         });
@@ -84,4 +81,10 @@ function opsListener(fastify: FastifyInstance, ops: OpsConfig): OpsListener {
         server.listen(ops.metricsPort, host, () => resolve((server!.address() as AddressInfo).port));
       }),
   };
+}
+
+/** The operations port's answer to anything but an operations route, in the contract's shape. */
+function notFound(res: ServerResponse): void {
+  const body = JSON.stringify(errorBody(ErrorCode.NotFound, 'only the operations routes are served on this port'));
+  res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' }).end(body);
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { ConfigService } from '@nestjs/config';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DistributedLockService } from '@app/distributed-lock';
+import { DistributedLockService, LockTimeoutError, LockUnavailableError } from '@app/distributed-lock';
 import { DataSource } from 'typeorm';
 import { StockUnit, stockLockKey } from '../stock/stock-keys';
 import { HeldLock, WithLock, type Lock } from '@app/distributed-lock';
@@ -79,11 +79,10 @@ export class OrderExpiryService implements OnApplicationBootstrap, OnApplication
         return this.expireDue();
       });
     } catch (error) {
-      const name = (error as Error).name;
       // Only a refusal of the job lock itself means another instance is on it.
-      if (!holdsJobLock && name === 'LockTimeoutError') return 0;
+      if (!holdsJobLock && error instanceof LockTimeoutError) return 0;
       // Without Redis: the per-order UPDATE is safe to run twice, so every instance may run it.
-      if (!holdsJobLock && name === 'LockUnavailableError') return this.expireDue();
+      if (!holdsJobLock && error instanceof LockUnavailableError) return this.expireDue();
       reportBackgroundFailure(this.log, JOB, 'run', error);
       return 0;
     }

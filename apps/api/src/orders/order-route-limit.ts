@@ -2,10 +2,7 @@ import { CanActivate, ExecutionContext, Inject, Injectable, Logger, SetMetadata 
 import { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import { AuthUser } from '../auth/auth.types';
-import type { RedisConnection } from '../common/redis/redis-client.factory';
-import { REDIS_CLIENT } from '../common/redis/redis.constants';
-import { RedisKeyPrefix } from '../common/redis/redis-keys';
-import { counterFor, RateBudget, WindowRateLimiter } from '../common/throttling/rate-limiter';
+import { RateBudget, UserRateLimiter } from '../common/throttling/rate-limiter';
 import { clientAddressKey } from '../common/throttling/client-address-key';
 import { TypedConfigService } from '../config/app-config.module';
 
@@ -24,21 +21,15 @@ export const RouteBudget = (name: 'order.list' | 'order.get' | 'order.pay' | 'or
 @Injectable()
 export class OrderRouteLimit implements CanActivate {
   private readonly budgets = new Map<string, RateBudget>();
-  private readonly limiter: WindowRateLimiter;
   private readonly ipv6Prefix: number;
 
   constructor(
     private readonly reflector: Reflector,
-    @Inject(REDIS_CLIENT) redis: RedisConnection,
-    prefix: RedisKeyPrefix,
+    /** The per-user limit (RATE_LIMIT_PER_SECOND); each route's budget counts on its own keys. */
+    private readonly limiter: UserRateLimiter,
     @Inject(ConfigService) config: TypedConfigService,
   ) {
     this.ipv6Prefix = config.get('edge', { infer: true }).ipv6ClientPrefix;
-    this.limiter = new WindowRateLimiter(
-      counterFor(redis),
-      prefix.value,
-      config.get('http', { infer: true }).rateLimitPerSecond,
-    );
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AuthUser } from '../auth/auth.types';
@@ -18,6 +18,7 @@ import { queryRows } from '../database/query-rows';
 import { withConflictRetry } from '../database/statements';
 import { orderAfterFailure } from './lost-answer';
 import { OrderStatus } from './order-status';
+import { reportBackgroundFailure } from '../metrics/background-failures';
 
 // No re-entry (no AsyncLocalStorage); the statements are conditional on the rows' own state
 // (and the fence for stock), so Postgres has the last word, as with LOCK_FALLBACK=db.
@@ -40,6 +41,8 @@ const ADMIN_CANCELLABLE: readonly OrderStatus[] = ['PENDING_PAYMENT', 'PAID'];
 /** Reading, paying and cancelling orders; each state change is one conditional UPDATE. */
 @Injectable()
 export class OrdersService {
+  private readonly log = new Logger(OrdersService.name);
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(OrderRepository) private readonly orders: OrderRepository,
@@ -156,7 +159,13 @@ export class OrdersService {
     } catch (error) {
       await this.inventory.repairAfterStaleFence(unit, lock, error);
       const row = await orderAfterFailure(this.db, orderId, error, (now) => now.status === 'CANCELLED');
-      result = { row, stock: await this.orders.unitStock(unit).catch(() => undefined) };
+      // Committed, so answered so: a stock unreadable now is reported, and the flag and view lapse.
+      const stock = await this.orders
+        .unitStock(unit)
+        .catch(
+          (failure: unknown) => void reportBackgroundFailure(this.log, 'stock-bookkeeping', unit.productId, failure),
+        );
+      result = { row, stock };
     }
     if (!result) throw invalidState('cancel', (await this.orders.findById(orderId))?.status ?? order.status);
     if (result.stock !== undefined) await this.catalog.afterUnitChange(unit, result.stock);

@@ -1,9 +1,10 @@
+import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter';
 import Fastify from 'fastify';
 import { AppException } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
 import { EarlyRetryException } from '../common/throttling/rate-limiter';
-import { OverloadedException } from '../product-queue/overloaded.error';
-import type { ProductQueues } from '../product-queue/product-queues';
+import { OverloadedException } from '../purchase-batches/overloaded.error';
+import type { PurchaseBatches } from '../purchase-batches/purchase-batches.service';
 import { PurchaseAnswer } from './purchase-answer';
 
 /** Writes `error` as the answer of user u1's purchase of product 7; the status sent. */
@@ -18,7 +19,8 @@ async function answerWith(answer: PurchaseAnswer, error: unknown): Promise<numbe
 }
 
 describe('PurchaseAnswer and the Retry-After it announces', () => {
-  const fresh = () => new PurchaseAnswer({ countIfLate: () => undefined } as unknown as ProductQueues);
+  const fresh = () =>
+    new PurchaseAnswer({ countIfLate: () => undefined } as unknown as PurchaseBatches, new AllExceptionsFilter());
 
   it.each([
     ['503 OVERLOADED', new OverloadedException('wait_estimate', 4), 503],

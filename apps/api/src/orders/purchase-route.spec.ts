@@ -1,13 +1,13 @@
+import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter';
 import Fastify, { FastifyInstance } from 'fastify';
-import type { ProductQueues } from '../product-queue/product-queues';
+import type { PurchaseBatches } from '../purchase-batches/purchase-batches.service';
 import { PurchaseAnswer } from './purchase-answer';
 import { PurchasePipeline } from './purchase-pipeline';
 
 /** The pipeline with nothing behind it but its answer: binding routes needs none of the rest. */
 function unwiredPipeline(answer: PurchaseAnswer): PurchasePipeline {
   const Pipeline = PurchasePipeline as unknown as new (...deps: unknown[]) => PurchasePipeline;
-  const config = { get: () => ({ purchaseDeadlineMs: 2000 }) };
-  return new Pipeline({}, {}, {}, {}, {}, answer, {}, {}, config);
+  return new Pipeline({}, {}, {}, {}, {}, {}, answer, {}, {});
 }
 
 describe('binding the purchase routes by their mark, not their path', () => {
@@ -15,7 +15,10 @@ describe('binding the purchase routes by their mark, not their path', () => {
   let answer: PurchaseAnswer;
   beforeEach(() => {
     fastify = Fastify();
-    answer = new PurchaseAnswer({ countIfLate: () => undefined } as unknown as ProductQueues);
+    answer = new PurchaseAnswer(
+      { countIfLate: () => undefined } as unknown as PurchaseBatches,
+      new AllExceptionsFilter(),
+    );
     unwiredPipeline(answer).install(fastify);
   });
   afterEach(() => fastify.close());

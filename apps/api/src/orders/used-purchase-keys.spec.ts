@@ -1,10 +1,7 @@
 import type { RedisConnection } from '../common/redis/redis-client.factory';
+import { RedisHold } from '../common/redis/redis-hold';
 import type { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { USED_KEY_TTL_MS, UsedPurchaseKeys } from './used-purchase-keys';
-import { forgetRedisDown } from '../common/errors/dependency-errors';
-
-// Each case starts from a Redis that answers: a case that found it down holds the others off.
-beforeEach(() => forgetRedisDown());
 
 /** A Redis of plain keys that can be made unreachable, and that counts its reads. */
 function fakeRedis() {
@@ -25,7 +22,11 @@ function fakeRedis() {
       return keys.has(key) ? 1 : 0;
     },
   };
-  const used = new UsedPurchaseKeys(redis as unknown as RedisConnection, { value: 't:' } as RedisKeyPrefix);
+  const used = new UsedPurchaseKeys(
+    redis as unknown as RedisConnection,
+    { value: 't:' } as RedisKeyPrefix,
+    new RedisHold(),
+  );
   return { used, keys, state };
 }
 

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { isRedisUnavailable, noteRedisDown, redisRecentlyDown } from '../common/errors/dependency-errors';
+import { isRedisUnavailable } from '../common/errors/dependency-errors';
 import type { RedisConnection } from '../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../common/redis/redis.constants';
+import { RedisHold } from '../common/redis/redis-hold';
 import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { reportBackgroundFailure } from '../metrics/background-failures';
 
@@ -11,7 +12,6 @@ export const USED_KEY_TTL_MS = 24 * 3600_000;
 // Markers Redis could not take, kept here until it can; past this many the oldest are dropped.
 const MAX_UNWRITTEN = 10_000;
 const RETRY_EVERY_MS = 1000;
-const WARN_EVERY_MS = 10_000;
 
 /**
  * The Idempotency-Keys each user has sent to be bought: one Redis key per (user, key), written
@@ -29,35 +29,35 @@ export class UsedPurchaseKeys implements OnApplicationShutdown {
   private readonly log = new Logger(UsedPurchaseKeys.name);
   private readonly unwritten = new Set<string>();
   private retry: NodeJS.Timeout | undefined;
-  private warnedAt = 0;
+  private readonly writeSkip = { log: this.log, what: 'Idempotency-Key marker write (kept here to write later)' };
+  private readonly readSkip = { log: this.log, what: 'Idempotency-Key marker read (the orders answer)' };
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: RedisConnection,
     private readonly prefix: RedisKeyPrefix,
+    private readonly hold: RedisHold,
   ) {}
 
   /** Marks the key as sent by this user; resolves once Redis holds the mark or this process keeps it. */
   async record(userId: string, key: string): Promise<void> {
     const marker = this.markerOf(userId, key);
-    if (redisRecentlyDown()) return this.keep(marker, new Error('Redis was unreachable a moment ago'));
+    if (this.hold.recentlyDown()) return this.keep(marker);
     try {
       await this.redis.set(marker, '1', 'PX', USED_KEY_TTL_MS);
     } catch (error) {
-      if (!isRedisUnavailable(error)) throw error;
-      noteRedisDown();
-      this.keep(marker, error);
+      this.hold.skip(error, this.writeSkip);
+      this.keep(marker);
     }
   }
 
   /** Whether this user may have an order under this key: false only when it was never recorded. */
   async mayHaveUsed(userId: string, key: string): Promise<boolean> {
     const marker = this.markerOf(userId, key);
-    if (this.unwritten.has(marker) || redisRecentlyDown()) return true;
+    if (this.unwritten.has(marker) || this.hold.recentlyDown()) return true;
     try {
       return (await this.redis.exists(marker)) === 1;
     } catch (error) {
-      if (!isRedisUnavailable(error)) throw error;
-      noteRedisDown();
+      this.hold.skip(error, this.readSkip);
       return true; // unknown: the orders answer
     }
   }
@@ -70,15 +70,9 @@ export class UsedPurchaseKeys implements OnApplicationShutdown {
     return `${this.prefix.value}purchase-key:{${userId}}:${key}`;
   }
 
-  private keep(marker: string, error: unknown): void {
+  private keep(marker: string): void {
     if (this.unwritten.size >= MAX_UNWRITTEN) this.unwritten.delete(this.unwritten.values().next().value!);
     this.unwritten.add(marker);
-    if (Date.now() - this.warnedAt >= WARN_EVERY_MS) {
-      this.warnedAt = Date.now();
-      this.log.warn(
-        `Idempotency-Key markers not written, kept to write later (${this.unwritten.size}): ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
     this.retry ??= setTimeout(() => void this.writeKept(), RETRY_EVERY_MS).unref();
   }
 

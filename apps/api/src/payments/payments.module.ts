@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { RedisKeyPrefix } from '../common/redis/redis-keys';
+import { ThrottlingModule } from '../common/throttling/throttling.module';
 import { DatabaseClock } from '../database/database-clock';
 import { PaymentEventsService } from './payment-events.service';
 import { PaymentWebhookController } from './payment-webhook.controller';
@@ -8,7 +8,8 @@ import { WebhookSignatureGuard } from './webhook-signature.guard';
 
 /** Payments from a provider, by signed webhook (POST /payments/webhook). */
 @Module({
+  imports: [ThrottlingModule],
   controllers: [PaymentWebhookController],
-  providers: [PaymentEventsService, WebhookSignatureGuard, DatabaseClock, WebhookAddressLimit, RedisKeyPrefix],
+  providers: [PaymentEventsService, WebhookSignatureGuard, DatabaseClock, WebhookAddressLimit],
 })
 export class PaymentsModule {}

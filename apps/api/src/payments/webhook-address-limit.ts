@@ -1,9 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { RedisConnection } from '../common/redis/redis-client.factory';
-import { REDIS_CLIENT } from '../common/redis/redis.constants';
-import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { AddressBudget } from '../common/throttling/address-budget';
+import { UserRateLimiter } from '../common/throttling/rate-limiter';
 import { TypedConfigService } from '../config/app-config.module';
 
 const BUDGET = 'payments.webhook';
@@ -18,21 +16,10 @@ const BUDGET = 'payments.webhook';
 export class WebhookAddressLimit {
   private readonly budget: AddressBudget;
 
-  constructor(
-    @Inject(REDIS_CLIENT) redis: RedisConnection,
-    prefix: RedisKeyPrefix,
-    @Inject(ConfigService) config: TypedConfigService,
-  ) {
+  constructor(shared: UserRateLimiter, @Inject(ConfigService) config: TypedConfigService) {
     const perSecond = config.get('payments', { infer: true }).webhookRequestsPerSecondPerAddress;
     const log = new Logger(WebhookAddressLimit.name);
-    this.budget = new AddressBudget(
-      redis,
-      prefix,
-      config,
-      perSecond,
-      'payment webhook requests from this address',
-      log,
-    );
+    this.budget = new AddressBudget(shared, config, perSecond, 'payment webhook requests from this address', log);
   }
 
   /** Counts one webhook request from `address`; throws 429 RATE_LIMITED (with Retry-After) past the budget. */

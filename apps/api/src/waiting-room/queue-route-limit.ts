@@ -1,10 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AuthUser } from '../auth/auth.types';
-import type { RedisConnection } from '../common/redis/redis-client.factory';
-import { REDIS_CLIENT } from '../common/redis/redis.constants';
-import { RedisKeyPrefix } from '../common/redis/redis-keys';
-import { counterFor, RateBudget, WindowRateLimiter } from '../common/throttling/rate-limiter';
+import { RateBudget, UserRateLimiter } from '../common/throttling/rate-limiter';
 import { AddressBudget } from '../common/throttling/address-budget';
 import { TypedConfigService } from '../config/app-config.module';
 import { TicketClaims, TicketSigner } from './ticket-signer';
@@ -27,22 +24,18 @@ export class QueueRouteLimit {
   private readonly challenges: AddressBudget;
 
   constructor(
-    @Inject(REDIS_CLIENT) redis: RedisConnection,
-    prefix: RedisKeyPrefix,
+    shared: UserRateLimiter,
     @Inject(ConfigService) config: TypedConfigService,
     private readonly signer: TicketSigner,
+    /** Joins and polls per caller at RATE_LIMIT_PER_SECOND, each on keys of its own. */
+    perCaller: UserRateLimiter,
   ) {
-    const perCaller = new WindowRateLimiter(
-      counterFor(redis),
-      prefix.value,
-      config.get('http', { infer: true }).rateLimitPerSecond,
-    );
     const perAddress = config.get('waitingRoom', { infer: true }).summaryPerSecondPerAddress;
     const log = new Logger(QueueRouteLimit.name);
     this.joins = new RateBudget(perCaller, log, 'queue.join requests');
     this.polls = new RateBudget(perCaller, log, 'queue.poll requests');
-    this.summaries = new AddressBudget(redis, prefix, config, perAddress, 'queue.summary requests', log);
-    this.challenges = new AddressBudget(redis, prefix, config, perAddress, 'queue.challenge requests', log);
+    this.summaries = new AddressBudget(shared, config, perAddress, 'queue.summary requests', log);
+    this.challenges = new AddressBudget(shared, config, perAddress, 'queue.challenge requests', log);
   }
 
   join(user: AuthUser): Promise<void> {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler, RouteOptions } from 'fastify';
 import { TokenVerifier } from '../auth/authentication';
 import { classifyError } from '../common/errors/all-exceptions.filter';
+import { AppException } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
 import { isPositiveId } from '../common/positive-id';
 import { challengeCacheControl } from './join-work/join-work';
@@ -86,7 +87,8 @@ export function installQueueShortcuts(
 function userOf(tokens: TokenVerifier, request: FastifyRequest): ReturnType<TokenVerifier['verify']> | undefined {
   try {
     return tokens.verify(request.headers.authorization, request.ip);
-  } catch {
+  } catch (refusal) {
+    if (!(refusal instanceof AppException)) throw refusal;
     return undefined;
   }
 }

@@ -13,6 +13,8 @@ import { parseSummary, SUMMARY, SummaryReply } from './scripts/summary';
 import { TurnBatcher } from './turn-batcher';
 import { waitingRoomKeys, WaitingRoomKeys } from './waiting-room-keys';
 
+const EPOCH_COUNTER_WRAP = 36 ** 8;
+
 export interface AdmitStep {
   nowMs: number;
   stock: number;
@@ -29,6 +31,12 @@ export interface AdmitStep {
  */
 @Injectable()
 export class QueueStore {
+  // A queue's epoch is set by its first join; every join offers a candidate, and only the first one
+  // counts. A random prefix per store and a counter make candidates unique across instances and
+  // restarts without drawing random bytes on every join (9% of a join's CPU when it did). The counter
+  // wraps at 36^8 so that a candidate stays within a ticket's 16 characters of epoch.
+  private readonly epochPrefix = randomBytes(6).toString('base64url');
+  private epochCounter = 0;
   /** Grouped by product and its terms (the same for every join of a turn). */
   private readonly joins = new TurnBatcher<
     JoinRequest & { productId: string; terms: JoinTerms },
@@ -40,7 +48,7 @@ export class QueueStore {
       this.redis,
       JOIN,
       [k.meta, k.users, k.soldOutFlag, k.ranks, k.admitted, k.bought, k.buying, k.addresses, k.workNonces],
-      joinArgs(terms, nextEpochCandidate(), joins),
+      joinArgs(terms, this.nextEpochCandidate(), joins),
     ).then((reply) => parseJoins(reply, joins.length));
   });
   private readonly polls = new TurnBatcher<number, PollReply>((productId, numbers) => {
@@ -114,17 +122,9 @@ export class QueueStore {
     const k = this.keys(productId);
     return Number(await runScript(this.redis, RELEASE, [k.admitted, k.buying, k.bought], [place])) === 1;
   }
-}
 
-// A queue's epoch is set by its first join; every join offers a candidate, and only the first one
-// counts. A random prefix per process and a counter make candidates unique across instances and
-// restarts without drawing random bytes on every join (9% of a join's CPU when it did). The counter
-// wraps at 36^8 so that a candidate stays within a ticket's 16 characters of epoch.
-const EPOCH_PREFIX = randomBytes(6).toString('base64url');
-const EPOCH_COUNTER_WRAP = 36 ** 8;
-let epochCounter = 0;
-
-function nextEpochCandidate(): string {
-  epochCounter = (epochCounter + 1) % EPOCH_COUNTER_WRAP;
-  return `${EPOCH_PREFIX}${epochCounter.toString(36)}`;
+  private nextEpochCandidate(): string {
+    this.epochCounter = (this.epochCounter + 1) % EPOCH_COUNTER_WRAP;
+    return `${this.epochPrefix}${this.epochCounter.toString(36)}`;
+  }
 }

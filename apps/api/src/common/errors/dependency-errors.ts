@@ -30,7 +30,6 @@ interface MaybeDriverError {
   code?: unknown;
   message?: unknown;
   driverError?: MaybeDriverError;
-  name?: unknown;
 }
 
 function messageOf(error: MaybeDriverError): string {
@@ -44,7 +43,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const code = typeof inner.code === 'string' ? inner.code : '';
   if (NETWORK_CODES.has(code) || PG_UNAVAILABLE_SQLSTATE.test(code) || code === '57014') return true;
   const message = messageOf(inner) || messageOf(candidate);
-  return PG_UNAVAILABLE_MESSAGES.some((m) => message.includes(m)) || candidate.name === 'CannotConnectError';
+  return PG_UNAVAILABLE_MESSAGES.some((m) => message.includes(m));
 }
 
 /**
@@ -61,68 +60,4 @@ export function isTransactionConflict(error: unknown): boolean {
   const candidate = error as MaybeDriverError;
   const code = (candidate.driverError ?? candidate).code;
   return typeof code === 'string' && PG_TRANSACTION_CONFLICT.has(code);
-}
-
-const WARN_EVERY_MS = 10_000;
-const lastWarnedAt = new Map<string, number>();
-
-/** How long after Redis was found unreachable work that may skip it does so without asking. */
-export const REDIS_DOWN_HOLD_MS = 1000;
-let redisDownUntil = 0;
-
-/** Records that a Redis call just met an unreachable Redis (see redisRecentlyDown). */
-export function noteRedisDown(now = Date.now()): void {
-  redisDownUntil = now + REDIS_DOWN_HOLD_MS;
-}
-
-/** Drops the hold: Redis is known to answer again (and each spec starts from a Redis that answers). */
-export function forgetRedisDown(): void {
-  redisDownUntil = 0;
-}
-
-/**
- * Whether a Redis call met an unreachable Redis within the last REDIS_DOWN_HOLD_MS. Work that may
- * be skipped while Redis is unreachable (a rate limit, the sold-out flag, an Idempotency-Key
- * marker) skips it without asking meanwhile: a Redis that hangs instead of refusing (a paused or
- * partitioned server) costs each call the whole command timeout, and a purchase makes several
- * such calls before its batch, which together would eat its deadline. After the hold the next call
- * asks Redis again, and so finds it back.
- */
-export function redisRecentlyDown(now = Date.now()): boolean {
-  return now < redisDownUntil;
-}
-
-/**
- * The policy for work that may be skipped while Redis is unreachable, such as a rate limit (no
- * invariant depends on it), applied to the error that work failed with: an unreachable Redis
- * (isRedisUnavailable) returns, so the caller goes on without it, warning at most once per 10 s
- * per `what`; any other failure is thrown as it is. The product lock's own choice (LOCK_FALLBACK:
- * run on Postgres alone, or refuse) is the lock module's `whenUnreachable`.
- */
-export function skipWhenRedisDown(error: unknown, context: SkipContext): void {
-  if (!isRedisUnavailable(error)) throw error;
-  const now = Date.now();
-  noteRedisDown(now);
-  if (now - (lastWarnedAt.get(context.what) ?? 0) >= WARN_EVERY_MS) {
-    lastWarnedAt.set(context.what, now);
-    context.log.warn(`${context.what} skipped: redis unavailable`);
-  }
-}
-
-/** What a skipped Redis call is (the warning's words) and where the warning goes. */
-export interface SkipContext {
-  log: { warn(message: string): void };
-  what: string;
-}
-
-/**
- * skipWhenRedisDown as the rejection handler of a Redis call (`call.catch(handler)`), made once per
- * call site: `fallback` when Redis is unreachable (warned at most once per 10 s per `what`); any
- * other failure rethrown as it is. Nothing of it runs while Redis answers.
- */
-export function fallbackWhenRedisDown<F>(context: SkipContext, fallback: F): (error: unknown) => F {
-  return (error) => {
-    skipWhenRedisDown(error, context);
-    return fallback;
-  };
 }

@@ -1,5 +1,7 @@
 import Redis, { Cluster, RedisOptions } from 'ioredis';
+import { Logger } from '@nestjs/common';
 import type { AppConfig, RedisNode } from '../../config/app-config';
+import { isRedisUnavailable } from '../errors/dependency-errors';
 
 /** The main Redis: one server, a Sentinel-managed primary, or a Cluster (ioredis's own clients). */
 export type RedisConnection = Redis | Cluster;
@@ -88,7 +90,11 @@ export function createRedisConnection(redis: AppConfig['redis'], name: string): 
   return cluster;
 }
 
-/** Connects, but boots degraded rather than refusing to start when Redis is down. */
+/** Connects, but boots degraded while Redis is unreachable (it reconnects); any other refusal stops the start. */
 export async function connectQuietly(client: RedisConnection, timeoutMs = 2000): Promise<void> {
-  await Promise.race([client.connect().catch(() => undefined), new Promise((r) => setTimeout(r, timeoutMs))]);
+  const connecting = client.connect().catch((error: unknown) => {
+    if (!isRedisUnavailable(error)) throw error;
+    new Logger('Redis').warn(`starting without Redis, reconnecting meanwhile: ${String(error)}`);
+  });
+  await Promise.race([connecting, new Promise((r) => setTimeout(r, timeoutMs))]);
 }

@@ -5,6 +5,8 @@ import type { AppConfig } from '../../config/app-config';
 import { openNodes } from '../../config/redis-config';
 import { ConfigService } from '@nestjs/config';
 import { REDIS_CLIENT, REDLOCK_CLIENTS } from './redis.constants';
+import { RedisHold } from './redis-hold';
+import { RedisKeyPrefix } from './redis-keys';
 import { connectQuietly, createRedisClient, createRedisConnection, RedisConnection } from './redis-client.factory';
 
 /**
@@ -21,9 +23,12 @@ function warnAboutOpenNodes(redis: AppConfig['redis']): void {
     );
 }
 
+/** The app's Redis connections, the prefix of its keys and its memory of an unreachable Redis, for every module. */
 @Global()
 @Module({
   providers: [
+    RedisKeyPrefix,
+    RedisHold,
     {
       provide: REDIS_CLIENT,
       inject: [ConfigService],
@@ -48,7 +53,7 @@ function warnAboutOpenNodes(redis: AppConfig['redis']): void {
       },
     },
   ],
-  exports: [REDIS_CLIENT, REDLOCK_CLIENTS],
+  exports: [REDIS_CLIENT, REDLOCK_CLIENTS, RedisKeyPrefix, RedisHold],
 })
 export class RedisModule implements OnApplicationShutdown {
   constructor(

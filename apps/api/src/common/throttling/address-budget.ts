@@ -1,8 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { TypedConfigService } from '../../config/app-config.module';
-import type { RedisConnection } from '../redis/redis-client.factory';
-import type { RedisKeyPrefix } from '../redis/redis-keys';
-import { addressTracker, counterFor, RateBudget, WindowRateLimiter } from './rate-limiter';
+import { addressTracker, RateBudget, WindowRateLimiter } from './rate-limiter';
 
 /**
  * A budget of requests a second per client address, shared by every instance through Redis (counted
@@ -15,15 +13,15 @@ export class AddressBudget {
   private readonly ipv6Prefix: number;
 
   constructor(
-    redis: RedisConnection,
-    prefix: RedisKeyPrefix,
+    /** The app's shared counting (UserRateLimiter), which this budget counts with under its own limit. */
+    shared: WindowRateLimiter,
     config: TypedConfigService,
     perSecond: number,
     /** What the budget counts, in its 429's message and its warnings. */
     what: string,
     log: Logger,
   ) {
-    this.budget = new RateBudget(new WindowRateLimiter(counterFor(redis), prefix.value, perSecond), log, what);
+    this.budget = new RateBudget(shared.withLimit(perSecond), log, what);
     this.ipv6Prefix = config.get('edge', { infer: true }).ipv6ClientPrefix;
   }
 

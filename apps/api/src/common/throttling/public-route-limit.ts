@@ -1,10 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../../config/app-config.module';
-import type { RedisConnection } from '../redis/redis-client.factory';
-import { REDIS_CLIENT } from '../redis/redis.constants';
-import { RedisKeyPrefix } from '../redis/redis-keys';
 import { AddressBudget } from './address-budget';
+import { UserRateLimiter } from './rate-limiter';
 
 /** The public routes counted here, each with a budget of its own. */
 export type PublicRoute = 'product.read';
@@ -21,22 +19,11 @@ export type PublicRoute = 'product.read';
 export class PublicRouteLimit {
   private readonly budgets: Record<PublicRoute, AddressBudget>;
 
-  constructor(
-    @Inject(REDIS_CLIENT) redis: RedisConnection,
-    prefix: RedisKeyPrefix,
-    @Inject(ConfigService) config: TypedConfigService,
-  ) {
+  constructor(shared: UserRateLimiter, @Inject(ConfigService) config: TypedConfigService) {
     const perSecond = config.get('http', { infer: true }).publicReadsPerSecondPerAddress;
     const log = new Logger(PublicRouteLimit.name);
     this.budgets = {
-      'product.read': new AddressBudget(
-        redis,
-        prefix,
-        config,
-        perSecond,
-        'product.read requests from this address',
-        log,
-      ),
+      'product.read': new AddressBudget(shared, config, perSecond, 'product.read requests from this address', log),
     };
   }
 

@@ -14,10 +14,7 @@ import {
   WindowRateLimiter,
   windowAt,
 } from './rate-limiter';
-import { forgetRedisDown } from '../errors/dependency-errors';
-
-// Each case starts from a Redis that answers: a case that found it down holds the others off.
-beforeEach(() => forgetRedisDown());
+import { RedisHold } from '../redis/redis-hold';
 
 describe('windowAt', () => {
   it('places a time in its epoch-aligned window and says how much of it is left', () => {
@@ -34,7 +31,7 @@ describe('windowAt', () => {
 
 const COUNTERS: Array<[string, string, (redis: Redis) => RateCounter]> = [
   ['one batched script call per loop turn (one server)', 'batched', (redis) => new BatchedScriptCounter(redis)],
-  ['INCR and PEXPIRE per hit (Cluster)', 'per-key', (redis) => new PerKeyCounter(redis)],
+  ['INCR and PEXPIRE per hit (Cluster)', 'per-key', (redis) => new PerKeyCounter(redis, new RedisHold())],
 ];
 
 describe.each(COUNTERS)('WindowRateLimiter on a real Redis, counting with %s', (_name, tag, counterOn) => {
@@ -59,7 +56,7 @@ describe.each(COUNTERS)('WindowRateLimiter on a real Redis, counting with %s', (
   });
 
   it('holds one limit per caller across instances: hits through two limiters share the count', async () => {
-    const [a, b] = clients.map((c) => new WindowRateLimiter(counterOn(c), `spec1-${tag}:`, 3, clock));
+    const [a, b] = clients.map((c) => new WindowRateLimiter(counterOn(c), `spec1-${tag}:`, 3, new RedisHold(), clock));
     const decisions = await Promise.all([
       a.hit('user:u1'),
       b.hit('user:u1'),
@@ -76,7 +73,7 @@ describe.each(COUNTERS)('WindowRateLimiter on a real Redis, counting with %s', (
   });
 
   it('starts a fresh count in the next window, and the old counter expires on its own', async () => {
-    const limiter = new WindowRateLimiter(counterOn(clients[0]), `spec2-${tag}:`, 1, clock);
+    const limiter = new WindowRateLimiter(counterOn(clients[0]), `spec2-${tag}:`, 1, new RedisHold(), clock);
     expect(await limiter.hit('user:u1')).toEqual({ allowed: true });
     expect((await limiter.hit('user:u1')).allowed).toBe(false);
     const [key] = await clients[0].keys(`spec2-${tag}:rate:*`);
@@ -89,12 +86,12 @@ describe.each(COUNTERS)('WindowRateLimiter on a real Redis, counting with %s', (
 
   it('keys every caller in its own hash tag, so a Cluster keeps each counter on one slot', async () => {
     const prefix = `spec3-${tag}:`;
-    await new WindowRateLimiter(counterOn(clients[0]), prefix, 1, clock).hit('user:u1');
+    await new WindowRateLimiter(counterOn(clients[0]), prefix, 1, new RedisHold(), clock).hit('user:u1');
     expect(await clients[0].keys(`${prefix}*`)).toEqual([`${prefix}rate:{user:u1}:${Math.floor(now / 1000)}`]);
   });
 
   it('counts many callers hit in one turn each in their own key', async () => {
-    const limiter = new WindowRateLimiter(counterOn(clients[0]), `spec5-${tag}:`, 1, clock);
+    const limiter = new WindowRateLimiter(counterOn(clients[0]), `spec5-${tag}:`, 1, new RedisHold(), clock);
     const users = Array.from({ length: 300 }, (_, i) => `user:${i}`);
     const first = await Promise.all(users.map((u) => limiter.hit(u)));
     expect(first.every((d) => d.allowed)).toBe(true);
@@ -109,13 +106,16 @@ describe.each(COUNTERS)('WindowRateLimiter on a real Redis, counting with %s', (
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
     });
-    await expect(new WindowRateLimiter(counterOn(offline), 'spec4:', 1, clock).hit('user:u1')).rejects.toThrow();
+    await expect(
+      new WindowRateLimiter(counterOn(offline), 'spec4:', 1, new RedisHold(), clock).hit('user:u1'),
+    ).rejects.toThrow();
     offline.disconnect();
   });
 });
 
 describe('RateBudget', () => {
-  const limiterAnswering = (hit: () => Promise<RateDecision>) => ({ hit }) as unknown as WindowRateLimiter;
+  const limiterAnswering = (hit: () => Promise<RateDecision>) =>
+    ({ hit, hold: new RedisHold() }) as unknown as WindowRateLimiter;
   const log = () => ({ warn: jest.fn() });
 
   it('refuses past the budget with 429 RATE_LIMITED and the window as Retry-After', async () => {
@@ -130,9 +130,9 @@ describe('RateBudget', () => {
   it('counts the same limit in this process alone, with one warning, while Redis is unreachable', async () => {
     const warnings = log();
     const unreachable = { hit: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1')) };
-    const limiter = new WindowRateLimiter(unreachable, 'spec:', 2, () => 1_700_000_000_250);
+    const limiter = new WindowRateLimiter(unreachable, 'spec:', 2, new RedisHold(), () => 1_700_000_000_250);
     const budget = new RateBudget(limiter, warnings as never, 'unreachable test');
-    // The first finds Redis down; the next ones skip it (redisRecentlyDown) and count here too.
+    // The first finds Redis down; the next ones skip it (the limiter's RedisHold) and count here too.
     await expect(budget.spend('user:a')).resolves.toBeUndefined();
     await expect(budget.spend('user:a')).resolves.toBeUndefined();
     await expect(budget.spend('user:a')).rejects.toMatchObject({ code: 'RATE_LIMITED', retryAfterS: 1 });
@@ -146,7 +146,7 @@ describe('RateBudget', () => {
   it('counts here too when Redis is slow: a command past its timeout', async () => {
     const slow = { hit: () => Promise.reject(new Error('Command timed out')) };
     const budget = new RateBudget(
-      new WindowRateLimiter(slow, 'spec:', 1, () => 1_700_000_000_250),
+      new WindowRateLimiter(slow, 'spec:', 1, new RedisHold(), () => 1_700_000_000_250),
       log() as never,
       'slow',
     );
@@ -168,7 +168,13 @@ describe('RateBudget', () => {
 describe('WindowRateLimiter.hitHere (the count of this process alone)', () => {
   it('holds the same limit per tracker in the same epoch-aligned windows as the shared count', () => {
     let now = 1_700_000_000_250;
-    const limiter = new WindowRateLimiter({ hit: () => Promise.reject(new Error('unused')) }, 'spec:', 2, () => now);
+    const limiter = new WindowRateLimiter(
+      { hit: () => Promise.reject(new Error('unused')) },
+      'spec:',
+      2,
+      new RedisHold(),
+      () => now,
+    );
     expect([limiter.hitHere('a'), limiter.hitHere('a'), limiter.hitHere('b')]).toEqual([
       { allowed: true },
       { allowed: true },
@@ -188,7 +194,10 @@ describe('PerKeyCounter when the PEXPIRE of a first hit fails', () => {
       .reduce((sum, v) => sum + v.value, 0);
   };
   const counterFailingWith = (error: Error) =>
-    new PerKeyCounter({ incr: async () => 1, pexpire: () => Promise.reject(error) } as unknown as Redis);
+    new PerKeyCounter(
+      { incr: async () => 1, pexpire: () => Promise.reject(error) } as unknown as Redis,
+      new RedisHold(),
+    );
   const settle = () => new Promise((resolve) => setImmediate(resolve));
 
   it('skips it while Redis is unreachable (a warning, no failure reported)', async () => {

@@ -2,12 +2,12 @@ import Redis, { Cluster } from 'ioredis';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppException } from '../errors/app.exception';
 import { ErrorCode } from '../errors/error-code';
-import { redisRecentlyDown, SkipContext, skipWhenRedisDown } from '../errors/dependency-errors';
 import { reportBackgroundFailure } from '../../metrics/background-failures';
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../../config/app-config.module';
 import type { RedisConnection } from '../redis/redis-client.factory';
 import { REDIS_CLIENT } from '../redis/redis.constants';
+import { RedisHold, SkipContext } from '../redis/redis-hold';
 import { RedisKeyPrefix } from '../redis/redis-keys';
 import { clientAddressKey } from './client-address-key';
 import { LocalRateCounts } from './local-rate-counts';
@@ -45,8 +45,15 @@ export class WindowRateLimiter {
     private readonly counter: RateCounter,
     private readonly keyPrefix: string,
     private readonly limit: number,
+    /** Whether Redis was found unreachable a moment ago: RateBudget then counts here alone. */
+    readonly hold: RedisHold,
     private readonly now: () => number = () => rateClock.now(),
   ) {}
+
+  /** The same counting (counter, keys, hold, clock) under another limit, with counts of its own here. */
+  withLimit(limit: number): WindowRateLimiter {
+    return new WindowRateLimiter(this.counter, this.keyPrefix, limit, this.hold, this.now);
+  }
 
   async hit(tracker: string): Promise<RateDecision> {
     const { index, msLeft } = windowAt(this.now(), RATE_LIMIT_WINDOW_MS);
@@ -72,27 +79,30 @@ export interface RateCounter {
   hit(key: string, ttlMs: number): Promise<number>;
 }
 
-const expiryLog = new Logger('RateLimiter');
-const EXPIRY_SKIP = { log: expiryLog, what: 'rate counter expiry' };
-
 /** Per key: INCR, then PEXPIRE on the first hit. Works on any topology, a Cluster included. */
 export class PerKeyCounter implements RateCounter {
-  constructor(private readonly redis: Pick<Redis, 'incr' | 'pexpire'>) {}
+  private readonly log = new Logger('RateLimiter');
+  private readonly expirySkip: SkipContext = { log: this.log, what: 'rate counter expiry' };
+
+  constructor(
+    private readonly redis: Pick<Redis, 'incr' | 'pexpire'>,
+    private readonly hold: RedisHold,
+  ) {}
 
   async hit(key: string, ttlMs: number): Promise<number> {
     const count = await this.redis.incr(key);
     // Not awaited: a key whose PEXPIRE Redis could not take is one stale counter nobody reads again
     // (skipped per the dependency-failure policy); any other failure is a bug, reported.
-    if (count === 1) void this.redis.pexpire(key, ttlMs).catch(expiryFailed);
+    if (count === 1) void this.redis.pexpire(key, ttlMs).catch((error: unknown) => this.expiryFailed(error));
     return count;
   }
-}
 
-function expiryFailed(error: unknown): void {
-  try {
-    skipWhenRedisDown(error, EXPIRY_SKIP);
-  } catch (bug) {
-    reportBackgroundFailure(expiryLog, 'rate-counter-expiry', 'PEXPIRE', bug);
+  private expiryFailed(error: unknown): void {
+    try {
+      this.hold.skip(error, this.expirySkip);
+    } catch (bug) {
+      reportBackgroundFailure(this.log, 'rate-counter-expiry', 'PEXPIRE', bug);
+    }
   }
 }
 
@@ -145,8 +155,8 @@ export class BatchedScriptCounter implements RateCounter {
 }
 
 /** The counter a connection supports: batched scripts on one server, per-key commands on a Cluster. */
-export const counterFor = (connection: RedisConnection): RateCounter =>
-  connection instanceof Cluster ? new PerKeyCounter(connection) : new BatchedScriptCounter(connection);
+export const counterFor = (connection: RedisConnection, hold: RedisHold): RateCounter =>
+  connection instanceof Cluster ? new PerKeyCounter(connection, hold) : new BatchedScriptCounter(connection);
 
 /** The app's limiter, on the app's Redis connection. */
 @Injectable()
@@ -155,8 +165,9 @@ export class UserRateLimiter extends WindowRateLimiter {
     @Inject(REDIS_CLIENT) redis: RedisConnection,
     prefix: RedisKeyPrefix,
     @Inject(ConfigService) config: TypedConfigService,
+    hold: RedisHold,
   ) {
-    super(counterFor(redis), prefix.value, config.get('http', { infer: true }).rateLimitPerSecond);
+    super(counterFor(redis, hold), prefix.value, config.get('http', { infer: true }).rateLimitPerSecond, hold);
   }
 }
 
@@ -172,8 +183,8 @@ export function addressTracker(budget: string, address: string | undefined, ipv6
 /**
  * A rate budget of the API: `spend` counts one request against a tracker and throws 429
  * RATE_LIMITED (with Retry-After) past the budget. While Redis is unreachable or slow (a failed
- * call, or one within the hold of redisRecentlyDown) the shared count is skipped
- * (skipWhenRedisDown) and the same limit is counted by this instance alone (hitHere): a sick
+ * call, or one within the limiter's RedisHold) the shared count is skipped
+ * (RedisHold.skip) and the same limit is counted by this instance alone (hitHere): a sick
  * Redis makes the budget per instance, never none, so strangers still cannot buy Postgres work
  * with it. Nothing of the fallback runs while Redis answers.
  */
@@ -191,12 +202,12 @@ export class RateBudget {
 
   async spend(tracker: string): Promise<void> {
     let decision: RateDecision;
-    if (redisRecentlyDown()) decision = this.limiter.hitHere(tracker);
+    if (this.limiter.hold.recentlyDown()) decision = this.limiter.hitHere(tracker);
     else
       try {
         decision = await this.limiter.hit(tracker);
       } catch (error) {
-        skipWhenRedisDown(error, this.skip);
+        this.limiter.hold.skip(error, this.skip);
         decision = this.limiter.hitHere(tracker);
       }
     if (!decision.allowed)

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { RedisKeyPrefix } from '../redis/redis-keys';
 import { PublicRouteLimit } from './public-route-limit';
 import { UserRateLimiter } from './rate-limiter';
 
@@ -8,7 +7,7 @@ import { UserRateLimiter } from './rate-limiter';
  * routes (PUBLIC_READS_PER_SECOND_PER_ADDRESS), shared across instances through Redis.
  */
 @Module({
-  providers: [UserRateLimiter, PublicRouteLimit, RedisKeyPrefix],
+  providers: [UserRateLimiter, PublicRouteLimit],
   exports: [UserRateLimiter, PublicRouteLimit],
 })
 export class ThrottlingModule {}
