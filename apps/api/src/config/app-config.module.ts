@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { AppConfig, loadConfig } from './app-config';
+import { purchaseDeadlineMsProvider } from './purchase-deadline';
 
 /** The validated configuration, typed; read with `config.get('lock', { infer: true })`. */
 export type TypedConfigService = ConfigService<AppConfig, true>;
@@ -11,5 +12,7 @@ export type TypedConfigService = ConfigService<AppConfig, true>;
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, cache: true, load: [() => ({ ...loadConfig() })] }),
   ],
+  providers: [purchaseDeadlineMsProvider],
+  exports: [purchaseDeadlineMsProvider],
 })
 export class AppConfigModule {}

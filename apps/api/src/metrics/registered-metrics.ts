@@ -1,4 +1,4 @@
-import { Counter, Gauge, register } from 'prom-client';
+import { Counter, Gauge, Histogram, register } from 'prom-client';
 
 /*
  * A metric is made once per process and then found by its name: the e2e tests build several apps
@@ -17,4 +17,9 @@ export function registeredCounter<L extends string = string>(
 /** The gauge named `name`, made on first use. */
 export function registeredGauge<L extends string = string>(name: string, help: string, labelNames: L[] = []): Gauge<L> {
   return (register.getSingleMetric(name) as Gauge<L> | undefined) ?? new Gauge({ name, help, labelNames });
+}
+
+/** The histogram named `name` with these buckets, made on first use. */
+export function registeredHistogram(name: string, help: string, buckets: number[]): Histogram {
+  return (register.getSingleMetric(name) as Histogram | undefined) ?? new Histogram({ name, help, buckets });
 }

@@ -2,17 +2,16 @@ import { Module } from '@nestjs/common';
 import { InventoryModule } from '../inventory/inventory.module';
 import { ThrottlingModule } from '../common/throttling/throttling.module';
 import { HotStatements } from '../database/statements';
-import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { OrderExpiryService } from './order-expiry.service';
 import { OrderRepository } from './order-repository';
 import { OrderRouteLimit } from './order-route-limit';
 import { OrdersController } from './orders.controller';
 import { OrdersService } from './orders.service';
 import { SegmentRouter } from './segment-router';
-import { StockService } from './stock.service';
+import { StockService } from '../stock/stock.service';
 import { PurchasePipeline } from './purchase-pipeline';
 import { PurchaseAnswer } from './purchase-answer';
-import { ProductQueueModule } from '../product-queue/product-queue.module';
+import { PurchaseBatchesModule } from '../purchase-batches/purchase-batches.module';
 import { WaitingRoomModule } from '../waiting-room/waiting-room.module';
 import { PurchaseController } from './purchase.controller';
 import { PurchaseService } from './purchase.service';
@@ -25,7 +24,7 @@ import { PurchaseStatusService } from './purchase-outcome/purchase-status.servic
 import { UsedPurchaseKeys } from './used-purchase-keys';
 
 @Module({
-  imports: [InventoryModule, ThrottlingModule, ProductQueueModule, WaitingRoomModule],
+  imports: [InventoryModule, ThrottlingModule, PurchaseBatchesModule, WaitingRoomModule],
   controllers: [PurchaseController, PurchasesController, OrdersController],
   providers: [
     HotStatements,
@@ -39,7 +38,6 @@ import { UsedPurchaseKeys } from './used-purchase-keys';
     OrdersService,
     OrderExpiryService,
     OrderRouteLimit,
-    RedisKeyPrefix,
     AttemptSettlement,
     AttemptPruner,
     PendingPurchases,

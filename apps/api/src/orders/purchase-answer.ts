@@ -3,7 +3,7 @@ import { Counter, register } from 'prom-client';
 import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
 import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter';
 import { EarlyRetryException, RetryNotBefore } from '../common/throttling/rate-limiter';
-import { ProductQueues } from '../product-queue/product-queues';
+import { PurchaseBatches } from '../purchase-batches/purchase-batches.service';
 import { OrderView } from './order.view';
 import { PENDING_RETRY_AFTER_S, purchasePending } from './purchase-outcome/purchase-pending.view';
 import type { PurchaseResult } from './purchase.service';
@@ -21,7 +21,7 @@ interface Answered {
 }
 
 /** A purchase's outcome: what PurchaseService said, or the refusal (any error) it met on the way. */
-export type PurchaseOutcome = { result: PurchaseResult } | { error: unknown };
+export type ResultOrRefusal = { result: PurchaseResult } | { error: unknown };
 
 /**
  * The one writer of every purchase answer, whether the pipeline refused it or the service
@@ -32,7 +32,6 @@ export type PurchaseOutcome = { result: PurchaseResult } | { error: unknown };
  */
 @Injectable()
 export class PurchaseAnswer {
-  private readonly errors = new AllExceptionsFilter();
   /** Purchases by outcome: created, replayed, pending, or the contract code of the refusal. */
   private readonly outcomes: Counter<'outcome'> =
     (register.getSingleMetric('purchases_total') as Counter<'outcome'> | undefined) ??
@@ -42,7 +41,10 @@ export class PurchaseAnswer {
   /** The Retry-After of each 429/503 answered, per user and product: the pipeline's rate stage refuses retries before it. */
   readonly retries = new RetryNotBefore();
 
-  constructor(private readonly queues: ProductQueues) {}
+  constructor(
+    private readonly batches: PurchaseBatches,
+    private readonly errors: AllExceptionsFilter,
+  ) {}
 
   /** Learns the path of the route marked @PurchaseStatusRoute() as Nest registers it (call before init()). */
   followStatusRoute(fastify: FastifyInstance): void {
@@ -51,13 +53,13 @@ export class PurchaseAnswer {
     });
   }
 
-  async write(reply: FastifyReply, purchase: Answered, outcome: PurchaseOutcome): Promise<void> {
+  async write(reply: FastifyReply, purchase: Answered, outcome: ResultOrRefusal): Promise<void> {
     const { status, body, headers } = 'result' in outcome ? this.ofResult(outcome.result) : this.ofError(outcome.error);
     if ('error' in outcome) this.noteRetryAfter(purchase, outcome.error, headers['Retry-After']);
     this.outcomes.inc({
       outcome: 'result' in outcome ? outcomeLabel(outcome.result) : String((body as { code?: unknown }).code),
     });
-    this.queues.countIfLate(purchase.deadlineAt);
+    this.batches.countIfLate(purchase.deadlineAt);
     if (purchase.admission) await purchase.admission.settle(status);
     void reply.code(status).header('Purchase-Id', purchase.purchaseId).headers(headers).send(body);
   }

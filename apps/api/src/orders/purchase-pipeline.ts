@@ -1,5 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler, RouteOptions } from 'fastify';
 import { AuthUser } from '../auth/auth.types';
 import { TokenVerifier } from '../auth/authentication';
@@ -7,16 +6,15 @@ import { AppException, productNotFound } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
 import { isPositiveId } from '../common/positive-id';
 import { RateBudget, UserRateLimiter } from '../common/throttling/rate-limiter';
-import { TypedConfigService } from '../config/app-config.module';
 import { isSaleOpen, ProductCatalog } from '../inventory/product-catalog.service';
 import { SaleTerms } from '../inventory/product.view';
 import { SoldOutFlags } from '../inventory/sold-out-flags';
-import { monotonicNow, PurchaseDeadline } from '../product-queue/product-queue';
-import { ProductQueues } from '../product-queue/product-queues';
+import { PurchaseBatches } from '../purchase-batches/purchase-batches.service';
+import { deadlineNow, PurchaseDeadline, PurchaseDeadlines } from '../purchase-batches/purchase-deadline';
 import { stockLockKeys } from '../stock/stock-keys';
 import { AdmissionGate, TakenAdmission } from '../waiting-room/admission-gate';
 import { MAX_QUANTITY } from './dto/purchase.dto';
-import { PurchaseAnswer, PurchaseOutcome } from './purchase-answer';
+import { PurchaseAnswer, ResultOrRefusal } from './purchase-answer';
 import { PurchaseService } from './purchase.service';
 import { perUserLimit, saleNotActive, soldOut } from './purchase-errors';
 
@@ -56,7 +54,7 @@ interface Stage {
 }
 
 /**
- * Every decision a purchase meets before it is queued, each made here and only here, in this
+ * Every decision a purchase meets before it is batched, each made here and only here, in this
  * order: the token (the per-address budget of failed tokens), the request's shape, the per-user
  * rate (a retry before the Retry-After this user was given for this product refused at once, then
  * the budget; before anything that can reach Postgres: an unknown product's terms are read there, and a
@@ -70,8 +68,6 @@ interface Stage {
 @Injectable()
 export class PurchasePipeline {
   private readonly rate: RateBudget;
-  /** PURCHASE_DEADLINE_MS: read here alone to make each purchase's deadline. */
-  private readonly deadlineMs: number;
   private readonly stages: Stage[] = [
     { name: 'token', run: (draft, request) => this.authenticate(draft, request) },
     { name: 'request', run: (draft, request) => this.readRequest(draft, request) },
@@ -86,15 +82,14 @@ export class PurchasePipeline {
     private readonly tokens: TokenVerifier,
     private readonly catalog: ProductCatalog,
     private readonly flags: SoldOutFlags,
-    private readonly queues: ProductQueues,
+    private readonly batches: PurchaseBatches,
+    private readonly deadlines: PurchaseDeadlines,
     private readonly admissions: AdmissionGate,
     private readonly answer: PurchaseAnswer,
     private readonly purchases: PurchaseService,
     limiter: UserRateLimiter,
-    @Inject(ConfigService) config: TypedConfigService,
   ) {
     this.rate = new RateBudget(limiter, new Logger(PurchasePipeline.name), 'purchase attempts');
-    this.deadlineMs = config.get('orders', { infer: true }).purchaseDeadlineMs;
   }
 
   /**
@@ -105,7 +100,7 @@ export class PurchasePipeline {
    */
   install(fastify: FastifyInstance): void {
     const hook = async (request: Request, reply: FastifyReply): Promise<void> => {
-      const decided = await this.run(request, monotonicNow() - reply.elapsedTime);
+      const decided = await this.run(request, deadlineNow() - reply.elapsedTime);
       if ('outcome' in decided) return this.answer.write(reply, decided.purchase, decided.outcome);
       request.purchase = decided;
       request.user = decided.user;
@@ -132,13 +127,13 @@ export class PurchasePipeline {
   private async run(
     request: Request,
     arrivedAt: number,
-  ): Promise<Purchase | { purchase: Draft; outcome: PurchaseOutcome }> {
+  ): Promise<Purchase | { purchase: Draft; outcome: ResultOrRefusal }> {
     const key = request.headers['idempotency-key'];
     const draft: Draft = {
       purchaseId: typeof key === 'string' && isIdempotencyKey(key) ? key : generatePurchaseId(),
       arrivedAt,
-      // The one place a purchase's deadline is computed; every stage after reads this.
-      deadlineAt: arrivedAt + this.deadlineMs,
+      // The one place a purchase's deadline is made; every stage after reads this.
+      deadlineAt: this.deadlines.deadlineOf(arrivedAt),
     };
     for (const stage of this.stages) {
       let refusal: unknown;
@@ -146,11 +141,13 @@ export class PurchasePipeline {
         const verdict = stage.run(draft, request);
         refusal = verdict instanceof Promise ? await verdict : verdict;
       } catch (thrown) {
+        // Whatever a stage throws is its refusal: PurchaseAnswer answers it through the error policy.
         refusal = thrown;
       }
       if (refusal === undefined) continue;
       if (!stage.replayable || !draft.idempotencyKey) return { purchase: draft, outcome: { error: refusal } };
-      const outcome: PurchaseOutcome = await this.purchases.replayOf(draft as Purchase).then(
+      // A refused retry of a key that already bought gets its first answer; a failed lookup, its error.
+      const outcome: ResultOrRefusal = await this.purchases.replayOf(draft as Purchase).then(
         (replay) => (replay ? { result: replay } : { error: refusal }),
         (error: unknown) => ({ error }),
       );
@@ -205,9 +202,9 @@ export class PurchasePipeline {
     return this.flags.isSoldOut(draft.productId!).then((sold) => (sold ? soldOut(draft.productId!) : undefined));
   }
 
-  /** A segmented product is refused only when every segment's queue would refuse (any may serve it). */
+  /** A segmented product is refused only when every segment's batcher would refuse (any may serve it). */
   private checkOverload(draft: Draft): Refusal {
-    return this.queues.precheck(stockLockKeys(draft.productId!, draft.terms!.segments), draft.deadlineAt);
+    return this.batches.precheck(stockLockKeys(draft.productId!, draft.terms!.segments), draft.deadlineAt);
   }
 
   private async takeAdmission(draft: Draft, request: Request): Promise<void> {

@@ -14,14 +14,14 @@ import {
 import { PurchaseDto } from './dto/purchase.dto';
 import { OrderView } from './order.view';
 import { PurchaseService } from './purchase.service';
-import { PurchaseAnswer } from './purchase-answer';
+import { PurchaseAnswer, ResultOrRefusal } from './purchase-answer';
 import type { Purchase } from './purchase-pipeline';
 import { PurchasePendingView } from './purchase-outcome/purchase-pending.view';
 import { PurchaseRoute } from './purchase-route.decorator';
 
 /**
- * The purchase route. Every decision before the queue (token, request, rate, sale terms, sold
- * out, overload, waiting room) was made by PurchasePipeline in the preHandler hook that
+ * The purchase route. Every decision before the purchase is batched (token, request, rate, sale
+ * terms, sold out, overload, waiting room) was made by PurchasePipeline in the preHandler hook that
  * @PurchaseRoute() gives this route, which answered any refusal itself; what reaches this handler
  * is a purchase to serve.
  */
@@ -82,10 +82,15 @@ export class PurchaseController {
   })
   async purchase(@Req() request: FastifyRequest & { purchase: Purchase }, @Res() reply: FastifyReply): Promise<void> {
     const { purchase } = request;
-    const outcome = await this.purchases.purchase(purchase).then(
-      (result) => ({ result }),
-      (error: unknown) => ({ error }),
-    );
-    await this.answer.write(reply, purchase, outcome);
+    await this.answer.write(reply, purchase, await this.serve(purchase));
+  }
+
+  /** The purchase's result, or the error that refused it: PurchaseAnswer answers either through the error policy. */
+  private async serve(purchase: Purchase): Promise<ResultOrRefusal> {
+    try {
+      return { result: await this.purchases.purchase(purchase) };
+    } catch (error) {
+      return { error };
+    }
   }
 }

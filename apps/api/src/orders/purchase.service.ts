@@ -3,15 +3,14 @@ import { Injectable } from '@nestjs/common';
 import { dependencyUnavailable, productNotFound } from '../common/errors/app.exception';
 import { StaleFenceException } from '../common/errors/stale-fence.error';
 import { SaleTerms } from '../inventory/product.view';
-import type { PurchaseDeadline } from '../product-queue/product-queue';
-import { ProductQueues } from '../product-queue/product-queues';
+import { PurchaseBatches } from '../purchase-batches/purchase-batches.service';
 import { StockUnit, stockLockKey } from '../stock/stock-keys';
+import { BatchItem, BatchOutcome, StockService } from '../stock/stock.service';
 import { OrderRepository } from './order-repository';
 import { asFirstAnswered, OrderRow, OrderView } from './order.view';
 import type { Purchase } from './purchase-pipeline';
 import { keyReused, perUserLimit, soldOut } from './purchase-errors';
 import { SegmentRouter } from './segment-router';
-import { BatchItem, BatchOutcome, StockService } from './stock.service';
 import { UsedPurchaseKeys } from './used-purchase-keys';
 
 /** What makes two requests "the same request" for one key. */
@@ -23,7 +22,7 @@ export type PurchaseResult =
   { kind: 'order'; order: OrderView; replayed: boolean } | { kind: 'pending'; purchaseId: string };
 
 /**
- * A purchase the pipeline let through: queued on its stock unit's queue (a segment's, picked by
+ * A purchase the pipeline let through: handed to its stock unit's batcher (a segment's, picked by
  * SegmentRouter, for a segmented product), whose batches StockService commits under the unit's
  * lock, then its batch outcome made a result. Answered only after the commit, by PurchaseAnswer.
  */
@@ -33,7 +32,7 @@ export class PurchaseService {
     private readonly orders: OrderRepository,
     private readonly stock: StockService,
     private readonly segments: SegmentRouter,
-    private readonly queues: ProductQueues,
+    private readonly batches: PurchaseBatches,
     private readonly usedKeys: UsedPurchaseKeys,
   ) {}
 
@@ -47,14 +46,14 @@ export class PurchaseService {
       requestHash: fingerprint,
       purchaseId,
     };
-    // Marked before it is queued, so before it can commit: a refused retry of the key then finds its order.
+    // Marked before it is batched, so before it can commit: a refused retry of the key then finds its order.
     if (idempotencyKey) await this.usedKeys.record(user.id, idempotencyKey);
     const result =
       terms.segments > 1
         ? await this.segments.route(productId, terms.segments, (segment) =>
-            this.enqueue({ productId, segment }, item, request),
+            this.batch({ productId, segment }, item, request),
           )
-        : await this.enqueue({ productId, segment: null }, item, request);
+        : await this.batch({ productId, segment: null }, item, request);
     return this.answer(request, terms, fingerprint, result);
   }
 
@@ -71,13 +70,11 @@ export class PurchaseService {
   }
 
   /**
-   * Queues the purchase on its unit's queue, whose batches StockService serves under the unit's lock
-   * within the window its oldest purchase's deadline leaves.
+   * Hands the purchase to its unit's batcher, whose batches StockService serves under the unit's
+   * lock within the window its oldest purchase's cut-off leaves.
    */
-  private enqueue(unit: StockUnit, item: BatchItem, deadline: PurchaseDeadline): Promise<BatchOutcome> {
-    return this.queues.submit(stockLockKey(unit), item, deadline, (items: BatchItem[], window) =>
-      this.stock.serve(unit, items, window),
-    );
+  private batch(unit: StockUnit, item: BatchItem, purchase: Purchase): Promise<BatchOutcome> {
+    return this.batches.submit(stockLockKey(unit), unit, item, purchase, this.stock);
   }
 
   private async answer(

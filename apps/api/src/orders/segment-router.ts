@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { BatchOutcome } from './stock.service';
+import { BatchOutcome } from '../stock/stock.service';
 
 // A segment found empty is skipped for this long; units a cancel returns to it are found after.
 const EMPTY_FOR_MS = 1000;
@@ -30,21 +30,16 @@ export class SegmentRouter {
       if (last.outcome !== 'SOLD_OUT') return last;
       this.markEmpty(productId, segments, segment);
     }
-    return last ?? { outcome: 'SOLD_OUT', orderId: null, createdAt: null, expiresAt: null, stockLeft: 0 };
+    return last ?? { outcome: 'SOLD_OUT', orderId: null, createdAt: null, expiresAt: null };
   }
 
   private pick(productId: string, segments: number, tried: Set<number>): number | undefined {
     const now = Date.now();
     const empty = this.emptyUntil.get(productId) ?? [];
-    const candidates = Array.from({ length: segments }, (_, s) => s).filter(
-      (s) => !tried.has(s) && (empty[s] ?? 0) <= now,
-    );
+    const untried = Array.from({ length: segments }, (_, s) => s).filter((s) => !tried.has(s));
+    const withUnits = untried.filter((s) => (empty[s] ?? 0) <= now);
     // When every untried segment looks empty, check one anyway: this process's view may be stale.
-    const pool = candidates.length
-      ? candidates
-      : Array.from({ length: segments }, (_, s) => s)
-          .filter((s) => !tried.has(s))
-          .slice(0, 1);
+    const pool = withUnits.length ? withUnits : untried.slice(0, 1);
     return pool.length ? pool[Math.floor(Math.random() * pool.length)] : undefined;
   }
 

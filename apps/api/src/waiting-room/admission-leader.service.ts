@@ -6,8 +6,10 @@ import { DistributedLockService, LockTimeoutError } from '@app/distributed-lock'
 import { DataSource } from 'typeorm';
 import { TypedConfigService } from '../config/app-config.module';
 import { PRODUCT_SELECT, ProductRow } from '../inventory/product.view';
+import { isDatabaseUnavailable, isRedisUnavailable } from '../common/errors/dependency-errors';
 import { reportBackgroundFailure } from '../metrics/background-failures';
-import { ProductQueues } from '../product-queue/product-queues';
+import { InjectPurchaseDeadlineMs } from '../config/purchase-deadline';
+import { PurchaseBatches } from '../purchase-batches/purchase-batches.service';
 import { automaticRate } from './admission-rate';
 import { rankPreQueue } from './fair-order';
 import { QueueStore } from './queue-store';
@@ -49,28 +51,33 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
     @InjectDataSource() private readonly db: DataSource,
     private readonly locks: DistributedLockService,
     private readonly store: QueueStore,
-    private readonly queues: ProductQueues,
+    private readonly batches: PurchaseBatches,
     private readonly metrics: WaitingRoomMetrics,
     private readonly scheduler: SchedulerRegistry,
     private readonly draws: SaleDraws,
     @Inject(ConfigService) config: TypedConfigService,
+    @InjectPurchaseDeadlineMs() purchaseDeadlineMs: number,
   ) {
     this.tickMs = config.get('waitingRoom', { infer: true }).tickMs;
-    this.graceMs = config.get('orders', { infer: true }).purchaseDeadlineMs + 1000;
+    this.graceMs = purchaseDeadlineMs + 1000;
   }
 
   onApplicationBootstrap(): void {
-    const timer = setInterval(() => void this.tick(), this.tickMs);
+    const timer = setInterval(
+      () => void this.tick().catch((error) => reportBackgroundFailure(this.log, JOB, 'tick', error)),
+      this.tickMs,
+    );
     timer.unref();
     this.scheduler.addInterval(JOB, timer);
   }
 
   async onApplicationShutdown(): Promise<void> {
     if (this.scheduler.doesExist('interval', JOB)) this.scheduler.deleteInterval(JOB);
-    await this.running;
+    // Only waits for a step in flight to end: its failure is the tick's caller's to report.
+    await Promise.allSettled([this.running]);
   }
 
-  /** One step, unless one is still running here; never rejects. */
+  /** One step, unless one is still running here; rejects only with a failure that is not a dependency's. */
   async tick(): Promise<void> {
     if (this.running || Date.now() < this.idleUntil) return;
     this.running = this.runExclusively();
@@ -87,6 +94,7 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
       await this.locks.using(`job:${JOB}`, { ttlMs: LEASE_MS, waitMs: 0, reentrant: false }, () => this.step());
     } catch (error) {
       if (error instanceof LockTimeoutError) return; // another instance is on it
+      if (!isDatabaseUnavailable(error) && !isRedisUnavailable(error)) throw error;
       // Postgres or Redis down: report once a backoff, not every tick; nothing is admitted meanwhile.
       this.idleUntil = Date.now() + IDLE_BACKOFF_MS;
       reportBackgroundFailure(this.log, JOB, 'step', error);
@@ -131,7 +139,7 @@ export class AdmissionLeader implements OnApplicationBootstrap, OnApplicationShu
   private async admit(sale: Sale, stock: number, boughtBefore: number): Promise<void> {
     const id = String(sale.id);
     const settings = sale.waiting_room;
-    const rate = settings.admitPerSecond ?? automaticRate(this.queues, id, sale.segments);
+    const rate = settings.admitPerSecond ?? automaticRate(this.batches, id, sale.segments);
     const result = await this.store.admit(id, {
       nowMs: Date.now(),
       stock,

@@ -1,6 +1,7 @@
 import { stockLockKey } from '../stock/stock-keys';
-import { MAX_BATCH, ProductQueues } from '../product-queue/product-queues';
-import { ServiceTimeModel } from '../product-queue/product-queue';
+import { MAX_BATCH } from '../purchase-batches/admission-rule';
+import type { PurchaseBatches } from '../purchase-batches/purchase-batches.service';
+import { ServiceTimeModel } from '../purchase-batches/service-time-model';
 
 /** Admitted buyers may use this share of the measured purchase capacity, leaving room for bursts and retries. */
 const CAPACITY_SHARE = 0.5;
@@ -12,7 +13,7 @@ const MAX_RATE = 5000;
  * the unit has sold something here). Admitted buyers then meet the purchase deadline.
  */
 export function automaticRate(
-  queues: Pick<ProductQueues, 'snapshot'> | undefined,
+  batches: Pick<PurchaseBatches, 'serviceTime'> | undefined,
   productId: string,
   segments: number,
 ): number {
@@ -20,7 +21,7 @@ export function automaticRate(
   let perSecond = 0;
   for (let segment = 0; segment < segments; segment++) {
     const name = stockLockKey({ productId, segment: segments > 1 ? segment : null });
-    const batchMs = queues?.snapshot(name)?.batchMs(MAX_BATCH) ?? prior.batchMs(MAX_BATCH);
+    const batchMs = batches?.serviceTime(name)?.batchMs(MAX_BATCH) ?? prior.batchMs(MAX_BATCH);
     perSecond += (MAX_BATCH * 1000) / Math.max(batchMs, 1);
   }
   return Math.max(1, Math.min(MAX_RATE, Math.floor(perSecond * CAPACITY_SHARE)));

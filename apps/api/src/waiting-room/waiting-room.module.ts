@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypedConfigService } from '../config/app-config.module';
+import { ThrottlingModule } from '../common/throttling/throttling.module';
 import { InventoryModule } from '../inventory/inventory.module';
-import { RedisKeyPrefix } from '../common/redis/redis-keys';
 import { AdmissionLeader } from './admission-leader.service';
 import { AdmissionGate } from './admission-gate';
-import { ProductQueueModule } from '../product-queue/product-queue.module';
+import { PurchaseBatchesModule } from '../purchase-batches/purchase-batches.module';
 import { QueueStore } from './queue-store';
 import { SaleSeeds } from './sale-seeds';
 import { TicketSigner } from './ticket-signer';
@@ -21,10 +21,10 @@ import { SaleDraws } from '../sale-audit/sale-draws.service';
 /**
  * The waiting room in front of products that opt in. The purchase pipeline (OrdersModule) takes a
  * buyer's admission through AdmissionGate; the admission leader paces buyers by the purchase
- * queues' measured service (ProductQueueModule).
+ * batchers' measured service (PurchaseBatchesModule).
  */
 @Module({
-  imports: [InventoryModule, ProductQueueModule],
+  imports: [InventoryModule, PurchaseBatchesModule, ThrottlingModule],
   controllers: [WaitingRoomController],
   providers: [
     {
@@ -38,7 +38,6 @@ import { SaleDraws } from '../sale-audit/sale-draws.service';
     QueueStore,
     SaleSeeds,
     SaleDraws,
-    RedisKeyPrefix,
     WaitingRoomMetrics,
     WaitingRoomService,
     QueueRouteLimit,

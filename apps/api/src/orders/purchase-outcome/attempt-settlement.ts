@@ -3,7 +3,7 @@ import { isDatabaseUnavailable } from '../../common/errors/dependency-errors';
 import { HotStatements } from '../../database/statements';
 import { OutcomeUnknownError } from '../../database/outcome-unknown';
 import { ORDER_COLUMNS, OrderRow } from '../order.view';
-import { monotonicNow } from '../../product-queue/product-queue';
+import { deadlineNow } from '../../purchase-batches/purchase-deadline';
 
 export interface AttemptedPurchase {
   userId: string;
@@ -28,7 +28,7 @@ const FIND_BY_PURCHASE_ID = `SELECT ${ORDER_COLUMNS} FROM orders WHERE (user_id,
 export class AttemptSettlement {
   constructor(private readonly statements: HotStatements) {}
 
-  /** `endsBy` (monotonicNow's clock): a purchase batch's own bound, or a lookup's. */
+  /** `endsBy` (deadlineNow's clock): a purchase batch's own bound, or a lookup's. */
   async settle(
     attemptId: string,
     purchases: AttemptedPurchase[],
@@ -36,7 +36,7 @@ export class AttemptSettlement {
   ): Promise<(OrderRow | undefined)[] | undefined> {
     // The pool may hand out a connection that broke with the attempt's (a terminated backend whose
     // socket has not closed yet); it fails at once and is dropped, so the next try gets another.
-    for (let tries = 0; tries < TRIES && endsBy - monotonicNow() >= 1; tries++) {
+    for (let tries = 0; tries < TRIES && endsBy - deadlineNow() >= 1; tries++) {
       try {
         return await this.settleOnce(attemptId, purchases, endsBy);
       } catch (error) {
@@ -53,14 +53,14 @@ export class AttemptSettlement {
     purchases: AttemptedPurchase[],
     endsBy: number,
   ): Promise<(OrderRow | undefined)[] | undefined> {
-    const closeWithin = endsBy - monotonicNow();
+    const closeWithin = endsBy - deadlineNow();
     await this.statements.runAnswerable(
       'purchase_attempt_close',
       CLOSE_ATTEMPT,
       [attemptId, `${Math.max(1, Math.floor(closeWithin))}ms`],
       closeWithin,
     );
-    const left = endsBy - monotonicNow();
+    const left = endsBy - deadlineNow();
     if (left < 1) return undefined;
     const rows = await this.statements.runAnswerable<OrderRow>(
       'purchase_find_by_id',

@@ -3,7 +3,7 @@ import type { RedisConnection } from '../../common/redis/redis-client.factory';
 import { REDIS_CLIENT } from '../../common/redis/redis.constants';
 import { RedisKeyPrefix } from '../../common/redis/redis-keys';
 import { reportBackgroundFailure } from '../../metrics/background-failures';
-import { monotonicNow } from '../../product-queue/product-queue';
+import { deadlineNow } from '../../purchase-batches/purchase-deadline';
 import { AttemptSettlement } from './attempt-settlement';
 
 /** What the API knows of a purchase whose answer was 202 PURCHASE_PENDING. */
@@ -69,7 +69,7 @@ export class PendingPurchases implements OnModuleDestroy {
   /** Tries to settle one pending purchase now (a buyer asked); answers the record as it then is. */
   async settleNow(record: PendingRecord, withinMs: number): Promise<PendingRecord> {
     if (record.state !== 'PENDING') return record;
-    const orders = await this.settlement.settle(record.attemptId, [record], monotonicNow() + withinMs);
+    const orders = await this.settlement.settle(record.attemptId, [record], deadlineNow() + withinMs);
     if (!orders) return record;
     const settled = settledRecord(record, orders[0] !== undefined);
     await this.write(settled);
@@ -85,7 +85,7 @@ export class PendingPurchases implements OnModuleDestroy {
     this.settling = true;
     try {
       for (const [attemptId, records] of this.open) {
-        const orders = await this.settlement.settle(attemptId, records, monotonicNow() + SETTLE_WITHIN_MS);
+        const orders = await this.settlement.settle(attemptId, records, deadlineNow() + SETTLE_WITHIN_MS);
         if (!orders) return; // Postgres still cannot answer; the next tick tries again
         await Promise.all(records.map((r, i) => this.write(settledRecord(r, orders[i] !== undefined))));
         this.open.delete(attemptId);

@@ -1,7 +1,7 @@
 import { LockTimeoutError } from '@app/distributed-lock';
-import type { RefusalReason } from './product-queue';
+import type { RefusalReason } from './overloaded.error';
 
-/** The lock came, but too late for the batch's deadline: the batch is answered without running. */
+/** The lock came, but too late for the batch's cut-off: the batch is answered without running. */
 export class DeadlineSpentError extends Error {
   override readonly name = 'DeadlineSpentError';
 }
@@ -15,18 +15,17 @@ export class BatchRefusedError extends Error {
   }
 }
 
-// lock_not_available: the statement's lock_timeout (the batch's deadline) ran out on a row lock.
+// lock_not_available: the statement's lock_timeout (the batch's cut-off) ran out on a row lock.
 const PG_LOCK_TIMEOUT = '55P03';
 
 /**
- * Whether a batch failed because its deadline ran out (answered 503 OVERLOADED, nothing done) and
- * why; undefined for any other failure. A lock wait that LOCK_WAIT_MS ended, not the deadline,
+ * Whether a batch failed because its cut-off came (answered 503 OVERLOADED, nothing done) and
+ * why; undefined for any other failure. A lock wait that LOCK_WAIT_MS ended, not the cut-off,
  * stays LOCK_TIMEOUT.
  */
 export function deadlineRefusal(error: unknown, lockWaitBoundByDeadline: boolean): RefusalReason | undefined {
-  const failure = error as { code?: unknown } | null;
-  if (failure instanceof DeadlineSpentError) return 'expired';
+  if (error instanceof DeadlineSpentError) return 'expired';
   if (error instanceof LockTimeoutError && lockWaitBoundByDeadline) return 'lock_wait';
-  if (failure?.code === PG_LOCK_TIMEOUT) return 'statement_bound';
+  if ((error as { code?: unknown } | null)?.code === PG_LOCK_TIMEOUT) return 'statement_bound';
   return undefined;
 }

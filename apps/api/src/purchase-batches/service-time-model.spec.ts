@@ -1,4 +1,4 @@
-import { ServiceTimeModel } from './product-queue';
+import { ServiceTimeModel } from './service-time-model';
 
 describe('ServiceTimeModel', () => {
   it('uses the prior until a batch has been measured', () => {

@@ -1,19 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Histogram, register } from 'prom-client';
 import { HeldLock, WithLock, type Lock, type WithLockOptions } from '@app/distributed-lock';
 import { HotStatements, withConflictRetry } from '../database/statements';
 import { OutcomeUnknownError } from '../database/outcome-unknown';
-import { FenceRepair } from '../stock/fence-repair';
-import { Fence, StockUnit } from '../stock/stock-keys';
 import { TypedConfigService } from '../config/app-config.module';
 import { ProductCatalog } from '../inventory/product-catalog.service';
-import { BatchWindow, monotonicNow } from '../product-queue/product-queue';
-import { BatchRefusedError, deadlineRefusal, DeadlineSpentError } from '../product-queue/deadline-refusal';
-import { OrderRow } from './order.view';
-import { AttemptSettlement } from './purchase-outcome/attempt-settlement';
-import { PendingPurchases } from './purchase-outcome/pending-purchases';
+import { registeredHistogram } from '../metrics/registered-metrics';
+import { OrderRow } from '../orders/order.view';
+import { AttemptSettlement } from '../orders/purchase-outcome/attempt-settlement';
+import { PendingPurchases } from '../orders/purchase-outcome/pending-purchases';
+import { BatchRefusedError, deadlineRefusal, DeadlineSpentError } from '../purchase-batches/batch-refusal';
+import { deadlineNow } from '../purchase-batches/purchase-deadline';
+import type { BatchServer, BatchWindow, ServedBatch } from '../purchase-batches/unit-batcher';
+import { FenceRepair } from './fence-repair';
+import { Fence, StockUnit } from './stock-keys';
 
 /**
  * What purchase_batch answered for one purchase; or, when its answer was lost: SETTLED (it had
@@ -46,13 +47,29 @@ export interface BatchOutcome {
   orderId: string | null;
   createdAt: Date | null;
   expiresAt: Date | null;
-  stockLeft: number | null;
   /** With SETTLED: the order the lost attempt had committed. */
   order?: OrderRow;
 }
 
+/** One batch of purchases of one stock unit, served under that unit's lock. */
+export interface StockBatch extends StockUnit {
+  items: BatchItem[];
+  /** The cut-off of the batch's oldest purchase (deadlineNow's clock). */
+  endsBy: number;
+  /** How long the batch may wait for the unit's lock: LOCK_WAIT_MS, or less when its cut-off is nearer. */
+  lockWaitMs: number;
+}
+
+interface BatchRow {
+  outcome: BatchOutcomeKind;
+  order_id: string | null;
+  created_at: Date | null;
+  expires_at: Date | null;
+  stock_left: number | null;
+}
+
 // lock_timeout is read each time a lock wait begins, so setting it in an argument (evaluated before
-// the function body runs) bounds every row-lock wait of the statement by the batch's deadline;
+// the function body runs) bounds every row-lock wait of the statement by the batch's cut-off;
 // is_local confines it to the statement's own transaction. A cancelled statement commits nothing.
 const SQL =
   'SELECT idx, outcome, order_id, created_at, expires_at, stock_left FROM purchase_batch(' +
@@ -60,49 +77,22 @@ const SQL =
 
 // Of a batch's time, what is kept back for learning the outcome when the statement's answer is lost.
 const SETTLE_RESERVE_MS = 300;
-
-/**
- * How long the statement may take: what is left of the batch's time, less the settling reserve;
- * its row-lock waits end a little sooner, so that Postgres' own refusal (nothing done) arrives
- * before the client gives up on the reply. None left runs nothing.
- */
-function statementBudget(endsBy: number): { replyMs: number; lockMs: number } {
-  const left = Math.floor(endsBy - monotonicNow());
-  if (left < 1) throw new DeadlineSpentError();
-  const replyMs = Math.max(1, left - Math.min(SETTLE_RESERVE_MS, Math.floor(left / 3)));
-  return { replyMs, lockMs: Math.max(1, replyMs - Math.min(50, Math.floor(replyMs / 4))) };
-}
-
 // Runs of one batch whose answers were lost and that left nothing behind, before it is refused.
 const MAX_RUNS = 3;
 const NOTHING_DONE = Symbol('nothing done');
-
-const LOST_ANSWER_OUTCOMES = new Set<BatchOutcomeKind>(['SETTLED', 'NOT_COMMITTED', 'PENDING']);
+const LOST_ANSWER_OUTCOMES: ReadonlySet<BatchOutcomeKind> = new Set<BatchOutcomeKind>([
+  'SETTLED',
+  'NOT_COMMITTED',
+  'PENDING',
+]);
 
 // No re-entry (so no AsyncLocalStorage: see WithLockOptions.reentrant); the statement checks the
-// fence, so Postgres has the last word; the lock wait is bounded by the batch's deadline.
+// fence, so Postgres has the last word; the lock wait is bounded by the batch's cut-off.
 const LOCK_OPTIONS: WithLockOptions = {
   reentrant: false,
   fenced: true,
   waitMs: (batch: StockBatch) => batch.lockWaitMs,
 };
-
-const emptyOutcome = (outcome: BatchOutcomeKind): BatchOutcome => ({
-  outcome,
-  orderId: null,
-  createdAt: null,
-  expiresAt: null,
-  stockLeft: null,
-});
-
-/** One batch of purchases of one stock unit, served under that unit's lock. */
-export interface StockBatch extends StockUnit {
-  items: BatchItem[];
-  /** When the batch's oldest purchase must be answered (monotonicNow's clock). */
-  endsBy: number;
-  /** How long the batch may wait for the unit's lock: LOCK_WAIT_MS, or less when its deadline is nearer. */
-  lockWaitMs: number;
-}
 
 /**
  * Takes stock for a batch of purchases: one lock hold on the unit (`stock:<productId>`, or
@@ -113,16 +103,14 @@ export interface StockBatch extends StockUnit {
  * and Postgres' row locks order the writers.
  */
 @Injectable()
-export class StockService {
+export class StockService implements BatchServer<StockUnit, BatchItem, BatchOutcome> {
   private readonly paymentTtlS: number;
   private readonly lockWaitMs: number;
-  private readonly batchSizes: Histogram =
-    (register.getSingleMetric('purchase_batch_size') as Histogram | undefined) ??
-    new Histogram({
-      name: 'purchase_batch_size',
-      help: 'Purchases served per lock hold',
-      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
-    });
+  private readonly batchSizes = registeredHistogram(
+    'purchase_batch_size',
+    'Purchases served per lock hold',
+    [1, 2, 4, 8, 16, 32, 64, 128, 256],
+  );
 
   constructor(
     private readonly statements: HotStatements,
@@ -137,26 +125,20 @@ export class StockService {
   }
 
   /**
-   * Serves one batch of a unit's queue within its window: its outcomes, or BatchRefusedError when
-   * the deadline ran out before it could run (nothing done). A batch whose answer was lost is
-   * reported unmeasured: it timed the fault, not the service (the queue still learns from one that
-   * overran its estimate, which shows the service at least that slow).
+   * Serves one batch of a unit within its window: its outcomes, or BatchRefusedError when the
+   * cut-off came before it could run (nothing done); every other error goes on. A batch whose
+   * answer was lost is reported unmeasured: it timed the fault, not the service.
    */
-  async serve(
-    unit: StockUnit,
-    items: BatchItem[],
-    window: BatchWindow,
-  ): Promise<{ outcomes: BatchOutcome[]; measured: boolean }> {
+  async serveBatch(unit: StockUnit, items: BatchItem[], window: BatchWindow): Promise<ServedBatch<BatchOutcome>> {
     const lockWaitMs = Math.max(0, Math.min(this.lockWaitMs, Math.floor(window.endsBy - window.startedAt)));
     const batch: StockBatch = { ...unit, items, endsBy: window.endsBy, lockWaitMs };
-    let outcomes: BatchOutcome[];
     try {
-      outcomes = unit.segment === null ? await this.commitBatch(batch) : await this.commitSegmentBatch(batch);
+      const outcomes = unit.segment === null ? await this.commitBatch(batch) : await this.commitSegmentBatch(batch);
+      return { outcomes, measured: !outcomes.some(lostAnswer) };
     } catch (error) {
       const reason = deadlineRefusal(error, lockWaitMs < this.lockWaitMs);
       throw reason ? new BatchRefusedError(reason) : error;
     }
-    return { outcomes, measured: !outcomes.some((o) => LOST_ANSWER_OUTCOMES.has(o.outcome)) };
   }
 
   /** A batch of a product's purchases, under `stock:<productId>`. */
@@ -175,52 +157,45 @@ export class StockService {
    * Under the unit's lock: one statement (atomic, so run again after a deadlock; settled when its
    * answer is lost, and run again if that shows it left nothing), then afterCommit.
    */
-  private async commit(stock: StockBatch, lock: Lock | undefined): Promise<BatchOutcome[]> {
-    const unit: StockUnit = { productId: stock.productId, segment: stock.segment };
-    const { items: batch, endsBy } = stock;
+  private async commit(batch: StockBatch, lock: Lock | undefined): Promise<BatchOutcome[]> {
     const fence: Fence = lock ? lock.fence : null;
-    this.batchSizes.observe(batch.length);
+    this.batchSizes.observe(batch.items.length);
     for (let run = 1; ; run++) {
       const attemptId = randomUUID();
       let rows: BatchRow[];
       try {
-        rows = await withConflictRetry(() => this.runAttempt(unit, batch, fence, endsBy, attemptId));
+        rows = await withConflictRetry(() => this.runAttempt(batch, fence, attemptId));
       } catch (error) {
         if (!(error instanceof OutcomeUnknownError)) throw error;
-        const settled = await this.settleLost(unit, batch, attemptId, endsBy);
+        const settled = await this.settleLost(batch, attemptId);
         // Nothing of the settled attempt stayed (a connection killed before or during it): run the
         // batch again while its time lasts; statementBudget ends it when none is left.
         if (settled !== NOTHING_DONE) return settled;
-        if (run >= MAX_RUNS) return batch.map(() => emptyOutcome('NOT_COMMITTED'));
+        if (run >= MAX_RUNS) return batch.items.map(() => emptyOutcome('NOT_COMMITTED'));
         continue;
       }
-      return this.afterCommit(unit, rows, fence, lock);
+      return this.afterCommit(batch, rows, fence, lock);
     }
   }
 
   /** One run of purchase_batch under its own attempt id (a conflict retry reuses it: the failed run left nothing). */
-  private runAttempt(
-    unit: StockUnit,
-    batch: BatchItem[],
-    fence: Fence,
-    endsBy: number,
-    attemptId: string,
-  ): Promise<BatchRow[]> {
-    const budget = statementBudget(endsBy); // taken again by a retry: the deadline does not move
+  private runAttempt(batch: StockBatch, fence: Fence, attemptId: string): Promise<BatchRow[]> {
+    const budget = statementBudget(batch.endsBy); // taken again by a retry: the cut-off does not move
+    const { items } = batch;
     return this.statements.runAnswerable<BatchRow>(
       'purchase_batch',
       SQL,
       [
-        unit.productId,
-        unit.segment,
+        batch.productId,
+        batch.segment,
         fence,
-        batch.map((b) => b.userId),
-        batch.map((b) => b.quantity),
-        batch.map((b) => b.idempotencyKey),
-        batch.map((b) => b.requestHash),
+        items.map((b) => b.userId),
+        items.map((b) => b.quantity),
+        items.map((b) => b.idempotencyKey),
+        items.map((b) => b.requestHash),
         this.paymentTtlS,
         `${budget.lockMs}ms`,
-        batch.map((b) => (b.idempotencyKey === null ? b.purchaseId : null)),
+        items.map((b) => (b.idempotencyKey === null ? b.purchaseId : null)),
         attemptId,
       ],
       budget.replyMs,
@@ -238,13 +213,7 @@ export class StockService {
       const changed = rows.some((r) => r.outcome === 'CREATED');
       if (changed || last.stock_left === 0) await this.catalog.afterUnitChange(unit, last.stock_left);
     }
-    return rows.map((r) => ({
-      outcome: r.outcome,
-      orderId: r.order_id === null ? null : String(r.order_id),
-      createdAt: r.created_at,
-      expiresAt: r.expires_at,
-      stockLeft: r.stock_left,
-    }));
+    return rows.map(toOutcome);
   }
 
   /**
@@ -252,34 +221,50 @@ export class StockService {
    * orders back within the batch's time: the orders it made (the others' refusals are not known,
    * so they are answered "nothing was done"), or NOTHING_DONE. Failing that, PENDING, settled later.
    */
-  private async settleLost(
-    unit: StockUnit,
-    batch: BatchItem[],
-    attemptId: string,
-    endsBy: number,
-  ): Promise<BatchOutcome[] | typeof NOTHING_DONE> {
-    const orders = await this.settlement.settle(attemptId, batch, endsBy);
+  private async settleLost(batch: StockBatch, attemptId: string): Promise<BatchOutcome[] | typeof NOTHING_DONE> {
+    const orders = await this.settlement.settle(attemptId, batch.items, batch.endsBy);
     if (orders?.every((order) => order === undefined)) return NOTHING_DONE;
     if (orders)
       return orders.map((order) => (order ? { ...emptyOutcome('SETTLED'), order } : emptyOutcome('NOT_COMMITTED')));
+    // remember() reports its own failures (a background failure); the buyers are answered PENDING.
     void this.pending.remember(
-      batch.map((b) => ({
+      batch.items.map((b) => ({
         userId: b.userId,
         purchaseId: b.purchaseId,
-        productId: unit.productId,
+        productId: batch.productId,
         quantity: b.quantity,
         attemptId,
         state: 'PENDING' as const,
       })),
     );
-    return batch.map(() => emptyOutcome('PENDING'));
+    return batch.items.map(() => emptyOutcome('PENDING'));
   }
 }
 
-interface BatchRow {
-  outcome: BatchOutcomeKind;
-  order_id: string | null;
-  created_at: Date | null;
-  expires_at: Date | null;
-  stock_left: number | null;
+/**
+ * How long the statement may take: what is left of the batch's time, less the settling reserve;
+ * its row-lock waits end a little sooner, so that Postgres' own refusal (nothing done) arrives
+ * before the client gives up on the reply. None left runs nothing.
+ */
+function statementBudget(endsBy: number): { replyMs: number; lockMs: number } {
+  const left = Math.floor(endsBy - deadlineNow());
+  if (left < 1) throw new DeadlineSpentError();
+  const replyMs = Math.max(1, left - Math.min(SETTLE_RESERVE_MS, Math.floor(left / 3)));
+  return { replyMs, lockMs: Math.max(1, replyMs - Math.min(50, Math.floor(replyMs / 4))) };
 }
+
+const lostAnswer = (outcome: BatchOutcome): boolean => LOST_ANSWER_OUTCOMES.has(outcome.outcome);
+
+const emptyOutcome = (outcome: BatchOutcomeKind): BatchOutcome => ({
+  outcome,
+  orderId: null,
+  createdAt: null,
+  expiresAt: null,
+});
+
+const toOutcome = (row: BatchRow): BatchOutcome => ({
+  outcome: row.outcome,
+  orderId: row.order_id === null ? null : String(row.order_id),
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+});
