@@ -28,6 +28,41 @@ export interface MetaRecord {
   writer?: string;
   startedAtMs?: number;
   products: HistoryProduct[];
+  /** Present when this history is one generator's part of a run several generators share. */
+  run?: GeneratorRun;
+}
+
+/**
+ * One generator's part of a shared run: the checker merges the histories of one run id, each moved
+ * onto the reference clock by its offset and widened by that offset's uncertainty.
+ */
+export interface GeneratorRun {
+  /** The run id every generator of the run was given (`--run-id`). */
+  id: string;
+  /** This generator, unique within the run (`--generator`). */
+  generator: string;
+  /** The lead created (or first read) the product: its meta's products are the run's ground truth. */
+  role: 'lead' | 'follower';
+  clock: ClockOffset;
+  /**
+   * The lead's: when (its clock) it created the products, or read the existing ones' stock and
+   * orders. A follower's operation surely over before then could hide in that ground truth.
+   */
+  productsReadAtMs?: number;
+}
+
+/** This writer's clock against a reference clock, measured before its first operation. */
+export interface ClockOffset {
+  /** Reference time minus this writer's time: a time t written here happened at t + offsetMs on the reference. */
+  offsetMs: number;
+  /** The true offset is within offsetMs ± uncertaintyMs. */
+  uncertaintyMs: number;
+  /** What was measured against, e.g. `date-header http://api:3000` (the API's Date header). */
+  against: string;
+  /** When (this writer's clock) the measurement ended. */
+  measuredAtMs: number;
+  /** How many readings bounded it. */
+  samples: number;
 }
 
 /** Fields every operation has: client-side wall-clock times in ms since the epoch, and the answer. */
