@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CancelRecord, OpRecord, PayRecord, PollRecord, ReadRecord } from '../history/format';
 import type { HistoryLog } from '../history/writer';
-import { HttpAnswer, HttpTransport, parseBody, TransportError } from './http-transport';
+import { HttpAnswer, parseBody, Transport, TransportError } from './http-transport';
 import { parseRetryAfter, retryDelayMs } from './retry-policy';
 
 /**
@@ -53,7 +53,7 @@ export interface PendingOutcome {
  */
 export async function followPending(
   o: {
-    transport: HttpTransport;
+    transport: Transport;
     url: string;
     token: string;
     userId: string;
@@ -104,7 +104,7 @@ export async function followPending(
 
 /** The buyer pays its order (`POST /orders/:id/pay`, the direct path). */
 export async function payOrder(
-  transport: HttpTransport,
+  transport: Transport,
   url: string,
   token: string,
   userId: string,
@@ -128,7 +128,7 @@ export async function payOrder(
 
 /** The buyer cancels its order (`POST /orders/:id/cancel`). */
 export async function cancelOrder(
-  transport: HttpTransport,
+  transport: Transport,
   url: string,
   token: string,
   userId: string,
@@ -153,7 +153,7 @@ export async function cancelOrder(
 
 /** Reads the product (`GET /products/:id`) every `everyMs` until `stop` is aborted, each read recorded. */
 export async function readStockUntil(
-  transport: HttpTransport,
+  transport: Transport,
   urls: string[],
   productId: string,
   everyMs: number,

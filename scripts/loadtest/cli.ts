@@ -5,6 +5,7 @@ import { formatCheck } from '../history/check-history';
 import { runLoadTest } from './run-load-test';
 import { parseReaction } from './populations';
 import { terminalProgress } from './progress';
+import { defaultGenerator, SharedRole } from './shared-run';
 import { formatSummary } from './summary-table';
 import {
   evaluateThresholds,
@@ -34,6 +35,10 @@ export const USAGE = `usage: npm run loadtest -- --url http://host:port [--url .
   people and bots, no waiting room: --users PEOPLE --bots B [--bot-addresses A] --duration S (not --requests)
     every account buys up to the per-user limit at once; people re-send a refused purchase after its Retry-After
     (--max-retries a purchase), bots every 10 ms, Retry-After ignored (1000 sends a purchase); --bots 0: people alone
+  several machines, one sale: --run-id X --role lead (--stock N | --product ID) | --role follower --product ID
+    [--generator NAME] [--start-at ISO-TIME]; judge it: npm run check-history -- <every generator's history> --url ...
+  generator: [--workers N] (threads of the purchase load, default: the machine's cores) [--metrics-url U ...] (each
+    instance's /metrics base, in --url order, when not on its public port: a production instance's METRICS_PORT)
   output: [--json] (the summary as JSON on stdout, the text on stderr) [--fail-on 'p99>500ms,oversell>0']
     (fail the run when a condition holds; metrics p50 p90 p99 max (ms or s), oversell errors unresolved purchases_per_s;
     operators > >= < <= ==) [--help | -h] [--version]
@@ -58,6 +63,8 @@ const OPTIONS = {
   stock: { type: 'string' },
   users: { type: 'string' },
   connections: { type: 'string' },
+  workers: { type: 'string' },
+  'metrics-url': { type: 'string', multiple: true },
   duration: { type: 'string' },
   requests: { type: 'string' },
   quantity: { type: 'string' },
@@ -91,6 +98,10 @@ const OPTIONS = {
   'read-every-ms': { type: 'string' },
   'payment-ttl-s': { type: 'string' },
   require: { type: 'string' },
+  'run-id': { type: 'string' },
+  role: { type: 'string' },
+  generator: { type: 'string' },
+  'start-at': { type: 'string' },
 } as const;
 
 export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): LoadTestOptions {
@@ -101,6 +112,8 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     stock: number('stock', values.stock),
     users: number('users', values.users) ?? NaN,
     connections: number('connections', values.connections) ?? NaN,
+    workers: number('workers', values.workers),
+    metricsUrls: values['metrics-url']?.flatMap((url) => url.split(',')).filter(Boolean),
     durationS: number('duration', values.duration),
     requests: number('requests', values.requests),
     quantity: number('quantity', values.quantity),
@@ -137,7 +150,22 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
       ?.split(',')
       .map((id) => id.trim())
       .filter(Boolean),
+    runId: values['run-id'],
+    shared:
+      values['run-id'] !== undefined || values.role !== undefined
+        ? {
+            role: values.role as SharedRole,
+            generator: values.generator ?? defaultGenerator(),
+            startAtMs: values['start-at'] === undefined ? undefined : Date.parse(values['start-at']),
+          }
+        : undefined,
   };
+}
+
+/** What a shared run's lead tells the other machines, once its product is for sale. */
+export function followerCommand(o: LoadTestOptions, productId: string): string {
+  const startAt = o.shared?.startAtMs === undefined ? '' : ` --start-at ${new Date(o.shared.startAtMs).toISOString()}`;
+  return `npm run loadtest -- --run-id ${o.runId} --role follower --product ${productId} --url ${o.urls.join(',')}${startAt} --users U --connections C (--duration S | --requests R)`;
 }
 
 export type Command =
@@ -192,11 +220,26 @@ async function main(): Promise<number> {
   const say = command.json ? (text: string) => console.error(text) : (text: string) => console.log(text);
   const progress = terminalProgress(process.stderr);
   try {
-    const result = await runLoadTest({ ...command.options, onProgress: progress.onProgress });
+    const lead = command.options.shared?.role === 'lead';
+    const result = await runLoadTest({
+      ...command.options,
+      onProgress: progress.onProgress,
+      onSaleReady: lead
+        ? ({ productId }) =>
+            console.error(
+              `run ${command.options.runId}: product ${productId} is for sale; on each other machine: ${followerCommand(command.options, productId)}`,
+            )
+        : undefined,
+    });
     progress.done();
     say(formatSummary(result));
     if (result.historyCheck) say(formatCheck(result.historyCheck));
-    if (result.historyPath)
+    if (result.shared) {
+      const { generator, role, clock } = result.shared;
+      say(
+        `run ${result.runId}: generator ${generator} (${role}), clock ${clock.offsetMs >= 0 ? '+' : ''}${clock.offsetMs.toFixed(1)} ± ${clock.uncertaintyMs.toFixed(1)} ms against ${clock.against}\nhistory: ${result.historyPath} (judge the run once every generator is done: npm run check-history -- <every generator's history> --url ${result.urls[0]})`,
+      );
+    } else if (result.historyPath)
       say(
         `history: ${result.historyPath}${result.historyCheck ? '' : ` (judge it: npm run check-history -- ${result.historyPath} --url ${result.urls[0]})`}`,
       );
@@ -215,5 +258,12 @@ async function main(): Promise<number> {
 }
 
 if (require.main === module) {
-  main().then((code) => process.exit(code));
+  main().then(
+    (code) => process.exit(code),
+    // main answers its own failures with a code; this is for one it did not expect (a bad .env).
+    (error: unknown) => {
+      console.error(`load test failed: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(2);
+    },
+  );
 }

@@ -1,6 +1,7 @@
 /*
  * The load generator: C workers, each with one attempt in flight, over keep-alive connections
- * (at most C per URL).
+ * (at most C per URL). `drive` runs them on the thread it is called on; drive-workers.ts spreads a
+ * run over several threads, each running `drive` with its share of the connections.
  *
  * Why not autocannon: its client writes the next request on a connection synchronously as soon as
  * a response is parsed (lib/httpClient.js, kOnMessageComplete → _doRequest), so a connection
@@ -9,20 +10,23 @@
  * budget, and retries still pending at the end would be dropped, which breaks the "clients that
  * retry sell the whole stock" check.
  *
- * Why Node's http client rather than fetch (undici; the `undici` package itself, whose
- * `request()` is the fast path, is not a dependency): measured on this 2-core machine against a
- * trivial local server, 20 connections, 3,000 POSTs, CPU per request: fetch ~1.1 ms, node:http
- * with a keep-alive Agent ~0.32 ms, autocannon ~0.16 ms. The generator shares the cores with the
- * API instances it is measuring, so fetch's overhead would have been taken from the server.
+ * Why SocketTransport rather than node:http or undici: measured on this 2-core machine with
+ * scripts/loadtest/client-cost.ts (purchase-shaped POSTs, 64 connections, client CPU only), a
+ * request cost 43 µs of CPU through node:http's keep-alive Agent, 27 µs through undici's
+ * Pool.request, 21 µs through undici's Client.dispatch and 13 µs through SocketTransport
+ * (docs/LOADTEST.md, "Why this load generator"). The generator shares the cores with the servers
+ * it measures, so its overhead is taken from them.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PurchaseRecord } from '../history/format';
 import { HistoryLog } from '../history/writer';
 import { cancelOrder, followPending, payOrder } from './buyer-actions';
-import { HttpTransport, TransportError } from './http-transport';
+import { Transport, TransportError } from './http-transport';
 import { Recorder, RequestSample } from './recorder';
 import { isEarlyRetryRefusal, isRetryableStatus, parseRetryAfter, retryDelayMs } from './retry-policy';
+import { SocketTransport } from './socket-transport';
 import { increment } from './stats';
+import { AttemptCounter } from './worker-split';
 
 export interface DriveOptions {
   urls: string[];
@@ -43,6 +47,8 @@ export interface DriveOptions {
   payEvery?: number;
   /** The buyer of every Nth order (counted from the second) cancels it at once. */
   cancelEvery?: number;
+  /** How this thread's senders are named in the history (`w3`, or `w1.3` on worker 1). Default "w". */
+  senderPrefix?: string;
 }
 
 export interface Response {
@@ -62,15 +68,17 @@ export interface Response {
 /** At most this many polls of one 202's Location. */
 const MAX_POLLS = 20;
 
-export async function drive(options: DriveOptions): Promise<void> {
+/**
+ * Runs attempts until `requests` have been started or `durationS` is up. `counter` hands out the
+ * attempt numbers: one of its own, or one shared with the run's other worker threads.
+ */
+export async function drive(
+  options: DriveOptions,
+  counter = new AttemptCounter(options.requests ?? Infinity),
+): Promise<void> {
   const deadline = options.durationS !== undefined ? options.recorder.startedAt + options.durationS * 1000 : Infinity;
-  let next = 0;
-  const transport = new HttpTransport(options.connections, options.requestTimeoutMs);
-  const claim = (): number => {
-    if (options.requests !== undefined && next >= options.requests) return -1;
-    if (Date.now() >= deadline) return -1;
-    return next++;
-  };
+  const transport = new SocketTransport(options.connections, options.requestTimeoutMs);
+  const claim = (): number => (Date.now() >= deadline ? -1 : counter.claim());
   const worker = async (): Promise<void> => {
     for (let n = claim(); n >= 0; n = claim()) await attempt(options, transport, n, deadline);
   };
@@ -82,7 +90,7 @@ export async function drive(options: DriveOptions): Promise<void> {
 }
 
 /** One logical purchase: one Idempotency-Key, re-sent on 503/429/transport errors; a 202's outcome asked for at its Location. */
-async function attempt(options: DriveOptions, transport: HttpTransport, n: number, deadline: number): Promise<void> {
+async function attempt(options: DriveOptions, transport: Transport, n: number, deadline: number): Promise<void> {
   const { recorder, urls } = options;
   const user = options.users[n % options.users.length];
   const key = `lt-${options.runId}-${n}`;
@@ -90,7 +98,8 @@ async function attempt(options: DriveOptions, transport: HttpTransport, n: numbe
   for (let retry = 0; ; retry++) {
     // Each retry moves to the next instance, as a client behind a load balancer would.
     const url = urls[(n + retry) % urls.length];
-    const response = await sendRecordedPurchase(options, transport, url, user, key, `w${n % options.connections}`);
+    const sender = `${options.senderPrefix ?? 'w'}${n % options.connections}`;
+    const response = await sendRecordedPurchase(options, transport, url, user, key, sender);
     if (response.sample.status === 202) {
       const orderId = await settlePending(options, transport, url, user, response, deadline);
       if (orderId) await afterCreated(options, transport, url, user, orderId);
@@ -112,7 +121,7 @@ async function attempt(options: DriveOptions, transport: HttpTransport, n: numbe
  */
 export async function settlePending(
   options: Pick<DriveOptions, 'recorder' | 'history' | 'maxRetryDelayMs' | 'productId'>,
-  transport: HttpTransport,
+  transport: Transport,
   url: string,
   user: { id: string; token: string },
   response: Response,
@@ -142,7 +151,7 @@ export async function settlePending(
 /** The buyer of every `payEvery`th order pays it, of every `cancelEvery`th cancels it. */
 export async function afterCreated(
   options: Pick<DriveOptions, 'recorder' | 'history' | 'payEvery' | 'cancelEvery'>,
-  transport: HttpTransport,
+  transport: Transport,
   url: string,
   user: { id: string; token: string },
   orderId: string,
@@ -160,7 +169,7 @@ export async function afterCreated(
  */
 export async function sendRecordedPurchase(
   options: Pick<DriveOptions, 'recorder' | 'history' | 'productId' | 'quantity'>,
-  transport: HttpTransport,
+  transport: Transport,
   url: string,
   user: { id: string; token: string },
   key: string,
@@ -210,7 +219,7 @@ export function attemptIsOver(recorder: Recorder, response: Response, userId: st
 
 /** One POST of a purchase; `extraHeaders` carries the waiting room's Admission. */
 export async function purchase(
-  transport: HttpTransport,
+  transport: Transport,
   url: string,
   productId: string,
   token: string,

@@ -104,6 +104,9 @@ export class HttpTransport {
   }
 }
 
+/** What the drivers send through: node:http's HttpTransport or the purchase path's SocketTransport. */
+export type Transport = Pick<HttpTransport, 'post' | 'get' | 'close'>;
+
 /** An answer's body as a JSON object; {} for anything else (an empty body, HTML, a bare value). */
 export function parseBody(text: string): Record<string, unknown> {
   try {

@@ -10,6 +10,22 @@ export interface RequestSample {
   finishedAt: number;
 }
 
+/** A recorder's figures as plain data, for a worker thread to hand to the run's recorder. */
+export interface RecorderSnapshot {
+  latencies: number[];
+  byStatus: Record<string, number>;
+  byCode: Record<string, number>;
+  errors: Record<string, number>;
+  attemptOutcomes: Record<string, number>;
+  /** Each order this recorder saw created and when (client clock, ms since the epoch). */
+  created: [orderId: string, userId: string, atMs: number][];
+  requests: number;
+  retries: number;
+  attempts: number;
+  firstSoldOutAt?: number;
+  seconds: SecondBucket[];
+}
+
 /** Collects every response of the run: counts, latencies and per-second buckets. */
 export class Recorder {
   readonly latencies: number[] = [];
@@ -27,6 +43,8 @@ export class Recorder {
   createdBySoldOut = 0;
   attempts = 0;
   private readonly seconds: SecondBucket[] = [];
+  /** Each of `createdOrderIds` with its buyer and when it was seen, in the same order. */
+  private readonly createdLog: RecorderSnapshot['created'] = [];
   private lastProgressRequests = 0;
   private lastProgressAt: number;
 
@@ -54,7 +72,65 @@ export class Recorder {
   recordCreated(orderId: string, userId: string): void {
     if (this.createdOrderIds.has(orderId)) return;
     this.createdOrderIds.add(orderId);
+    this.createdLog.push([orderId, userId, Date.now()]);
     this.createdByUser.set(userId, (this.createdByUser.get(userId) ?? 0) + 1);
+  }
+
+  snapshot(): RecorderSnapshot {
+    return {
+      latencies: this.latencies,
+      byStatus: this.byStatus,
+      byCode: this.byCode,
+      errors: this.errors,
+      attemptOutcomes: this.attemptOutcomes,
+      created: this.createdLog,
+      requests: this.requests,
+      retries: this.retries,
+      attempts: this.attempts,
+      firstSoldOutAt: this.firstSoldOutAt,
+      seconds: this.seconds,
+    };
+  }
+
+  /**
+   * Adds a worker thread's figures to this recorder's (which then holds the whole run): counts
+   * summed, seconds added bucket by bucket (every thread counts them from the same start), and the
+   * sale's pace taken at the first SOLD_OUT any thread saw.
+   */
+  absorb(part: RecorderSnapshot): void {
+    for (const latency of part.latencies) this.latencies.push(latency);
+    for (const [into, from] of [
+      [this.byStatus, part.byStatus],
+      [this.byCode, part.byCode],
+      [this.errors, part.errors],
+      [this.attemptOutcomes, part.attemptOutcomes],
+    ])
+      for (const [key, count] of Object.entries(from)) increment(into, key, count);
+    for (const [orderId, userId, atMs] of part.created) {
+      if (this.createdOrderIds.has(orderId)) continue;
+      this.createdOrderIds.add(orderId);
+      this.createdLog.push([orderId, userId, atMs]);
+      this.createdByUser.set(userId, (this.createdByUser.get(userId) ?? 0) + 1);
+    }
+    this.requests += part.requests;
+    this.retries += part.retries;
+    this.attempts += part.attempts;
+    for (const bucket of part.seconds) {
+      while (this.seconds.length <= bucket.second)
+        this.seconds.push({ second: this.seconds.length, total: 0, byStatus: {} });
+      this.seconds[bucket.second].total += bucket.total;
+      for (const [status, count] of Object.entries(bucket.byStatus))
+        increment(this.seconds[bucket.second].byStatus, status, count);
+    }
+    if (
+      part.firstSoldOutAt !== undefined &&
+      (this.firstSoldOutAt === undefined || part.firstSoldOutAt < this.firstSoldOutAt)
+    )
+      this.firstSoldOutAt = part.firstSoldOutAt;
+    if (this.firstSoldOutAt !== undefined) {
+      const soldOutAt = this.firstSoldOutAt;
+      this.createdBySoldOut = this.createdLog.filter(([, , atMs]) => atMs <= soldOutAt).length;
+    }
   }
 
   recordAttemptOutcome(last: RequestSample): void {

@@ -1,4 +1,5 @@
 import { barList, columnChart, escapeHtml, Series } from './svg-charts';
+import { generatorCostText, saturationBanner, saturationRuleText, workerRows } from './generator-text';
 import { historyCheckHtml } from './history-check-html';
 import { addressingText, plainPopulationLine, plainRequestRows, sellOutText } from './summary-table';
 import { PlainPopulationsReport } from './plain-populations';
@@ -26,12 +27,15 @@ function throughputChart(r: LoadTestResult): string {
   const used = STATUS_SERIES.map((_, i) => columns.some((c) => c.values[i] > 0));
   const series = STATUS_SERIES.filter((_, i) => used[i]);
   const trimmed = columns.map((c) => ({ label: c.label, values: c.values.filter((_, i) => used[i]) }));
+  const saturated = new Set(r.generator?.saturatedSeconds ?? []);
+  const marked = new Set(r.timeline.flatMap((bucket, i) => (saturated.has(bucket.second) ? [i] : [])));
   // The last second is usually cut short by the end of the run; saying so keeps its lower bar honest.
   return columnChart(
     'Throughput: responses per second, by status (the last second may be partial)',
     series,
     trimmed,
     'responses / s',
+    { indexes: marked, name: 'load generator saturated', color: '#f3d0d0' },
   );
 }
 
@@ -55,6 +59,29 @@ function latencyCharts(r: LoadTestResult): string {
     'responses',
   );
   return percentiles + histogram;
+}
+
+/** The generator's own cost and lag, per worker thread: whether the figures above are the server's. */
+function generatorHtml(r: LoadTestResult): string {
+  const g = r.generator;
+  if (!g) return '';
+  const rows: [string, string][] = [
+    ['CPU', generatorCostText(g)],
+    ...workerRows(g),
+    [
+      'saturated',
+      g.saturatedSeconds.length
+        ? `${g.saturatedSeconds.length} s: ${g.saturatedSeconds.map((s) => `${s}s`).join(', ')} (marked on the throughput chart)`
+        : 'never',
+    ],
+  ];
+  return `<h2>Load generator</h2><table class="facts" id="generator">${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>
+<p class="note">Saturated: ${escapeHtml(saturationRuleText(g))}. CPU is the generator process's over the load (every thread), per purchase request sent; the servers' is their process_cpu_seconds_total over the same span.</p>`;
+}
+
+function generatorBanner(r: LoadTestResult): string {
+  const banner = r.generator && saturationBanner(r.generator, r.timeline.length);
+  return banner ? `<div class="verdict warn" id="generator-saturated">${escapeHtml(banner)}</div>` : '';
 }
 
 function invariantTable(r: LoadTestResult): string {
@@ -156,7 +183,7 @@ const STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;color:#1d2733;margin:24px auto;max-width:800px;padding:0 16px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
 .verdict{padding:10px 14px;border-radius:6px;font-weight:600;margin:12px 0}
-.verdict.ok{background:#e3f4ea;color:#1d6b3e}.verdict.bad{background:#fbe4e4;color:#9b1c1c}
+.verdict.ok{background:#e3f4ea;color:#1d6b3e}.verdict.bad{background:#fbe4e4;color:#9b1c1c}.verdict.warn{background:#fdf0d5;color:#7a4d00;font-weight:500}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #e3e7ed;vertical-align:top}
 .facts th{width:160px;color:#5a6675;font-weight:500}
 tr.pass td:first-child{color:#1d6b3e;font-weight:600}tr.fail td:first-child{color:#9b1c1c;font-weight:700}tr.warn td:first-child{color:#9a6a00;font-weight:700}
@@ -181,11 +208,13 @@ export function renderReportHtml(r: LoadTestResult): string {
 <h1>Flash-sale load test ${escapeHtml(r.runId)}</h1>
 <div>${escapeHtml(r.startedAt)}</div>
 <div class="verdict ${r.ok ? 'ok' : 'bad'}" id="verdict">${r.ok ? 'All invariants hold' : 'INVARIANT VIOLATED'}${r.invariants.some((i) => !i.ok && i.severity === 'warning') ? ' (with warnings)' : ''}</div>
+${generatorBanner(r)}
 <h2>Invariants</h2>${invariantTable(r)}
 ${historyCheckHtml(r.historyCheck)}
 <h2>Run</h2>${facts(r)}
 ${r.populations ? ('flow' in r.populations ? plainPopulationsHtml(r.populations) : populationsHtml(r.populations)) : ''}${r.waitingRoom ? waitingRoomHtml(r.waitingRoom) : ''}
 <h2>Throughput</h2>${throughputChart(r)}
+${generatorHtml(r)}
 <h2>Latency</h2>${latencyCharts(r)}
 <h2>Outcomes</h2>${barList('Every response, by status and contract code', outcomeBars)}${barList('Each attempt, by its final outcome (after retries)', attemptBars)}${refusalBars(r)}
 <footer>Latency is measured by the client per HTTP request, from sending it to reading the whole body; transport failures are counted but not timed. Retries re-send the attempt's Idempotency-Key. The invariants are read from the admin API after the run.</footer>

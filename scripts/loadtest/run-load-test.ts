@@ -8,12 +8,14 @@ import { HistoryLog } from '../history/writer';
 import { ApiClient } from './api-client';
 import { readSnapshot } from './audit';
 import { readStockUntil } from './buyer-actions';
-import { drive } from './driver';
+import { GeneratorThreads, LoadSpan, spanSince } from './drive-workers';
+import { GeneratorMeter } from './generator-meter';
+import { generatorReport } from './generator-report';
 import { HttpTransport } from './http-transport';
 import { checkInvariants, InvariantInput, oversoldUnits } from './invariants';
 import { mintToken } from './jwt';
 import { Recorder } from './recorder';
-import { admissionDelta, readAdmission } from './server-metrics';
+import { admissionDelta, readAdmission, serverCpuDelta } from './server-metrics';
 import { writeReport } from './report-writer';
 import { latencyHistogram, perSecond, summarizeLatency } from './stats';
 import { LoadTestOptions, LoadTestResult } from './types';
@@ -31,6 +33,8 @@ import { DEFAULT_BOT_POLLS_PER_SECOND, driveWaitingRoom } from './waiting-room-d
 import { drivePlainPopulations } from './plain-populations-driver';
 import { PlainAccount, plainPopulationsReport } from './plain-populations';
 import { addressingFor, isLoopback, summarizeWaitingRoom, waitingRoomInvariants } from './waiting-room-run';
+import { measureApiClockOffset } from './clock-offset';
+import { generatorTag, sharedRunProblems, waitForStart, waitForStockAtRest } from './shared-run';
 
 const DEFAULTS = {
   perUserLimit: 1,
@@ -63,7 +67,8 @@ export function validateOptions(o: LoadTestOptions): void {
     problems.push('exactly one of --duration and --requests is required');
   if (!o.waitingRoom && (o.admitPerSecond !== undefined || o.admissionTtlS !== undefined))
     problems.push('--admit-per-second and --admission-ttl-s need --waiting-room');
-  problems.push(...populationProblems(o));
+  problems.push(...populationProblems(o), ...sharedRunProblems(o));
+  problems.push(...generatorProblems(o));
   const positive: [string, number | undefined][] = [
     ['--users', o.users],
     ['--connections', o.connections],
@@ -88,6 +93,22 @@ export function validateOptions(o: LoadTestOptions): void {
     problems.push('--max-retries must be an integer >= 0');
   if (!o.tokenSecret) problems.push('a token secret is required');
   if (problems.length) throw new Error(problems.join('; '));
+}
+
+/** The generator's own flags: its threads, and where the servers' metrics are read. */
+function generatorProblems(o: LoadTestOptions): string[] {
+  const problems: string[] = [];
+  if (o.workers !== undefined && !(Number.isInteger(o.workers) && o.workers >= 1 && o.workers <= 256))
+    problems.push(`--workers must be an integer from 1 to 256, got ${o.workers}`);
+  else if (o.workers !== undefined && o.workers > 1 && (o.waitingRoom || o.bots !== undefined))
+    problems.push('--workers spreads the plain purchase flow: the waiting-room and people-and-bots flows run on one');
+  if (o.metricsUrls !== undefined && o.metricsUrls.length !== o.urls.length)
+    problems.push(
+      `--metrics-url: one per --url, in the same order (${o.urls.length} URLs, ${o.metricsUrls.length} given)`,
+    );
+  for (const url of o.metricsUrls ?? [])
+    if (!/^https?:\/\/[^/]+/.test(url)) problems.push(`--metrics-url ${url} is not an http(s) URL`);
+  return problems;
 }
 
 /**
@@ -159,6 +180,9 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   const runId = o.runId ?? `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
   const claims = { issuer: o.tokenIssuer, audience: o.tokenAudience };
   const api = new ApiClient(urls[0], mintToken(o.tokenSecret, `lt-admin-${runId}`, 'admin', undefined, claims));
+  // A shared run's generators each have their own users and keys, and put their clocks on the API's.
+  const tag = o.shared ? generatorTag(runId, o.shared.generator) : runId;
+  const clock = o.shared && (await measureApiClockOffset(urls[0]));
 
   let start: InvariantInput['start'];
   let product;
@@ -183,6 +207,10 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
       ...(waitingRoom ? { waitingRoom } : {}),
     });
     start = { stock: product.stock, orders: [] };
+  } else if (o.shared?.role === 'follower') {
+    // The lead's product: its stock and orders at the start are the lead's to record.
+    product = await api.getProduct(o.productId as string);
+    start = { stock: product.stock, orders: [] };
   } else {
     const snapshot = await readSnapshot(api, o.productId as string);
     product = snapshot.product;
@@ -200,29 +228,59 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
       `--reaction-ms ${reaction.maxMs} must be well under product ${product.id}'s admission TTL (${ttlS} s)`,
     );
 
-  const userPrefix = `lt-${runId}-`;
+  const productsReadAtMs = Date.now();
+  o.onSaleReady?.({ runId, productId: product.id });
+  const userPrefix = `lt-${tag}-`;
   const user = (id: string) => ({ id, token: mintToken(o.tokenSecret, id, 'user', undefined, claims) });
   const users = [
     ...Array.from({ length: o.users }, (_, n) => user(`${userPrefix}${n}`)),
     ...Array.from({ length: bots }, (_, k) => user(`${userPrefix}bot${k}`)),
   ];
-  const admissionBefore = await readAdmission(urls);
+  const plainFlow = !o.waitingRoom && !plainPopulations;
+  // Threads load their code before the clock starts: a second of start-up is not the server's.
+  const threads = plainFlow
+    ? await GeneratorThreads.open(
+        { ...o, urls, productId: product.id, users, runId: tag, recordHistory: recordsHistory(o) },
+        o.workers ?? availableParallelism(),
+        o.progressEveryMs,
+      )
+    : undefined;
+  const metricsUrls = (o.metricsUrls ?? urls).map((url) => url.replace(/\/+$/, ''));
+  const admissionBefore = await readAdmission(metricsUrls);
+  // Threads and meters are ready: every generator of a shared run begins at the one moment.
+  if (o.shared?.startAtMs !== undefined && clock) await waitForStart(o.shared.startAtMs, clock);
   const startedAt = Date.now();
+  const cpuAtStart = process.cpuUsage();
+  const mainMeter = threads ? undefined : new GeneratorMeter(startedAt);
+  mainMeter?.start();
+  let load: LoadSpan | undefined;
+  const liveProgress = (now: number) =>
+    threads && threads.workers > 1 ? threads.progress(now) : recorder.progress(now);
   const recorder = new Recorder(startedAt);
-  const history =
-    o.historyFile || o.check
-      ? new HistoryLog('npm run loadtest', [
-          {
-            productId: product.id,
-            initialStock: start.stock,
-            perUserLimit: product.perUserLimit,
-            preexistingOrderIds: start.orders.map((x) => x.id),
-            ...(o.paymentTtlS !== undefined ? { paymentTtlS: o.paymentTtlS } : {}),
-          },
-        ])
+  const history = recordsHistory(o)
+    ? new HistoryLog('npm run loadtest', [
+        {
+          productId: product.id,
+          initialStock: start.stock,
+          perUserLimit: product.perUserLimit,
+          preexistingOrderIds: start.orders.map((x) => x.id),
+          ...(o.paymentTtlS !== undefined ? { paymentTtlS: o.paymentTtlS } : {}),
+        },
+      ])
+    : undefined;
+  const shared =
+    o.shared && clock
+      ? {
+          id: runId,
+          generator: o.shared.generator,
+          role: o.shared.role,
+          clock,
+          ...(o.shared.role === 'lead' ? { productsReadAtMs } : {}),
+        }
       : undefined;
+  if (history && shared) history.meta.run = shared;
   const ticker = o.onProgress
-    ? setInterval(() => o.onProgress?.(recorder.progress(Date.now())), o.progressEveryMs ?? 1000)
+    ? setInterval(() => o.onProgress?.(liveProgress(Date.now())), o.progressEveryMs ?? 1000)
     : undefined;
   let traces: PopulationTrace[] | undefined;
   let accounts: PlainAccount[] | undefined;
@@ -283,24 +341,35 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
         joinWork: false,
         perUserLimit: product.perUserLimit,
       });
-    } else await drive({ ...o, urls, productId: product.id, users, recorder, runId, history });
+    } else
+      load = await threads?.run(
+        { ...o, urls, productId: product.id, users, recorder, runId: tag, history },
+        cpuAtStart,
+      );
   } finally {
     if (ticker) clearInterval(ticker);
     stopReading.abort();
     await reading;
     readerTransport.close();
   }
-  const finishedAt = Date.now();
+  if (mainMeter) load = spanSince(cpuAtStart, [mainMeter.stop(recorder.requests)]);
+  const finishedAt = load?.endedAt ?? Date.now();
   o.onProgress?.(recorder.progress(finishedAt));
-  const admissionAfter = admissionBefore && (await readAdmission(urls));
+  const admissionAfter = admissionBefore && (await readAdmission(metricsUrls));
 
   const unresolved = Object.entries(recorder.attemptOutcomes)
     .filter(([key]) => /^(error|503|429)\b|^202 PENDING/.test(key))
     .reduce((sum, [, count]) => sum + count, 0);
-  let invariants;
+  let invariants: LoadTestResult['invariants'] = [];
   let end;
+  // A follower leaves the audit to its lead, and the judgement of the whole sale to check-history.
+  const audits = o.shared?.role !== 'follower';
+  if (o.shared?.role === 'lead') await waitForStockAtRest(api, product.id);
   for (let i = 0; ; i++) {
-    end = await readSnapshot(api, product.id);
+    end = audits
+      ? await readSnapshot(api, product.id)
+      : { stock: (await api.getProduct(product.id)).stock, orders: [] };
+    if (!audits) break;
     invariants = checkInvariants({
       start,
       end,
@@ -341,6 +410,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
       ...(o.waitingRoom ? { waitingRoom: true } : {}),
       ...(bots ? { bots, botAddresses: o.botAddresses ?? 1 } : {}),
       ...(o.preQueueS !== undefined ? { preQueueS: o.preQueueS } : {}),
+      workers: threads?.workers ?? 1,
     },
     elapsedS,
     attempts: recorder.attempts,
@@ -358,6 +428,12 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
     histogram: latencyHistogram(recorder.latencies),
     timeline: recorder.timeline(),
     admission: admissionBefore && admissionAfter ? admissionDelta(admissionBefore, admissionAfter) : undefined,
+    generator: generatorReport(
+      load?.threads ?? [],
+      load?.processCpuMs ?? 0,
+      finishedAt - startedAt,
+      serverCpuDelta(admissionBefore, admissionAfter),
+    ),
     invariants,
     oversoldUnits: oversoldUnits(start, end),
     ok: invariants.every((r) => r.ok || r.severity === 'warning'),
@@ -406,9 +482,10 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
       });
       result.ok &&= result.historyCheck.ok;
     }
-    result.historyPath = o.historyFile ?? join(o.reportDir ?? 'reports', `history-${runId}.jsonl`);
+    result.historyPath = o.historyFile ?? join(o.reportDir ?? 'reports', `history-${tag}.jsonl`);
     history.save(result.historyPath);
   }
+  if (shared) result.shared = shared;
   if (o.reportDir !== null) result.reportPaths = writeReport(result, o.reportDir);
   return result;
 }
@@ -418,6 +495,11 @@ function sellOutOf(recorder: Recorder): LoadTestResult['sellOut'] {
   if (recorder.firstSoldOutAt === undefined) return undefined;
   const afterS = Math.max(0.001, (recorder.firstSoldOutAt - recorder.startedAt) / 1000);
   return { afterS, orders: recorder.createdBySoldOut, perSecond: recorder.createdBySoldOut / afterS };
+}
+
+/** Whether the run records a history: asked for, needed by the checker, or one generator's of a shared run. */
+function recordsHistory(o: LoadTestOptions): boolean {
+  return Boolean(o.historyFile || o.check || o.shared);
 }
 
 function stripUndefined<T extends object>(value: T): T {

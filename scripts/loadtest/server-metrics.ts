@@ -10,6 +10,8 @@ export interface AdmissionCounters {
   /** Cumulative queue-wait histogram: upper bound in seconds → count (Infinity for +Inf). */
   waitBuckets: Map<number, number>;
   deadlineMisses: number;
+  /** The processes' CPU so far (process_cpu_seconds_total, user and system); absent when not exposed. */
+  cpuSeconds?: number;
 }
 
 export type AdmissionFigures = AdmissionReport;
@@ -38,6 +40,7 @@ export function parseAdmission(
       const bound = le === '+Inf' ? Infinity : Number(le);
       into.waitBuckets.set(bound, (into.waitBuckets.get(bound) ?? 0) + value);
     } else if (name === 'purchase_deadline_misses_total') into.deadlineMisses += value;
+    else if (name === 'process_cpu_seconds_total') into.cpuSeconds = (into.cpuSeconds ?? 0) + value;
   }
   return into;
 }
@@ -81,7 +84,16 @@ export function admissionDelta(before: AdmissionCounters, after: AdmissionCounte
   };
 }
 
-/** Reads every URL's /metrics and sums them; undefined when any cannot be read (metrics are then left out). */
+/** The servers' CPU seconds between two readings; undefined when either did not expose it. */
+export function serverCpuDelta(before?: AdmissionCounters, after?: AdmissionCounters): number | undefined {
+  if (before?.cpuSeconds === undefined || after?.cpuSeconds === undefined) return undefined;
+  return Math.max(0, after.cpuSeconds - before.cpuSeconds);
+}
+
+/**
+ * Reads every URL's /metrics (each a base URL: an instance's own, or its METRICS_PORT listener's) and
+ * sums them; undefined when any cannot be read (metrics are then left out).
+ */
 export async function readAdmission(urls: string[], timeoutMs = 5000): Promise<AdmissionCounters | undefined> {
   try {
     const texts = await Promise.all(

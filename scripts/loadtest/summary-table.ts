@@ -1,3 +1,4 @@
+import { generatorCostText, saturationBanner, workerRows } from './generator-text';
 import { PlainPopulationFigures, PlainPopulationsReport } from './plain-populations';
 import { PopulationFigures, PopulationsReport } from './populations';
 import { LoadTestResult } from './types';
@@ -178,6 +179,18 @@ export function sellOutText(r: LoadTestResult): string {
     : 'no SOLD_OUT answer in the run';
 }
 
+/** The generator's own cost, per worker thread, and a warning when it, not the server, was the limit. */
+function generatorSection(r: LoadTestResult): string[] {
+  const g = r.generator;
+  if (!g) return [];
+  const banner = saturationBanner(g, r.timeline.length);
+  return [
+    'Load generator:',
+    table([['CPU', generatorCostText(g)], ...workerRows(g)]),
+    ...(banner ? [`WARNING: ${banner}`] : []),
+  ];
+}
+
 /** The end-of-run text: what was sent, what came back, how fast, and the invariant verdict. */
 export function formatSummary(r: LoadTestResult): string {
   const sections = [
@@ -201,6 +214,7 @@ export function formatSummary(r: LoadTestResult): string {
     'Attempts by final outcome:',
     table(sorted(r.attemptOutcomes)),
     ...admissionSection(r),
+    ...generatorSection(r),
     ...waitingRoomSection(r),
     ...populationsSection(r),
     'Transport errors:',

@@ -32,8 +32,24 @@ export function niceScale(max: number, ticks = 5): { max: number; step: number }
 
 const fmt = (value: number): string => (Number.isInteger(value) ? String(value) : value.toFixed(1));
 
-/** Vertical (optionally stacked) columns with a y axis, x labels thinned to stay legible. */
-export function columnChart(title: string, series: Series[], columns: Column[], yLabel: string): string {
+/** Columns to draw a band behind (the whole plot's height), named in the legend. */
+export interface MarkedColumns {
+  indexes: Set<number>;
+  name: string;
+  color: string;
+}
+
+/**
+ * Vertical (optionally stacked) columns with a y axis, x labels thinned to stay legible; `marked`
+ * columns stand on a band of their own colour.
+ */
+export function columnChart(
+  title: string,
+  series: Series[],
+  columns: Column[],
+  yLabel: string,
+  marked?: MarkedColumns,
+): string {
   const plotW = W - PAD.left - PAD.right;
   const plotH = H - PAD.top - PAD.bottom;
   const totals = columns.map((c) => c.values.reduce((a, b) => a + b, 0));
@@ -51,6 +67,10 @@ export function columnChart(title: string, series: Series[], columns: Column[], 
   }
   columns.forEach((column, i) => {
     const x = PAD.left + i * slot + (slot - barW) / 2;
+    if (marked?.indexes.has(i))
+      parts.push(
+        `<rect class="marked" x="${(PAD.left + i * slot).toFixed(1)}" y="${PAD.top}" width="${slot.toFixed(1)}" height="${plotH}" fill="${marked.color}"><title>${escapeHtml(`${column.label}: ${marked.name}`)}</title></rect>`,
+      );
     let base = PAD.top + plotH;
     column.values.forEach((value, s) => {
       if (value <= 0) return;
@@ -69,7 +89,8 @@ export function columnChart(title: string, series: Series[], columns: Column[], 
   parts.push(
     `<text class="axis" x="14" y="${PAD.top + plotH / 2}" transform="rotate(-90 14 ${PAD.top + plotH / 2})" text-anchor="middle">${escapeHtml(yLabel)}</text>`,
   );
-  return svg(title, parts.join(''), legend(series.length > 1 ? series : []));
+  const keys = [...(series.length > 1 ? series : []), ...(marked?.indexes.size ? [marked] : [])];
+  return svg(title, parts.join(''), legend(keys));
 }
 
 /** Horizontal bars, one per label: for categories with long names such as "409 SOLD_OUT". */

@@ -1,6 +1,9 @@
 import type { HistoryCheck } from '../history/check-history';
+import type { GeneratorRun } from '../history/format';
 import type { PlainPopulationsReport } from './plain-populations';
 import type { PopulationsReport, ReactionRange } from './populations';
+import type { SharedRunOptions } from './shared-run';
+import type { GeneratorReport } from './generator-report';
 import type { WaitingRoomReport } from './waiting-room-report';
 
 /** Public shapes of the load-test tool: what `runLoadTest` takes and what it gives back. */
@@ -18,6 +21,17 @@ export interface LoadTestOptions {
   users: number;
   /** Attempts in flight at once (one keep-alive connection each, at most, per URL). */
   connections: number;
+  /**
+   * Threads the purchase load runs on, the connections shared out between them (never more
+   * threads than connections). Default: the machine's cores (os.availableParallelism()). The
+   * waiting-room and people-and-bots flows run on one.
+   */
+  workers?: number;
+  /**
+   * Where each instance's /metrics answers, in `urls` order (a production instance serves them on
+   * its METRICS_PORT, not its public port). Default: the `urls` themselves.
+   */
+  metricsUrls?: string[];
   /** Stop starting attempts after this many seconds... */
   durationS?: number;
   /** ...or after this many attempts (exactly one of the two). */
@@ -98,6 +112,10 @@ export interface LoadTestOptions {
   requireRules?: string[];
   /** Identifies this run in user ids (`lt-<runId>-<n>`), the sku and idempotency keys. Default random. */
   runId?: string;
+  /** One generator of a run several share (`--run-id` with `--role`): see shared-run.ts. */
+  shared?: SharedRunOptions;
+  /** Called once the product is known, before the load starts (a shared run's lead prints the followers' command). */
+  onSaleReady?: (sale: { runId: string; productId: string }) => void;
 }
 
 export interface ProgressSnapshot {
@@ -175,6 +193,7 @@ export interface LoadTestResult {
     bots?: number;
     botAddresses?: number;
     preQueueS?: number;
+    workers?: number;
   };
   elapsedS: number;
   /** Logical purchase attempts started (one Idempotency-Key each). */
@@ -200,6 +219,8 @@ export interface LoadTestResult {
   timeline: SecondBucket[];
   /** Absent when a target's /metrics could not be read. */
   admission?: AdmissionReport;
+  /** The load generator's own CPU and event-loop lag, and the seconds in which it was the limit. */
+  generator?: GeneratorReport;
   invariants: InvariantResult[];
   /** Units sold beyond the stock by the audit's figures (0 when none); `--fail-on oversell>0`. */
   oversoldUnits?: number;
@@ -211,6 +232,8 @@ export interface LoadTestResult {
   historyPath?: string;
   /** The checker's verdict on the history (with `check`). */
   historyCheck?: HistoryCheck;
+  /** A shared run's: this generator, its role and its clock against the API's (as its history's meta has them). */
+  shared?: GeneratorRun;
   /** False when any invariant of severity "error" failed, or the history check did. */
   ok: boolean;
   reportPaths?: { dir: string; json: string; html: string };
