@@ -13,6 +13,16 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // Type-checked: a promise nobody awaits loses its rejection (an unhandled rejection ends the
+  // process), and one handed where a callback's result is ignored does the same.
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
   // Layout is Prettier's (.prettierrc.json, checked by `npm run lint`): no rule of eslint's may disagree.
   prettier,
 );

@@ -43,7 +43,7 @@ function sendBody(port: number, path: string, headers: Record<string, string>, s
       const [head, ...rest] = text.split('\r\n\r\n');
       resolve({ statusLine: head.split('\r\n')[0] ?? '', body: rest.join('\r\n\r\n'), error, written });
     });
-    socket.on('connect', async () => {
+    const writeRequest = async (): Promise<void> => {
       const lines = [`POST ${path} HTTP/1.1`, 'Host: localhost', 'Content-Type: application/json', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
       lines.push(chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${size}`);
       socket.write(`${lines.join('\r\n')}\r\n\r\n`);
@@ -59,6 +59,10 @@ function sendBody(port: number, path: string, headers: Record<string, string>, s
       if (chunked && !socket.destroyed) socket.write('0\r\n\r\n');
       // Half-close only: the answer may still be on its way.
       if (!socket.destroyed) socket.end();
+    };
+    // A throw while writing ends the exchange as a reset would: recorded as its error, then closed.
+    socket.on('connect', () => {
+      writeRequest().catch((e: Error) => socket.destroy(e));
     });
   });
 }
