@@ -13,8 +13,9 @@ export const BENCH_AUDIENCE = 'flash-sale-bench';
  * N built API instances on one database and Redis, tuned for measuring, not for defaults.
  * `entry`: another build's `main.js` (an earlier commit's, for `--baseline`); this checkout's when omitted.
  * `node`: the node binary that runs it (`--baseline-node`); the bench's own when omitted.
+ * `v8Flags`: V8 flags in place of `npm start`'s (API_NODE_FLAGS), for comparing sets of them.
  */
-export async function startInstances(count: number, databaseUrl: string, redisUrl: string, profile = false, entry?: string, node?: string): Promise<{ apis: ApiProcess[]; profileDir?: string }> {
+export async function startInstances(count: number, databaseUrl: string, redisUrl: string, profile = false, entry?: string, node?: string, v8Flags?: string[]): Promise<{ apis: ApiProcess[]; profileDir?: string }> {
   const profileDir = profile ? benchScratchDir('bench-prof') : undefined;
   const appDatabaseUrl = await ownerRoleUrl(databaseUrl);
   const apis: ApiProcess[] = [];
@@ -40,6 +41,7 @@ export async function startInstances(count: number, databaseUrl: string, redisUr
       nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
       entry,
       node,
+      v8Flags,
     });
     await api.start();
     apis.push(api);

@@ -25,6 +25,8 @@ export interface CpuBenchEnv {
   apiEntry?: string;
   /** The node binary that runs the API; the bench's own when omitted. */
   apiNode?: string;
+  /** V8 flags of the API in place of `npm start`'s (bench/app/memory-series.ts compares sets). */
+  apiFlags?: string[];
 }
 
 export interface CpuCell {
@@ -57,7 +59,12 @@ interface Watch {
   probePort?: number;
   /** A balancer in front, whose CPU is counted apart. */
   balancerPid?: number;
+  /** What drives the load; wrk when omitted. */
+  client?: LoadClient;
 }
+
+/** A load generator: wrk (C, out of process), or a Node client such as nodeClientLoad. */
+export type LoadClient = (spec: WrkSpec) => Promise<WrkResult>;
 
 export const WARM_UP_S = 2;
 
@@ -87,7 +94,7 @@ export async function measure(env: CpuBenchEnv, name: string, serverPid: number,
     await redis.config('RESETSTAT');
     await Promise.all([server.start(), redisCpu.start(), postgres.start(), balancer?.start()]);
     acceptQueue?.start();
-    const load = await runWrk(spec);
+    const load = await (watch.client ?? runWrk)(spec);
     const [serverCpuS, redisCpuS, postgresCpuS, balancerCpuS] = await Promise.all([server.stop(), redisCpu.stop(), postgres.stop(), balancer?.stop()]);
     const acceptQueueSummary = acceptQueue?.stop();
     const answers = Math.max(1, answered(load));
@@ -164,12 +171,14 @@ export type CellPlan = {
   spike?: boolean;
   /** Drive the load through deploy/haproxy/haproxy.cfg in front of the instance. */
   viaBalancer?: BalancerOptions;
+  /** The measured load's generator; wrk when omitted (the warm-up is always wrk's). */
+  client?: LoadClient;
 };
 
 /** Runs a plan on a fresh API process (its own peak RSS and profile), checks invariants after. */
 export async function appCell(env: CpuBenchEnv, plan: CellPlan): Promise<CpuCell> {
   const spawnedAt = Date.now();
-  const { apis, profileDir } = await startInstances(1, env.databaseUrl, env.redisUrl, env.profile, env.apiEntry, env.apiNode);
+  const { apis, profileDir } = await startInstances(1, env.databaseUrl, env.redisUrl, env.profile, env.apiEntry, env.apiNode, env.apiFlags);
   const api = apis[0];
   let window: ProfileWindow | undefined;
   let cell: Omit<CpuCell, 'violations'>;
@@ -191,6 +200,7 @@ export async function appCell(env: CpuBenchEnv, plan: CellPlan): Promise<CpuCell
     cell = await measure(env, plan.name, api.pid!, { ...base, seconds: plan.seconds ?? env.seconds, tokens }, plan.answered, {
       probePort: plan.spike ? api.options.port : undefined,
       balancerPid: balancer?.pid,
+      client: plan.client,
     });
     window = { fromMs: measuredFrom, toMs: Date.now() - spawnedAt };
     cell.peakRssMb = peakRssMb(api.pid);

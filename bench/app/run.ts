@@ -6,6 +6,7 @@ import { ensurePostgres } from '../../scripts/infra/postgres';
 import { RedisServerProcess } from '../../test/support/redis-server';
 import { balancedSpikeCell, CpuBenchEnv, CpuCell, floorCell, floorSpikeCell, hotCell, liveCell, nestFloorCell, productReadCell, soldOutCell, spikeCell } from './cpu-cells';
 import { joinCell, pollCell } from './waiting-room-cells';
+import { nodeClientOverloadCell } from './node-client-overload';
 import { LimitProbe } from './limit';
 import { AppBenchResult, renderTables, writeAppSection } from './report';
 import { hot, HotResult, ROUNDS } from './scenarios';
@@ -16,7 +17,7 @@ import { rotate, summariseRounds } from './rounds';
 import { AB_DEFAULT_CELLS, runAb } from './ab-run';
 import { renderJoinWorkResult, runJoinWork } from './join-work-cells';
 
-const ALL_CELLS = ['floor', 'nest', 'live', 'product', 'soldout', 'hot', 'poll', 'join', 'floorspike', 'spike', 'balanced', 'limit'] as const;
+const ALL_CELLS = ['floor', 'nest', 'live', 'product', 'soldout', 'hot', 'poll', 'join', 'floorspike', 'spike', 'balanced', 'overload', 'limit'] as const;
 /** Cells that run only when named in `--cells` (not part of the full run that writes the docs). */
 const OPT_IN_CELLS = ['join-work'] as const;
 type CellName = (typeof ALL_CELLS)[number] | (typeof OPT_IN_CELLS)[number];
@@ -32,7 +33,8 @@ const PROFILED_CELLS: readonly CellName[] = ['live', 'soldout', 'hot', 'poll', '
  *    liveness, the product read, the sold-out refusal, the hot purchase (distinct users) and the
  *    waiting room's poll (distinct tickets) and join (distinct users),
  *    taking turns over `--rounds` rounds, then the spike of thousands of connections on the floor
- *    and on the app, with invariants checked after every cell;
+ *    and on the app, and the overload of a Node client holding 2,000 sockets, with invariants
+ *    checked after every cell;
  *  - the hot-row comparison: hot purchases through 1 instance taking turns with the naive
  *    one-transaction-per-purchase limit, and through 2 instances.
  * A last, shorter pass runs the app cells under `node --cpu-prof` for where the time goes
@@ -126,6 +128,7 @@ async function main(): Promise<void> {
       ['floorspike', 'floorSpike', floorSpikeCell],
       ['spike', 'spike', spikeCell],
       ['balanced', 'balancedSpike', balancedSpikeCell],
+      ['overload', 'overload', nodeClientOverloadCell],
     ];
     const logCell = (cell: CpuCell) =>
       log(`  ${cell.load.requests} answers ${JSON.stringify(cell.load.byAnswer)}; ${cell.perCpuSecond.toFixed(0)} per server CPU-second; p50/p99/max ${cell.load.p50.toFixed(1)}/${cell.load.p99.toFixed(1)}/${cell.load.max.toFixed(0)} ms; peak RSS ${cell.peakRssMb?.toFixed(0) ?? '–'} MB; violations ${cell.violations.length}`);

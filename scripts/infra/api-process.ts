@@ -13,6 +13,8 @@ export interface ApiProcessOptions {
   entry?: string;
   /** The node binary to run it with; this process's own when omitted (the bench runs a baseline on another Node). */
   node?: string;
+  /** V8 flags in place of API_NODE_FLAGS (the bench compares other sets with them). */
+  v8Flags?: string[];
 }
 
 /**
@@ -70,7 +72,7 @@ export class ApiProcess {
     };
     this.child = spawn(
       this.options.node ?? process.execPath,
-      [...API_NODE_FLAGS, ...(this.options.nodeArgs ?? []), entry],
+      [...(this.options.v8Flags ?? API_NODE_FLAGS), ...(this.options.nodeArgs ?? []), entry],
       { env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     if (this.options.logFile) {
