@@ -34,8 +34,15 @@ describe('the report of a history check', () => {
   });
 
   it('gives the time to sell out apart from the rate over the whole run', () => {
-    const r = { sellOut: { afterS: 1.05, orders: 1000, perSecond: 952.4 } } as LoadTestResult;
-    expect(sellOutText(r)).toBe('after 1.05 s (1000 orders by then, 952/s)');
+    const r = { sellOut: { afterS: 12.5, orders: 100000, perSecond: 8000 } } as LoadTestResult;
+    expect(sellOutText(r)).toBe('after 12.50 s (100000 orders by then, 8000/s)');
     expect(sellOutText({} as LoadTestResult)).toBe('no SOLD_OUT answer in the run');
+  });
+
+  it('says that a sale over in seconds shows the warm-up, not the steady rate', () => {
+    const r = { sellOut: { afterS: 1.05, orders: 1000, perSecond: 952.4 } } as LoadTestResult;
+    expect(sellOutText(r)).toBe(
+      "after 1.05 s (1000 orders by then, 952/s); a sale over in under 5 s shows the instances' warm-up, not their steady rate (npm run bench measures that)",
+    );
   });
 });
