@@ -36,12 +36,12 @@ describe('bench A/B comparison', () => {
   it('prints one row per cell with dashes for figures a cell lacks', () => {
     const rows = [
       compareCell('live', [{ current: sample(50), baseline: sample(40) }]),
-      compareCell('spike', [{ current: sample(300, { postgresUsPerPurchase: 10, peakRssMb: 250 }), baseline: sample(300, { postgresUsPerPurchase: 20, peakRssMb: 350 }) }]),
+      compareCell('spike', [{ current: sample(300, { postgresUsPerPurchase: 10, peakRssMb: 250, purchasesPerSecond: 8000 }), baseline: sample(300, { postgresUsPerPurchase: 20, peakRssMb: 350, purchasesPerSecond: 10000 }) }]),
     ];
     const lines = renderAbTable(rows, 'b797504').split('\n');
     expect(lines).toHaveLength(4);
-    expect(lines[2]).toBe('| live (1) | 50.0 | 40.0 | 1.25 | – | – | – | – | – | 0 / 0 |');
-    expect(lines[3]).toBe('| spike (1) | 300.0 | 300.0 | 1.00 | 10.0 | 20.0 | 0.50 | 250 | 350 | 0 / 0 |');
-    for (const line of lines) expect(line.split('|')).toHaveLength(12);
+    expect(lines[2]).toBe('| live (1) | 50.0 | 40.0 | 1.25 | – | – | – | – | – | – | – | – | 0 / 0 |');
+    expect(lines[3]).toBe('| spike (1) | 300.0 | 300.0 | 1.00 | 10.0 | 20.0 | 0.50 | 250 | 350 | 8000 | 10000 | 0.80 | 0 / 0 |');
+    for (const line of lines) expect(line.split('|')).toHaveLength(15);
   });
 });

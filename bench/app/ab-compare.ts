@@ -18,6 +18,8 @@ export interface AbSample {
   /** Postgres CPU per purchase answered 201, in cells that sell. */
   postgresUsPerPurchase?: number;
   peakRssMb?: number;
+  /** Purchases answered 201 per second of load, in cells that sell: a spike's goodput. */
+  purchasesPerSecond?: number;
   violations: number;
 }
 
@@ -27,6 +29,7 @@ export function abSample(cell: CpuCell): AbSample {
     apiUsPerAnswer: cell.perCpuSecond > 0 ? 1e6 / cell.perCpuSecond : NaN,
     postgresUsPerPurchase: purchases > 0 ? (cell.postgresCpuS / purchases) * 1e6 : undefined,
     peakRssMb: cell.peakRssMb,
+    purchasesPerSecond: purchases > 0 && cell.load.seconds > 0 ? purchases / cell.load.seconds : undefined,
     violations: cell.violations.length,
   };
 }
@@ -47,6 +50,7 @@ export interface AbRow {
   apiUs: Comparison;
   postgresUs?: Comparison;
   peakRssMb?: Comparison;
+  purchasesPerSecond?: Comparison;
   violations: Record<Side, number>;
 }
 
@@ -70,6 +74,7 @@ export function compareCell(cell: string, pairs: Array<Record<Side, AbSample>>):
     apiUs,
     postgresUs: compare(pairs, (s) => s.postgresUsPerPurchase),
     peakRssMb: compare(pairs, (s) => s.peakRssMb),
+    purchasesPerSecond: compare(pairs, (s) => s.purchasesPerSecond),
     violations: { current: violations('current'), baseline: violations('baseline') },
   };
 }
@@ -80,9 +85,9 @@ const cells = (c: Comparison | undefined, digits = 0) => (c ? [num(c.current, di
 
 /** The comparison as a markdown table (readable as plain text too), for a human to paste where it belongs. */
 export function renderAbTable(rows: AbRow[], baselineLabel: string): string {
-  const header = `| cell (rounds) | API µs/answer, current | ${baselineLabel} | current/baseline | Postgres µs/purchase, current | ${baselineLabel} | current/baseline | peak RSS MB, current | ${baselineLabel} | violations (current / baseline) |`;
+  const header = `| cell (rounds) | API µs/answer, current | ${baselineLabel} | current/baseline | Postgres µs/purchase, current | ${baselineLabel} | current/baseline | peak RSS MB, current | ${baselineLabel} | 201/s, current | ${baselineLabel} | current/baseline | violations (current / baseline) |`;
   const body = rows.map((r) =>
-    ['', `${r.cell} (${r.rounds})`, ...cells(r.apiUs, 1), ...cells(r.postgresUs, 1), ...(r.peakRssMb ? [num(r.peakRssMb.current), num(r.peakRssMb.baseline)] : ['–', '–']), `${r.violations.current} / ${r.violations.baseline}`, ''].join(' | ').trim(),
+    ['', `${r.cell} (${r.rounds})`, ...cells(r.apiUs, 1), ...cells(r.postgresUs, 1), ...(r.peakRssMb ? [num(r.peakRssMb.current), num(r.peakRssMb.baseline)] : ['–', '–']), ...cells(r.purchasesPerSecond), `${r.violations.current} / ${r.violations.baseline}`, ''].join(' | ').trim(),
   );
-  return [header, '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|', ...body].join('\n');
+  return [header, '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|', ...body].join('\n');
 }
