@@ -63,7 +63,7 @@ export async function followPending(
     maxPolls: number;
     maxRetryDelayMs: number;
     deadline: number;
-    history?: HistoryLog;
+    history?: Pick<HistoryLog, 'add'>;
   },
   firstRetryAfterMs: number | undefined,
 ): Promise<PendingOutcome> {
@@ -109,7 +109,7 @@ export async function payOrder(
   token: string,
   userId: string,
   orderId: string,
-  history?: HistoryLog,
+  history?: Pick<HistoryLog, 'add'>,
 ): Promise<void> {
   const sent = await send(() =>
     transport.post(`${url}/orders/${encodeURIComponent(orderId)}/pay`, { authorization: `Bearer ${token}` }, ''),
@@ -133,7 +133,7 @@ export async function cancelOrder(
   token: string,
   userId: string,
   orderId: string,
-  history?: HistoryLog,
+  history?: Pick<HistoryLog, 'add'>,
 ): Promise<void> {
   const sent = await send(() =>
     transport.post(`${url}/orders/${encodeURIComponent(orderId)}/cancel`, { authorization: `Bearer ${token}` }, ''),
@@ -158,7 +158,7 @@ export async function readStockUntil(
   productId: string,
   everyMs: number,
   stop: AbortSignal,
-  history?: HistoryLog,
+  history?: Pick<HistoryLog, 'add'>,
 ): Promise<number> {
   let reads = 0;
   while (!stop.aborted) {

@@ -4,9 +4,11 @@
  * itself, and hands its figures and history back when the load is over.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { HistoryLog } from '../history/writer';
+import type { OpRecord } from '../history/format';
 import { drive, DriveOptions } from './driver';
 import { GeneratorMeter } from './generator-meter';
+import { PurchaseHistory } from './purchase-history';
+import { rehearsePurchases } from './purchase-rehearsal';
 import { Recorder } from './recorder';
 import { AttemptCounter } from './worker-split';
 
@@ -32,7 +34,7 @@ export type FromThread =
   | { type: 'progress'; progress: ThreadProgress }
   /** The load is over for this thread: its meter's figures, before its records are gathered. */
   | { type: 'loaded'; figures: ReturnType<GeneratorMeter['stop']> }
-  | { type: 'done'; recorder: ReturnType<Recorder['snapshot']>; ops: HistoryLog['ops'] }
+  | { type: 'done'; recorder: ReturnType<Recorder['snapshot']>; ops: OpRecord[] }
   | { type: 'failed'; message: string };
 
 export const progressOf = (recorder: Recorder): ThreadProgress => ({
@@ -42,10 +44,21 @@ export const progressOf = (recorder: Recorder): ThreadProgress => ({
   unavailable: recorder.byStatus['503'] ?? 0,
 });
 
+/** The thread's purchase path run against a stand-in, with options shaped as `run` will shape them. */
+function rehearse(plan: ThreadPlan): Promise<void> {
+  const { productId, quantity } = plan.options;
+  const senderPrefix = `w${plan.worker}.`;
+  const recorder = new Recorder(Date.now());
+  const history = plan.recordHistory ? new PurchaseHistory(productId, quantity, senderPrefix) : undefined;
+  return rehearsePurchases({ ...plan.options, recorder, history, senderPrefix });
+}
+
 async function run(plan: ThreadPlan, startedAt: number): Promise<void> {
   const port = parentPort!;
   const recorder = new Recorder(startedAt);
-  const history = plan.recordHistory ? new HistoryLog('worker') : undefined;
+  const { productId, quantity } = plan.options;
+  const senderPrefix = `w${plan.worker}.`;
+  const history = plan.recordHistory ? new PurchaseHistory(productId, quantity, senderPrefix) : undefined;
   const meter = new GeneratorMeter(startedAt);
   const ticker = setInterval(
     () => port.postMessage({ type: 'progress', progress: progressOf(recorder) } satisfies FromThread),
@@ -54,14 +67,15 @@ async function run(plan: ThreadPlan, startedAt: number): Promise<void> {
   meter.start();
   try {
     await drive(
-      { ...plan.options, recorder, history, senderPrefix: `w${plan.worker}.` },
+      { ...plan.options, recorder, history, senderPrefix },
       new AttemptCounter(plan.options.requests ?? Infinity, plan.counter),
     );
   } finally {
     clearInterval(ticker);
   }
   port.postMessage({ type: 'loaded', figures: meter.stop(recorder.requests) } satisfies FromThread);
-  port.postMessage({ type: 'done', recorder: recorder.snapshot(), ops: history?.ops ?? [] } satisfies FromThread);
+  // The history's records are built now, once the load is over and metered.
+  port.postMessage({ type: 'done', recorder: recorder.snapshot(), ops: history?.ops() ?? [] } satisfies FromThread);
 }
 
 if (parentPort && (workerData as { plan?: ThreadPlan } | undefined)?.plan) {
@@ -74,5 +88,12 @@ if (parentPort && (workerData as { plan?: ThreadPlan } | undefined)?.plan) {
       } satisfies FromThread),
     );
   });
-  parentPort.postMessage({ type: 'ready' } satisfies FromThread);
+  rehearse(plan).then(
+    () => parentPort!.postMessage({ type: 'ready' } satisfies FromThread),
+    (error: unknown) =>
+      parentPort!.postMessage({
+        type: 'failed',
+        message: String((error as Error)?.stack ?? error),
+      } satisfies FromThread),
+  );
 }

@@ -1,7 +1,10 @@
 import { Worker } from 'node:worker_threads';
+import type { HistoryLog } from '../history/writer';
 import { drive, DriveOptions } from './driver';
 import type { FromThread, ThreadPlan, ThreadProgress } from './drive-worker';
 import { GeneratorMeter, GeneratorThreadFigures } from './generator-meter';
+import { rehearsePurchases } from './purchase-rehearsal';
+import { Recorder } from './recorder';
 import { perSecond } from './stats';
 import { ProgressSnapshot } from './types';
 import { AttemptCounter, mergeThreadHistories, splitConnections, workerCount } from './worker-split';
@@ -16,8 +19,8 @@ if (!require.extensions['.ts']) require(workerData.tsNode).register({ transpileO
 require(workerData.entry);
 `;
 
-/** The run's drive options, less what each thread has of its own. */
-export type SharedDriveOptions = Omit<DriveOptions, 'senderPrefix'>;
+/** The run's drive options, less what each thread has of its own; the threads' histories end in the run's. */
+export type SharedDriveOptions = Omit<DriveOptions, 'senderPrefix' | 'history'> & { history?: HistoryLog };
 /** What the threads are started with, before the run's recorder exists. */
 export type ThreadSetup = Omit<SharedDriveOptions, 'recorder' | 'history'> & { recordHistory: boolean };
 
@@ -61,7 +64,10 @@ export class GeneratorThreads {
   static async open(setup: ThreadSetup, workers: number, progressEveryMs = 1000): Promise<GeneratorThreads> {
     const count = workerCount(workers, setup.connections);
     const counter = new AttemptCounter(setup.requests ?? Infinity);
-    if (count === 1) return new GeneratorThreads([], counter);
+    if (count === 1) {
+      await rehearsePurchases({ ...cloneable(setup), recorder: new Recorder(Date.now()) });
+      return new GeneratorThreads([], counter);
+    }
     const threads = splitConnections(setup.connections, count).map((connections, worker) => {
       const plan: ThreadPlan = {
         worker,

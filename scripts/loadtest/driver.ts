@@ -21,7 +21,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { PurchaseRecord } from '../history/format';
 import { HistoryLog } from '../history/writer';
 import { cancelOrder, followPending, payOrder } from './buyer-actions';
-import { Transport, TransportError } from './http-transport';
+import { answerHeader, Transport, TransportError } from './http-transport';
+import type { PurchaseHistory } from './purchase-history';
 import { Recorder, RequestSample } from './recorder';
 import { isEarlyRetryRefusal, isRetryableStatus, parseRetryAfter, retryDelayMs } from './retry-policy';
 import { SocketTransport } from './socket-transport';
@@ -42,7 +43,7 @@ export interface DriveOptions {
   runId: string;
   recorder: Recorder;
   /** Every request as a history record (`--history`), for the checker. */
-  history?: HistoryLog;
+  history?: HistoryLog | PurchaseHistory;
   /** The buyer of every Nth order pays it at once (`POST /orders/:id/pay`). */
   payEvery?: number;
   /** The buyer of every Nth order (counted from the second) cancels it at once. */
@@ -79,8 +80,9 @@ export async function drive(
   const deadline = options.durationS !== undefined ? options.recorder.startedAt + options.durationS * 1000 : Infinity;
   const transport = new SocketTransport(options.connections, options.requestTimeoutMs);
   const claim = (): number => (Date.now() >= deadline ? -1 : counter.claim());
+  const purchases = purchaseTargets(options);
   const worker = async (): Promise<void> => {
-    for (let n = claim(); n >= 0; n = claim()) await attempt(options, transport, n, deadline);
+    for (let n = claim(); n >= 0; n = claim()) await attempt(options, purchases, transport, n, deadline);
   };
   try {
     await Promise.all(Array.from({ length: options.connections }, worker));
@@ -89,17 +91,40 @@ export async function drive(
   }
 }
 
+/** What every purchase of a run sends alike: each URL's purchase address, and the body. */
+interface PurchaseTargets {
+  urls: string[];
+  body: string;
+}
+
+function purchaseTargets(options: DriveOptions): PurchaseTargets {
+  return {
+    urls: options.urls.map((url) => purchaseUrl(url, options.productId)),
+    body: JSON.stringify({ quantity: options.quantity }),
+  };
+}
+
+const purchaseUrl = (url: string, productId: string) => `${url}/products/${encodeURIComponent(productId)}/purchase`;
+
 /** One logical purchase: one Idempotency-Key, re-sent on 503/429/transport errors; a 202's outcome asked for at its Location. */
-async function attempt(options: DriveOptions, transport: Transport, n: number, deadline: number): Promise<void> {
+async function attempt(
+  options: DriveOptions,
+  purchases: PurchaseTargets,
+  transport: Transport,
+  n: number,
+  deadline: number,
+): Promise<void> {
   const { recorder, urls } = options;
   const user = options.users[n % options.users.length];
   const key = `lt-${options.runId}-${n}`;
   recorder.attempts++;
   for (let retry = 0; ; retry++) {
     // Each retry moves to the next instance, as a client behind a load balancer would.
-    const url = urls[(n + retry) % urls.length];
-    const sender = `${options.senderPrefix ?? 'w'}${n % options.connections}`;
-    const response = await sendRecordedPurchase(options, transport, url, user, key, sender);
+    const at = (n + retry) % urls.length;
+    const url = urls[at];
+    const response = await send(transport, purchases.urls[at], user.token, key, purchases.body);
+    recorder.record(response.sample);
+    recordPurchase(options, response, n % options.connections, user.id, key);
     if (response.sample.status === 202) {
       const orderId = await settlePending(options, transport, url, user, response, deadline);
       if (orderId) await afterCreated(options, transport, url, user, orderId);
@@ -184,6 +209,18 @@ export async function sendRecordedPurchase(
   return response;
 }
 
+/** A purchase of the run's own load in its history: kept compact when the history can hold it so. */
+function recordPurchase(options: DriveOptions, response: Response, connection: number, userId: string, key: string) {
+  const { history, productId, quantity } = options;
+  if (!history) return;
+  if ('addPurchase' in history && history.productId === productId && history.quantity === quantity)
+    history.addPurchase(response, connection, userId, key);
+  else {
+    const process = `${options.senderPrefix ?? 'w'}${connection}`;
+    history.add(purchaseRecord(response, { process, productId, userId, quantity, key }));
+  }
+}
+
 /** A purchase answer as a history record (docs/LOADTEST.md). */
 export function purchaseRecord(
   response: Response,
@@ -227,33 +264,39 @@ export async function purchase(
   body: string,
   extraHeaders: Record<string, string> = {},
 ): Promise<Response> {
+  return send(transport, purchaseUrl(url, productId), token, key, body, extraHeaders);
+}
+
+/** One POST of a purchase to its address. */
+async function send(
+  transport: Transport,
+  target: string,
+  token: string,
+  key: string,
+  body: string,
+  extraHeaders?: Record<string, string>,
+): Promise<Response> {
   const started = performance.now();
   const invokeMs = Date.now();
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key };
   try {
-    const res = await transport.post(
-      `${url}/products/${encodeURIComponent(productId)}/purchase`,
-      { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key, ...extraHeaders },
-      body,
-    );
+    const res = await transport.post(target, extraHeaders ? { ...headers, ...extraHeaders } : headers, body);
     const latencyMs = performance.now() - started;
     const completeMs = Date.now();
     const parsed = parseJson(res.body);
     const sample: RequestSample = { status: res.status, latencyMs, finishedAt: completeMs };
-    const header = res.headers['purchase-id'];
     const purchaseId =
-      (Array.isArray(header) ? header[0] : header) ??
-      (typeof parsed?.purchaseId === 'string' ? parsed.purchaseId : undefined);
+      answerHeader(res, 'purchase-id') ?? (typeof parsed?.purchaseId === 'string' ? parsed.purchaseId : undefined);
     if (res.status === 201) {
       const orderId = typeof parsed?.id === 'string' || typeof parsed?.id === 'number' ? String(parsed.id) : undefined;
       if (!orderId) sample.code = 'NO_ORDER_ID';
       return { sample, orderId, invokeMs, completeMs, purchaseId };
     }
     sample.code = typeof parsed?.code === 'string' ? parsed.code : undefined;
-    const retryAfter = res.headers['retry-after'];
-    const location = typeof res.headers.location === 'string' ? res.headers.location : undefined;
+    const location = answerHeader(res, 'location');
     return {
       sample,
-      retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
+      retryAfterMs: parseRetryAfter(answerHeader(res, 'retry-after')),
       invokeMs,
       completeMs,
       purchaseId,

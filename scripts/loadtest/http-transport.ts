@@ -5,6 +5,15 @@ export interface HttpAnswer {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
+  /** One header (`name` lower-case) without reading them all: SocketTransport's answers have it. */
+  header?(name: string): string | undefined;
+}
+
+/** One header of an answer, its first value when it came as several. */
+export function answerHeader(answer: HttpAnswer, name: string): string | undefined {
+  if (answer.header) return answer.header(name);
+  const value = answer.headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 export class TransportError extends Error {

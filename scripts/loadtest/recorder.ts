@@ -35,7 +35,6 @@ export class Recorder {
   readonly attemptOutcomes: Record<string, number> = {};
   /** Order ids of the 201s, deduplicated (an idempotent replay returns the same order). */
   readonly createdOrderIds = new Set<string>();
-  readonly createdByUser = new Map<string, number>();
   requests = 0;
   retries = 0;
   /** The first SOLD_OUT answer (client clock), and how many orders the run had seen created by then. */
@@ -70,10 +69,16 @@ export class Recorder {
   }
 
   recordCreated(orderId: string, userId: string): void {
-    if (this.createdOrderIds.has(orderId)) return;
-    this.createdOrderIds.add(orderId);
+    const known = this.createdOrderIds.size;
+    if (this.createdOrderIds.add(orderId).size === known) return;
     this.createdLog.push([orderId, userId, Date.now()]);
-    this.createdByUser.set(userId, (this.createdByUser.get(userId) ?? 0) + 1);
+  }
+
+  /** Orders created per buyer, counted when asked (for the report) rather than at every 201. */
+  get createdByUser(): Map<string, number> {
+    const byUser = new Map<string, number>();
+    for (const [, userId] of this.createdLog) byUser.set(userId, (byUser.get(userId) ?? 0) + 1);
+    return byUser;
   }
 
   snapshot(): RecorderSnapshot {
@@ -110,7 +115,6 @@ export class Recorder {
       if (this.createdOrderIds.has(orderId)) continue;
       this.createdOrderIds.add(orderId);
       this.createdLog.push([orderId, userId, atMs]);
-      this.createdByUser.set(userId, (this.createdByUser.get(userId) ?? 0) + 1);
     }
     this.requests += part.requests;
     this.retries += part.retries;

@@ -9,6 +9,32 @@ export interface ParsedResponse {
   keepAlive: boolean;
 }
 
+/**
+ * A response whose header lines are turned into an object only when `headers` is first read: the
+ * purchase path reads three headers of the fifteen the API sends, by `header(name)`.
+ */
+export class ParsedAnswer implements ParsedResponse {
+  private parsed?: Record<string, string>;
+
+  constructor(
+    readonly status: number,
+    /** The head's header lines (after the status line), as sent and lower-cased. */
+    private readonly lines: string,
+    private readonly lowerLines: string,
+    readonly body: string,
+    readonly keepAlive: boolean,
+  ) {}
+
+  get headers(): Record<string, string> {
+    return (this.parsed ??= parseHeaderLines(this.lines));
+  }
+
+  /** One header's value (`name` lower-case), repeated ones joined as in `headers`. */
+  header(name: string): string | undefined {
+    return this.parsed ? this.parsed[name] : headerIn(this.lines, this.lowerLines, name);
+  }
+}
+
 const HEAD_END = Buffer.from('\r\n\r\n');
 const CRLF = Buffer.from('\r\n');
 /** A head larger than this is not an answer from the API: refuse it rather than buffer it. */
@@ -21,11 +47,11 @@ const MAX_HEAD_BYTES = 64 * 1024;
  */
 export class ResponseParser {
   private buffered: Buffer = Buffer.alloc(0);
-  private head?: { status: number; headers: Record<string, string>; keepAlive: boolean };
+  private head?: { status: number; lines: string; lowerLines: string; keepAlive: boolean };
   private framing: 'length' | 'chunked' | 'close' | 'none' = 'none';
   private bodyLength = 0;
   private body: Buffer[] = [];
-  private result?: ParsedResponse;
+  private result?: ParsedAnswer;
 
   push(chunk: Buffer): ParseState {
     this.buffered = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
@@ -48,38 +74,49 @@ export class ResponseParser {
     return 'error';
   }
 
-  /** The finished response; the parser is ready for the next one. */
+  /** The finished response as plain data; the parser is ready for the next one. */
   take(): ParsedResponse {
-    const result = this.result as ParsedResponse;
+    const { status, headers, body, keepAlive } = this.takeAnswer();
+    return { status, headers, body, keepAlive };
+  }
+
+  /** The finished response, its headers read when asked for; the parser is ready for the next one. */
+  takeAnswer(): ParsedAnswer {
+    const result = this.result as ParsedAnswer;
     this.result = undefined;
     return result;
   }
 
-  /** One pass over the head: the status line, then a line at a time (the purchase path's hot spot). */
+  /**
+   * The status line, every header line checked for its colon, and the three headers that frame the
+   * body looked up; the rest wait until an answer's `headers` are read.
+   */
   private readHead(text: string): boolean {
     const statusLine = /^HTTP\/1\.([01]) (\d{3})/.exec(text);
     if (!statusLine) return false;
-    const headers: Record<string, string> = {};
-    let at = text.indexOf('\r\n');
+    const firstBreak = text.indexOf('\r\n');
+    let at = firstBreak;
     while (at >= 0) {
       const start = at + 2;
       at = text.indexOf('\r\n', start);
       const end = at < 0 ? text.length : at;
       const colon = text.indexOf(':', start);
       if (colon <= start || colon > end) return false;
-      const name = text.slice(start, colon).toLowerCase();
-      const value = text.slice(colon + 1, end).trim();
-      headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
     }
+    // Each header line begins with CRLF, the first one included, so a name is found as "\r\n<name>:".
+    const lines = firstBreak < 0 ? '' : text.slice(firstBreak);
+    const lowerLines = lines.toLowerCase();
     const status = Number(statusLine[2]);
-    const connection = headers.connection?.toLowerCase() ?? '';
+    const connection = headerIn(lines, lowerLines, 'connection')?.toLowerCase() ?? '';
     const keepAlive = statusLine[1] === '1' ? !connection.includes('close') : connection.includes('keep-alive');
-    this.head = { status, headers, keepAlive };
+    this.head = { status, lines, lowerLines, keepAlive };
+    const contentLength = headerIn(lines, lowerLines, 'content-length');
     if (status === 204 || status === 304 || status < 200) this.framing = 'none';
-    else if (headers['transfer-encoding']?.toLowerCase().includes('chunked')) this.framing = 'chunked';
-    else if (headers['content-length'] !== undefined) {
+    else if (headerIn(lines, lowerLines, 'transfer-encoding')?.toLowerCase().includes('chunked'))
+      this.framing = 'chunked';
+    else if (contentLength !== undefined) {
       this.framing = 'length';
-      this.bodyLength = Number(headers['content-length']);
+      this.bodyLength = Number(contentLength);
       if (!Number.isSafeInteger(this.bodyLength) || this.bodyLength < 0) return false;
     } else this.framing = 'close';
     return true;
@@ -122,10 +159,40 @@ export class ResponseParser {
     const body = this.body.length === 1 ? this.body[0].toString('utf8') : Buffer.concat(this.body).toString('utf8');
     // Bytes beyond the answer would belong to no request (no pipelining): the socket is not reused.
     const keepAlive = framed && head.keepAlive && this.buffered.length === 0;
-    this.result = { status: head.status, headers: head.headers, body, keepAlive };
+    this.result = new ParsedAnswer(head.status, head.lines, head.lowerLines, body, keepAlive);
     this.head = undefined;
     this.body = [];
     this.buffered = Buffer.alloc(0);
     return 'done';
   }
+}
+
+/** Every header line as an object: names lower-cased, values trimmed, repeated names joined with ", ". */
+function parseHeaderLines(lines: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  let at = lines.indexOf('\r\n');
+  while (at >= 0) {
+    const start = at + 2;
+    at = lines.indexOf('\r\n', start);
+    const end = at < 0 ? lines.length : at;
+    const colon = lines.indexOf(':', start);
+    const name = lines.slice(start, colon).toLowerCase();
+    const value = lines.slice(colon + 1, end).trim();
+    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+  }
+  return headers;
+}
+
+/** One header's value from the header lines, found in their lower-cased copy; as `parseHeaderLines` would give it. */
+function headerIn(lines: string, lowerLines: string, name: string): string | undefined {
+  const needle = `\r\n${name}:`;
+  let value: string | undefined;
+  for (let at = lowerLines.indexOf(needle); at >= 0;) {
+    const start = at + needle.length;
+    const end = lowerLines.indexOf('\r\n', start);
+    const found = lines.slice(start, end < 0 ? lines.length : end).trim();
+    value = value === undefined ? found : `${value}, ${found}`;
+    at = end < 0 ? -1 : lowerLines.indexOf(needle, end);
+  }
+  return value;
 }

@@ -1,4 +1,3 @@
-import { IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
 import { ClientSource, HttpAnswer, TransportError } from './http-transport';
@@ -187,10 +186,10 @@ class Connection {
     const request = this.current as Pending;
     clearTimeout(this.timer);
     this.current = undefined;
-    const { status, headers, body, keepAlive } = this.parser.take();
-    if (keepAlive && !this.gone) this.pool.released(this);
+    const answer = this.parser.takeAnswer();
+    if (answer.keepAlive && !this.gone) this.pool.released(this);
     else this.drop();
-    request.resolve({ status, headers: headers as IncomingHttpHeaders, body });
+    request.resolve(answer);
   }
 
   private fail(code: string): void {

@@ -323,7 +323,7 @@ async function queueCall(
   return answer;
 }
 
-function record(history: HistoryLog | undefined, productId: string, userId: string, a: QueueAnswer): void {
+function record(history: Pick<HistoryLog, 'add'> | undefined, productId: string, userId: string, a: QueueAnswer): void {
   if (!history) return;
   const op = {
     op: a.op,
