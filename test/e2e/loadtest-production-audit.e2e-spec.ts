@@ -1,12 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { Client } from 'pg';
 import { runLoadTest } from '../../scripts/loadtest';
 import { mintToken } from '../../scripts/loadtest/jwt';
 import { ApiProcess } from '../../scripts/infra/api-process';
-import { freePort } from '../support/free-port';
-import { RedisServerProcess } from '../support/redis-server';
-import { createOwnerRole, createTestDatabase, TestDatabase } from '../support/test-database';
+import { ProductionInstance, startProductionInstance } from '../support/production-instance';
 
 jest.setTimeout(180_000);
 
@@ -19,39 +16,21 @@ const AUDIENCE = 'flash-sale-audit-test';
  * Retry-After and finish, and the run passes. Ground truth: the orders the test reads from Postgres.
  */
 describe('the load test against a production-mode instance', () => {
-  let redis: RedisServerProcess;
-  let database: TestDatabase;
-  let owner: Awaited<ReturnType<typeof createOwnerRole>>;
+  let instance: ProductionInstance;
   let api: ApiProcess;
 
   beforeAll(async () => {
-    if (!existsSync('dist/apps/api/main.js')) throw new Error('build first: npm run build (npm test does it)');
-    [redis, database] = await Promise.all([RedisServerProcess.start(), createTestDatabase()]);
-    owner = await createOwnerRole(database.url);
-    api = new ApiProcess({
-      port: await freePort(),
-      env: {
-        NODE_ENV: 'production',
-        DATABASE_URL: owner.url,
-        REDIS_URL: redis.url,
-        REDIS_ALLOW_NO_AUTH: 'true',
-        JWT_SECRET: SECRET,
-        JWT_AUDIENCE: AUDIENCE,
-        METRICS_PORT: String(await freePort()),
+    instance = await startProductionInstance(
+      { secret: SECRET, audience: AUDIENCE },
+      {
         // One page of GET /orders a second: an audit of 1,200 orders (three pages) must wait.
         RATE_LIMIT_PER_SECOND: '1',
-        LOG_LEVEL: 'warn',
       },
-    });
-    await api.start(60_000);
+    );
+    api = instance.api;
   }, 120_000);
 
-  afterAll(async () => {
-    await api?.stop();
-    await redis?.stop();
-    await database?.drop();
-    await owner?.dropRole();
-  });
+  afterAll(() => instance?.stop());
 
   it('finishes its audit through the listing budget and passes', async () => {
     const result = await runLoadTest({
@@ -67,7 +46,7 @@ describe('the load test against a production-mode instance', () => {
     });
     const failed = result.invariants.filter((i) => !i.ok && i.severity === 'error').map((i) => i.name);
     expect(failed).toEqual([]);
-    const client = new Client({ connectionString: database.url });
+    const client = new Client({ connectionString: instance.databaseUrl });
     await client.connect();
     try {
       const { rows } = await client.query<{ orders: string }>(

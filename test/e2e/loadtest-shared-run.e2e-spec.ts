@@ -1,14 +1,12 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { parseHistory, PurchaseRecord } from '../../scripts/history/format';
 import { ApiProcess } from '../../scripts/infra/api-process';
-import { freePort } from '../support/free-port';
-import { RedisServerProcess } from '../support/redis-server';
 import { runScript } from '../support/run-script';
-import { createOwnerRole, createTestDatabase, TestDatabase } from '../support/test-database';
+import { ProductionInstance, startProductionInstance } from '../support/production-instance';
 import { testOutputDir } from '../support/test-output';
 
 jest.setTimeout(240_000);
@@ -68,37 +66,15 @@ const created = (file: string): Set<string> =>
  * the product's orders and stock, read from Postgres by the test.
  */
 describe('a sale driven by two generators with one run id', () => {
-  let redis: RedisServerProcess;
-  let database: TestDatabase;
-  let owner: Awaited<ReturnType<typeof createOwnerRole>>;
+  let instance: ProductionInstance;
   let api: ApiProcess;
 
   beforeAll(async () => {
-    if (!existsSync('dist/apps/api/main.js')) throw new Error('build first: npm run build (npm test does it)');
-    [redis, database] = await Promise.all([RedisServerProcess.start(), createTestDatabase()]);
-    owner = await createOwnerRole(database.url);
-    api = new ApiProcess({
-      port: await freePort(),
-      env: {
-        NODE_ENV: 'production',
-        DATABASE_URL: owner.url,
-        REDIS_URL: redis.url,
-        REDIS_ALLOW_NO_AUTH: 'true',
-        JWT_SECRET: SECRET,
-        JWT_AUDIENCE: AUDIENCE,
-        METRICS_PORT: String(await freePort()),
-        LOG_LEVEL: 'warn',
-      },
-    });
-    await api.start(60_000);
+    instance = await startProductionInstance({ secret: SECRET, audience: AUDIENCE });
+    api = instance.api;
   }, 120_000);
 
-  afterAll(async () => {
-    await api?.stop();
-    await redis?.stop();
-    await database?.drop();
-    await owner?.dropRole();
-  });
+  afterAll(() => instance?.stop());
 
   it('writes two histories that check-history judges together clean, their 201s the units sold', async () => {
     const dir = testOutputDir('shared-run');
@@ -140,7 +116,7 @@ describe('a sale driven by two generators with one run id', () => {
       leadFile,
       followerFile,
       '--database-url',
-      database.url,
+      instance.databaseUrl,
       '--require',
       JUDGED,
     ]);
@@ -148,7 +124,7 @@ describe('a sale driven by two generators with one run id', () => {
     expect(check.stdout).toContain(`run ${RUN_ID}: 2 history file(s) judged as one sale`);
 
     // Ground truth: what Postgres holds for the product.
-    const pg = new Client({ connectionString: database.url });
+    const pg = new Client({ connectionString: instance.databaseUrl });
     await pg.connect();
     const { rows } = await pg
       .query<{ live: number; orders: number; stock: number }>(
@@ -174,7 +150,7 @@ describe('a sale driven by two generators with one run id', () => {
       meta.run.clock.offsetMs += byMs;
       const skewed = join(dir, `follower-skewed-${byMs}.jsonl`);
       writeFileSync(skewed, [JSON.stringify(meta), ...lines.slice(1)].join('\n'));
-      return runScript('scripts/history/cli.ts', [leadFile, skewed, '--database-url', database.url]);
+      return runScript('scripts/history/cli.ts', [leadFile, skewed, '--database-url', instance.databaseUrl]);
     };
     const behind = await judgeSkewed(60_000);
     expect([behind.code, behind.stdout]).toEqual([
