@@ -1,14 +1,10 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
-import { createDatabase } from '../../scripts/infra/databases';
-import { ensurePostgres } from '../../scripts/infra/postgres';
 import { API_NODE_FLAGS } from '../../scripts/infra/api-process';
-import { RedisServerProcess } from '../../test/support/redis-server';
+import { startBenchServices } from './bench-services';
 import { CpuBenchEnv, CpuCell, hotCell, spikeCell } from './cpu-cells';
 import { nodeClientOverloadCell } from './node-client-overload';
-import { ensureWrk, raiseOpenFileLimit } from './wrk';
-import { ensureSs } from './accept-queue';
 
 const CELLS: Record<string, (env: CpuBenchEnv) => Promise<CpuCell>> = {
   overload: nodeClientOverloadCell,
@@ -44,15 +40,7 @@ async function main(): Promise<void> {
   for (const cell of cells)
     if (!CELLS[cell]) throw new Error(`unknown cell ${cell}; cells: ${Object.keys(CELLS).join(', ')}`);
   const flagSets = values.flags.split(';').map((set) => set.trim().split(/\s+/).filter(Boolean));
-  ensureWrk();
-  ensureSs();
-  raiseOpenFileLimit();
-  const postgres = await ensurePostgres();
-  const redis = await RedisServerProcess.start();
-  const env: CpuBenchEnv = {
-    databaseUrl: await createDatabase(postgres.url, 'flashsale_bench', true),
-    redisUrl: redis.url,
-    redisPid: redis.pid!,
+  const { env, stop } = await startBenchServices({
     seconds: Number(values.seconds),
     connections: 100,
     users: Number(values.users),
@@ -60,7 +48,7 @@ async function main(): Promise<void> {
     spikeSeconds: Number(values.seconds),
     profile: false,
     apiEntry: values.entry === undefined ? undefined : resolve(values.entry),
-  };
+  });
   console.log(
     `node ${process.version}; ${values.seconds} s per cell; flag sets: ${flagSets.map((set) => `[${set.join(' ')}]`).join(', ')}`,
   );
@@ -89,7 +77,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    await redis.stop();
+    await stop();
   }
 }
 

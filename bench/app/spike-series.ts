@@ -1,12 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
-import { createDatabase } from '../../scripts/infra/databases';
-import { ensurePostgres } from '../../scripts/infra/postgres';
-import { RedisServerProcess } from '../../test/support/redis-server';
-import { CpuBenchEnv, CpuCell, hotCell, spikeCell } from './cpu-cells';
-import { ensureWrk, raiseOpenFileLimit } from './wrk';
-import { ensureSs } from './accept-queue';
+import { startBenchServices } from './bench-services';
+import { CpuCell, hotCell, spikeCell } from './cpu-cells';
 import { buildBaseline, resolveCommit } from './baseline-build';
 
 /**
@@ -37,15 +33,7 @@ async function main(): Promise<void> {
       ref: { type: 'string' },
     },
   });
-  ensureWrk();
-  ensureSs();
-  raiseOpenFileLimit();
-  const postgres = await ensurePostgres();
-  const redis = await RedisServerProcess.start();
-  const env: CpuBenchEnv = {
-    databaseUrl: await createDatabase(postgres.url, 'flashsale_bench', true),
-    redisUrl: redis.url,
-    redisPid: redis.pid!,
+  const { env, stop } = await startBenchServices({
     seconds: Number(values.seconds),
     connections: Number(values.connections),
     users: Number(values.users),
@@ -56,7 +44,7 @@ async function main(): Promise<void> {
       values.ref === undefined
         ? undefined
         : buildBaseline(resolveCommit(values.ref), (line) => console.log(`[bench] ${line}`)),
-  };
+  });
   const floor = Number(values.floor);
   const perSecond = (cell: CpuCell) => (cell.load.byStatus['201'] ?? 0) / cell.load.seconds;
   let collapsed = 0;
@@ -87,7 +75,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await redis.stop();
+    await stop();
   }
   console.log(`${collapsed} of ${values.runs} spikes under ${(100 * floor).toFixed(0)}% of the 100-connection rate`);
 }
