@@ -1,8 +1,9 @@
 import { checkHistory, HistoryCheck } from './check-history';
 import { FinalOrder, HISTORY_FORMAT, MetaRecord, OpRecord, parseHistory } from './format';
 import { HistoryLog } from './writer';
+import { readRecord, SPEC_PRODUCT } from './spec-records';
 
-const P = '7';
+const P = SPEC_PRODUCT;
 const meta = (initialStock = 3, perUserLimit = 1): MetaRecord => ({
   op: 'meta',
   format: HISTORY_FORMAT,
@@ -36,14 +37,7 @@ const order = (
   createdAtMs,
   expiresAtMs: createdAtMs + 60_000,
 });
-const read = (stock: number, t: number): OpRecord => ({
-  op: 'read',
-  productId: P,
-  stock,
-  status: 200,
-  invokeMs: t,
-  completeMs: t + 5,
-});
+const read = readRecord;
 const failed = (check: HistoryCheck): string[] => check.rules.filter((r) => !r.ok).map((r) => r.rule);
 const run = (ops: OpRecord[], orders: FinalOrder[], m = meta()) =>
   checkHistory(m, ops, orders, { finalReadAtMs: 10_000_000, require: [] });

@@ -2,8 +2,9 @@ import { checkHistory } from './check-history';
 import { toReferenceClock } from './clock-shift';
 import { FinalOrder, GeneratorRun, HISTORY_FORMAT, MetaRecord, OpRecord } from './format';
 import { HistoryPart, mergeHistories } from './merge-histories';
+import { readRecord, SPEC_PRODUCT } from './spec-records';
 
-const P = '7';
+const P = SPEC_PRODUCT;
 const AGAINST = 'date-header http://api:3000';
 
 const part = (
@@ -40,14 +41,7 @@ const buy = (userId: string, t: number, orderId: string): OpRecord => ({
   invokeMs: t,
   completeMs: t + 10,
 });
-const read = (stock: number, t: number): OpRecord => ({
-  op: 'read',
-  productId: P,
-  stock,
-  status: 200,
-  invokeMs: t,
-  completeMs: t + 5,
-});
+const read = readRecord;
 const order = (id: string, userId: string, createdAtMs: number): FinalOrder => ({
   id,
   productId: P,

@@ -1,20 +1,14 @@
 import { checkHistory, formatCheck } from './check-history';
 import { HISTORY_FORMAT, MetaRecord, OpRecord } from './format';
+import { readRecord, SPEC_PRODUCT } from './spec-records';
 
-const P = '7';
+const P = SPEC_PRODUCT;
 const meta: MetaRecord = {
   op: 'meta',
   format: HISTORY_FORMAT,
   products: [{ productId: P, initialStock: 3, perUserLimit: 1 }],
 };
-const read = (stock: number, t: number): OpRecord => ({
-  op: 'read',
-  productId: P,
-  stock,
-  status: 200,
-  invokeMs: t,
-  completeMs: t + 5,
-});
+const read = readRecord;
 // A stock set that never answered may apply at any later time: a rise or fall after it may be its doing.
 const ops: OpRecord[] = [
   read(3, 1000),
