@@ -26,12 +26,14 @@ describe('the checker on a big history', () => {
   });
 
   it('takes time linear in the history: four times the operations, well under twelve times the CPU', () => {
-    // A quadratic step would take sixteen times as long; the margin over four absorbs a shared
-    // machine (a CI run beside the other jest workers read 8.6).
+    // A quadratic step would take sixteen times as long. Each size's figure is the least of three
+    // runs: a shared machine (other jest workers, a major GC landing in one run) only ever adds
+    // time, so the least is the checker's own cost; a single run once read 12.2 in CI.
     judgeSale(5_000);
-    const small = judgeSale(25_000);
-    const big = judgeSale(100_000);
-    process.stdout.write(`25,000 operations: ${Math.round(small.cpuMs)} ms of CPU; 100,000: ${Math.round(big.cpuMs)} ms\n`);
-    expect(big.cpuMs / small.cpuMs).toBeLessThan(12);
-  });
+    const leastCpuMs = (size: number) => Math.min(...[1, 2, 3].map(() => judgeSale(size).cpuMs));
+    const small = leastCpuMs(25_000);
+    const big = leastCpuMs(100_000);
+    process.stdout.write(`25,000 operations: ${Math.round(small)} ms of CPU; 100,000: ${Math.round(big)} ms (least of three)\n`);
+    expect(big / small).toBeLessThan(12);
+  }, 60_000);
 });
