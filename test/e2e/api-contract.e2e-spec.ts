@@ -523,7 +523,7 @@ describe('API contract: rate limit and payment expiry (RATE_LIMIT_PER_SECOND=3, 
   it('429 RATE_LIMITED with Retry-After once a user exceeds the per-second limit; others are unaffected', async () => {
     const product = await api.createProduct({ stock: 100, perUserLimit: 100 });
     // One window for the whole burst, even if it straddles a wall-clock second: 3 pass, 7 are refused.
-    const unpin = pinRateWindow();
+    const unpin = pinRateWindow(harness.app);
     let answers: ApiResponse[];
     try {
       answers = await Promise.all(Array.from({ length: 10 }, () => api.purchase(product.id, 'hasty')));

@@ -39,7 +39,7 @@ describe('per-address budgets and caps count an IPv6 client by its prefix', () =
 
   /** The statuses of `count` requests, the i-th from client(i), all counted in one rate window. */
   async function burst(count: number, client: (i: number) => string, url: string): Promise<number[]> {
-    const unpin = pinRateWindow();
+    const unpin = pinRateWindow(harness.app);
     try {
       const answers = await Promise.all(Array.from({ length: count }, (_, i) => from(client(i), url)));
       return answers.map((a) => a.statusCode);
@@ -129,7 +129,7 @@ describe('IPV6_CLIENT_PREFIX=48', () => {
   afterAll(() => harness.close());
 
   it('counts a whole /48 as one client when told to: its /64s share one budget', async () => {
-    const unpin = pinRateWindow();
+    const unpin = pinRateWindow(harness.app);
     try {
       const answers = await Promise.all(
         Array.from({ length: 3 * BUDGET }, (_, i) =>

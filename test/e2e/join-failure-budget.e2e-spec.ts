@@ -36,7 +36,7 @@ describe('bad tokens on the queue-join shortcut', () => {
     harness.app.inject({ method: 'POST', url: `/products/${productId}/queue`, headers, remoteAddress });
 
   it('answers 429 past AUTH_FAILURES_PER_SECOND, and checks no signature for an address past it', async () => {
-    const unpin = pinRateWindow(); // one window for the whole run
+    const unpin = pinRateWindow(harness.app); // one window for the whole run
     try {
       const before = await signatureChecks(harness);
       const statuses: number[] = [];

@@ -26,10 +26,10 @@ describe('keyed purchases refused before they reach the database', () => {
   let kept: ApiResponse;
 
   /** Runs `work` against a fresh instance on the suite's data, closed afterwards. */
-  async function withInstance<T>(work: (api: Api) => Promise<T>): Promise<T> {
+  async function withInstance<T>(work: (api: Api, app: NestFastifyApplication) => Promise<T>): Promise<T> {
     const app: NestFastifyApplication = await startInstance(env);
     try {
-      return await work(new Api(injectSender(app)));
+      return await work(new Api(injectSender(app)), app);
     } finally {
       await app.close();
     }
@@ -68,9 +68,9 @@ describe('keyed purchases refused before they reach the database', () => {
 
   it(`answers ${ATTEMPTS} parallel keyed purchases of a sale not yet open with 429 past the budget, reading no orders`, async () => {
     const before = await tableReadsOnceIdle(database.name, 'orders');
-    const answers = await withInstance(async (api) => {
+    const answers = await withInstance(async (api, app) => {
       // One rate window for the whole burst, however long it takes.
-      const unpin = pinRateWindow(Math.floor(Date.now() / 1000) * 1000 + 20);
+      const unpin = pinRateWindow(app, Math.floor(Date.now() / 1000) * 1000 + 20);
       try {
         return await Promise.all(
           Array.from({ length: ATTEMPTS }, (_, i) =>

@@ -58,7 +58,7 @@ describe('order routes: ownership before locks, per-user budgets, refunds', () =
     const attackerAnswers: ApiResponse[] = [];
     let flooding = true;
     // One rate window for the whole flood, so its 429s do not depend on how fast the waves run.
-    const unpin = pinRateWindow();
+    const unpin = pinRateWindow(harness.app);
     const { result: { paid, tookMs }, owners } = await lockOwnersDuring(async () => {
       // Hundreds of requests in waves of 50, on every route, for as long as the victim is paying.
       const flood = (async () => {
@@ -103,7 +103,7 @@ describe('order routes: ownership before locks, per-user budgets, refunds', () =
     const product = await api.createProduct({ stock: 5, perUserLimit: 1 });
     const order: Order = (await api.purchase(product.id, 'reader')).body;
     // Reads and pay in one rate window, however long they take: RATE_LIMIT_PER_SECOND is 20.
-    const unpin = pinRateWindow();
+    const unpin = pinRateWindow(harness.app);
     try {
       const reads = await Promise.all(Array.from({ length: 40 }, () => api.getOrder(order.id, auth('reader'))));
       const limited = reads.filter((r) => r.status === 429);

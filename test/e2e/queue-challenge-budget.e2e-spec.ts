@@ -34,7 +34,7 @@ describe('GET /products/:id/queue/challenge budget', () => {
   afterAll(() => harness.close());
   // The burst counts in one window, 20 ms into it, however long it takes.
   beforeEach(() => {
-    unpin = pinRateWindow(Math.floor(Date.now() / 1000) * 1000 + 20);
+    unpin = pinRateWindow(harness.app, Math.floor(Date.now() / 1000) * 1000 + 20);
   });
   afterEach(() => unpin());
 

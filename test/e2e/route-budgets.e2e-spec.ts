@@ -34,7 +34,7 @@ describe('per-user and per-client budgets of the read and queue routes', () => {
   afterAll(() => harness.close());
   // Each burst counts in one window, 20 ms into it, however long it takes.
   beforeEach(() => {
-    unpin = pinRateWindow(Math.floor(Date.now() / 1000) * 1000 + 20);
+    unpin = pinRateWindow(harness.app, Math.floor(Date.now() / 1000) * 1000 + 20);
   });
   afterEach(() => unpin());
 

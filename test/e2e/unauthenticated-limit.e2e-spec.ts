@@ -25,7 +25,7 @@ describe('requests with a missing or bad token, limited per client address', () 
     it('answers 429 RATE_LIMITED with Retry-After once an address spends its budget, then 401 again', async () => {
       // The whole burst counts in one window, 20 ms into it, however long it takes.
       const windowStart = Math.floor(Date.now() / 1000) * 1000;
-      let unpin = pinRateWindow(windowStart + 20);
+      let unpin = pinRateWindow(harness.app, windowStart + 20);
       try {
         const answers = await burst(harness, 3 * BUDGET, bearer(forgedToken()));
         const statuses = answers.map((a) => a.statusCode);
@@ -36,7 +36,7 @@ describe('requests with a missing or bad token, limited per client address', () 
         expect(Number(limited.headers['retry-after'])).toBe(1); // 980 ms of the window left
         // The next window brings a fresh budget.
         unpin();
-        unpin = pinRateWindow(windowStart + 1000);
+        unpin = pinRateWindow(harness.app, windowStart + 1000);
         expect((await burst(harness, 1, {}))[0].statusCode).toBe(401);
       } finally {
         unpin();
@@ -45,7 +45,7 @@ describe('requests with a missing or bad token, limited per client address', () 
 
     it('does not spend the budget of a caller with a valid token, nor of another address', async () => {
       const windowStart = Math.floor(Date.now() / 1000) * 1000;
-      let unpin = pinRateWindow(windowStart + 20);
+      let unpin = pinRateWindow(harness.app, windowStart + 20);
       try {
         const verified = auth('good-user');
         expect((await burst(harness, 1, verified, '198.51.100.1'))[0].statusCode).toBe(200);
@@ -57,7 +57,7 @@ describe('requests with a missing or bad token, limited per client address', () 
         const unseen = auth('new-user');
         expect((await burst(harness, 1, unseen, '198.51.100.1'))[0].statusCode).toBe(429);
         unpin();
-        unpin = pinRateWindow(windowStart + 1000);
+        unpin = pinRateWindow(harness.app, windowStart + 1000);
         expect((await burst(harness, 1, unseen, '198.51.100.1'))[0].statusCode).toBe(200);
       } finally {
         unpin();
@@ -65,7 +65,7 @@ describe('requests with a missing or bad token, limited per client address', () 
     });
 
     it('checks the budget before a signature: past it, a bad token is answered 429 without being checked', async () => {
-      const unpin = pinRateWindow(); // one window for the whole run
+      const unpin = pinRateWindow(harness.app); // one window for the whole run
       try {
         const before = await signatureChecks(harness);
         const statuses: number[] = [];
@@ -93,7 +93,7 @@ describe('requests with a missing or bad token, limited per client address', () 
     });
 
     it('ignores X-Forwarded-For from a client it does not trust', async () => {
-      const unpin = pinRateWindow(); // one window for the whole burst
+      const unpin = pinRateWindow(harness.app); // one window for the whole burst
       try {
         const answers = await Promise.all(
           Array.from({ length: 3 * BUDGET }, (_, i) => harness.app.inject({ method: 'GET', url: '/orders', remoteAddress: '192.0.2.50', headers: { 'x-forwarded-for': `10.9.0.${i}` } })),

@@ -68,7 +68,7 @@ describe('the payment webhook budget per client address', () => {
     });
 
   it('answers 429 RATE_LIMITED with Retry-After past the budget, whatever the signature', async () => {
-    const unpin = pinRateWindow(); // one window for the whole burst
+    const unpin = pinRateWindow(harness.app); // one window for the whole burst
     try {
       const answers = await Promise.all(Array.from({ length: 3 * BUDGET }, () => deliver('198.51.100.60')));
       const statuses = answers.map((answer) => answer.statusCode);
@@ -85,7 +85,7 @@ describe('the payment webhook budget per client address', () => {
   });
 
   it('refuses an address past its budget before reading the body: the 429 comes while the body is still unsent', async () => {
-    const unpin = pinRateWindow();
+    const unpin = pinRateWindow(harness.app);
     try {
       for (let i = 0; i < BUDGET; i++) expect((await deliver('127.0.0.1')).statusCode).toBe(401);
       expect(await statusWithoutBody(port, 3000)).toBe(429);

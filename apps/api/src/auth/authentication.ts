@@ -6,7 +6,7 @@ import { TypedConfigService } from '../config/app-config.module';
 import type { AuthConfig } from '../config/auth-config';
 import { AppException } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
-import { rateClock } from '../common/throttling/rate-limiter';
+import { RateClock } from '../common/throttling/rate-limiter';
 import { clientAddressKey } from '../common/throttling/client-address-key';
 import { AuthUser } from './auth.types';
 import { ClientAddressLimit } from './client-address-limit';
@@ -83,6 +83,7 @@ export class TokenVerifier implements OnApplicationBootstrap, OnApplicationShutd
   constructor(
     @Inject(ConfigService) config: TypedConfigService,
     private readonly failures: ClientAddressLimit,
+    private readonly rateClock: RateClock,
   ) {
     this.auth = config.get('auth', { infer: true });
     this.ipv6Prefix = config.get('edge', { infer: true }).ipv6ClientPrefix;
@@ -124,7 +125,7 @@ export class TokenVerifier implements OnApplicationBootstrap, OnApplicationShutd
     const refused = this.memory.refusalOf(token, nowMs);
     if (refused) throw refused;
     if (address !== undefined) {
-      const overBudget = this.memory.overBudget(clientAddressKey(address, this.ipv6Prefix), rateClock.now());
+      const overBudget = this.memory.overBudget(clientAddressKey(address, this.ipv6Prefix), this.rateClock.now());
       if (overBudget) throw overBudget;
     }
     return this.verifyFresh(token, nowMs);
@@ -161,7 +162,7 @@ export class TokenVerifier implements OnApplicationBootstrap, OnApplicationShutd
       await this.failures.spend(FAILURES, address);
     } catch (spent) {
       if (isRateLimited(spent))
-        this.memory.rememberOverBudget(clientAddressKey(address, this.ipv6Prefix), rateClock.now());
+        this.memory.rememberOverBudget(clientAddressKey(address, this.ipv6Prefix), this.rateClock.now());
       throw spent;
     }
     throw error;

@@ -66,7 +66,7 @@ export class TokenMemory {
     this.refused.set(token, { refusal, untilMs: nowMs + REFUSED_MS });
   }
 
-  /** The 429 to answer at once for an address seen over its failure budget in the current window (rateClock's time); else undefined. */
+  /** The 429 to answer at once for an address seen over its failure budget in the current window (the rate windows' clock, RateClock); else undefined. */
   overBudget(address: string, nowMs: number): AppException | undefined {
     const untilMs = this.overBudgetUntil.get(address);
     if (untilMs === undefined) return undefined;

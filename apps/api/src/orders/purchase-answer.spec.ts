@@ -2,7 +2,7 @@ import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter';
 import Fastify from 'fastify';
 import { AppException } from '../common/errors/app.exception';
 import { ErrorCode } from '../common/errors/error-code';
-import { EarlyRetryException } from '../common/throttling/rate-limiter';
+import { EarlyRetryException, RateClock } from '../common/throttling/rate-limiter';
 import { OverloadedException } from '../purchase-batches/overloaded.error';
 import type { PurchaseBatches } from '../purchase-batches/purchase-batches.service';
 import { PurchaseAnswer } from './purchase-answer';
@@ -20,7 +20,11 @@ async function answerWith(answer: PurchaseAnswer, error: unknown): Promise<numbe
 
 describe('PurchaseAnswer and the Retry-After it announces', () => {
   const fresh = () =>
-    new PurchaseAnswer({ countIfLate: () => undefined } as unknown as PurchaseBatches, new AllExceptionsFilter());
+    new PurchaseAnswer(
+      { countIfLate: () => undefined } as unknown as PurchaseBatches,
+      new AllExceptionsFilter(),
+      new RateClock(),
+    );
 
   it.each([
     ['503 OVERLOADED', new OverloadedException('wait_estimate', 4), 503],

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Counter, register } from 'prom-client';
 import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
 import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter';
-import { EarlyRetryException, RetryNotBefore } from '../common/throttling/rate-limiter';
+import { EarlyRetryException, RateClock, RetryNotBefore } from '../common/throttling/rate-limiter';
 import { PurchaseBatches } from '../purchase-batches/purchase-batches.service';
 import { OrderView } from './order.view';
 import { PENDING_RETRY_AFTER_S, purchasePending } from './purchase-outcome/purchase-pending.view';
@@ -39,12 +39,15 @@ export class PurchaseAnswer {
   /** Where a pending purchase is asked about: the status route's path as registered. */
   private statusRoute = '/purchases/:purchaseId';
   /** The Retry-After of each 429/503 answered, per user and product: the pipeline's rate stage refuses retries before it. */
-  readonly retries = new RetryNotBefore();
+  readonly retries: RetryNotBefore;
 
   constructor(
     private readonly batches: PurchaseBatches,
     private readonly errors: AllExceptionsFilter,
-  ) {}
+    clock: RateClock,
+  ) {
+    this.retries = new RetryNotBefore(() => clock.now());
+  }
 
   /** Learns the path of the route marked @PurchaseStatusRoute() as Nest registers it (call before init()). */
   followStatusRoute(fastify: FastifyInstance): void {

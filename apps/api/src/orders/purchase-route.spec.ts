@@ -1,3 +1,4 @@
+import { RateClock } from '../common/throttling/rate-limiter';
 import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter';
 import Fastify, { FastifyInstance } from 'fastify';
 import type { PurchaseBatches } from '../purchase-batches/purchase-batches.service';
@@ -18,6 +19,7 @@ describe('binding the purchase routes by their mark, not their path', () => {
     answer = new PurchaseAnswer(
       { countIfLate: () => undefined } as unknown as PurchaseBatches,
       new AllExceptionsFilter(),
+      new RateClock(),
     );
     unwiredPipeline(answer).install(fastify);
   });

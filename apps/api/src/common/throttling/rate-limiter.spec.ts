@@ -220,45 +220,54 @@ describe('PerKeyCounter when the PEXPIRE of a first hit fails', () => {
   });
 });
 
+/** One RetryNotBefore on a clock the test sets: `at(ms)` moves the clock and hands it back. */
+function retriesOnClock(): (ms: number) => RetryNotBefore {
+  let nowMs = 0;
+  const retries = new RetryNotBefore(() => nowMs);
+  return (ms) => {
+    nowMs = ms;
+    return retries;
+  };
+}
+
 describe('RetryNotBefore', () => {
   it('refuses a retry of the same user and product before the noted Retry-After, with the seconds left', () => {
-    const retries = new RetryNotBefore();
-    retries.note('u1', '7', 3, 10_000);
-    const early = retries.refusal('u1', '7', 10_500);
+    const at = retriesOnClock();
+    at(10_000).note('u1', '7', 3);
+    const early = at(10_500).refusal('u1', '7');
     expect(early).toBeInstanceOf(EarlyRetryException);
     expect(early).toMatchObject({ code: 'RATE_LIMITED', retryAfterS: 3 });
     // Still in flight when the refusal went out: the moment stays.
-    expect(retries.refusal('u1', '7', 10_400)?.retryAfterS).toBe(3);
-    expect(retries.refusal('u1', '7', 12_990)).toBeUndefined();
+    expect(at(10_400).refusal('u1', '7')?.retryAfterS).toBe(3);
+    expect(at(12_990).refusal('u1', '7')).toBeUndefined();
     // Another product, another user: not concerned.
-    expect(retries.refusal('u1', '8', 10_500)).toBeUndefined();
-    expect(retries.refusal('u2', '7', 10_500)).toBeUndefined();
+    expect(at(10_500).refusal('u1', '8')).toBeUndefined();
+    expect(at(10_500).refusal('u2', '7')).toBeUndefined();
   });
 
   it('lets the retry through from the moment Retry-After named (a client timer a hair early included)', () => {
-    const retries = new RetryNotBefore();
-    retries.note('u1', '7', 1, 10_000);
-    expect(retries.refusal('u1', '7', 10_990)).toBeUndefined();
-    expect(retries.refusal('u1', '7', 10_991)).toBeUndefined(); // forgotten once passed
+    const at = retriesOnClock();
+    at(10_000).note('u1', '7', 1);
+    expect(at(10_990).refusal('u1', '7')).toBeUndefined();
+    expect(at(10_991).refusal('u1', '7')).toBeUndefined(); // forgotten once passed
   });
 
   it('starts the wait again for a retry that comes early and cannot have been in flight', () => {
-    const retries = new RetryNotBefore();
-    retries.note('u1', '7', 1, 10_000);
+    const at = retriesOnClock();
+    at(10_000).note('u1', '7', 1);
     // 600 ms after the refusal: sent after it, so the full second starts again from here.
-    expect(retries.refusal('u1', '7', 10_600)?.retryAfterS).toBe(1);
-    expect(retries.refusal('u1', '7', 11_000)).toBeInstanceOf(EarlyRetryException);
+    expect(at(10_600).refusal('u1', '7')?.retryAfterS).toBe(1);
+    expect(at(11_000).refusal('u1', '7')).toBeInstanceOf(EarlyRetryException);
     // A client looping every 100 ms never reaches its moment ...
-    for (let t = 11_100; t < 15_000; t += 100)
-      expect(retries.refusal('u1', '7', t)).toBeInstanceOf(EarlyRetryException);
+    for (let t = 11_100; t < 15_000; t += 100) expect(at(t).refusal('u1', '7')).toBeInstanceOf(EarlyRetryException);
     // ... and one that then waits out the Retry-After it was given buys again.
-    expect(retries.refusal('u1', '7', 16_000)).toBeUndefined();
+    expect(at(16_000).refusal('u1', '7')).toBeUndefined();
   });
 
   it('keeps the furthest moment when answers of concurrent attempts arrive out of order', () => {
-    const retries = new RetryNotBefore();
-    retries.note('u1', '7', 30, 10_000);
-    retries.note('u1', '7', 1, 10_010);
-    expect(retries.refusal('u1', '7', 10_300)?.retryAfterS).toBe(30);
+    const at = retriesOnClock();
+    at(10_000).note('u1', '7', 30);
+    at(10_010).note('u1', '7', 1);
+    expect(at(10_300).refusal('u1', '7')?.retryAfterS).toBe(30);
   });
 });

@@ -13,10 +13,17 @@ import { clientAddressKey } from './client-address-key';
 import { LocalRateCounts } from './local-rate-counts';
 
 /**
- * The clock every rate window is read from. Limiters ask it on each hit (not a copy taken at
- * construction), so a test can pin the windows of every limiter the app holds at once.
+ * The clock every rate window of the app is read from (epoch milliseconds): the shared and
+ * per-instance budgets, the early-retry refusals, the token failure budget. One provider, asked on
+ * each hit rather than copied at construction, so every window the app counts in moves together
+ * (a test pins them all through it: test/support/rate-clock.ts).
  */
-export const rateClock = { now: (): number => Date.now() };
+@Injectable()
+export class RateClock {
+  now(): number {
+    return Date.now();
+  }
+}
 
 /** Where `nowMs` falls in fixed windows of `windowMs` aligned on the epoch. */
 export function windowAt(nowMs: number, windowMs: number): { index: number; msLeft: number } {
@@ -47,7 +54,8 @@ export class WindowRateLimiter {
     private readonly limit: number,
     /** Whether Redis was found unreachable a moment ago: RateBudget then counts here alone. */
     readonly hold: RedisHold,
-    private readonly now: () => number = () => rateClock.now(),
+    /** The windows' clock (RateClock's in the app). */
+    private readonly now: () => number,
   ) {}
 
   /** The same counting (counter, keys, hold, clock) under another limit, with counts of its own here. */
@@ -166,8 +174,10 @@ export class UserRateLimiter extends WindowRateLimiter {
     prefix: RedisKeyPrefix,
     @Inject(ConfigService) config: TypedConfigService,
     hold: RedisHold,
+    clock: RateClock,
   ) {
-    super(counterFor(redis, hold), prefix.value, config.get('http', { infer: true }).rateLimitPerSecond, hold);
+    const limit = config.get('http', { infer: true }).rateLimitPerSecond;
+    super(counterFor(redis, hold), prefix.value, limit, hold, () => clock.now());
   }
 }
 
@@ -250,14 +260,17 @@ interface NotBefore {
  * flight already (over IN_FLIGHT_MS after the moment was set) starts the wait again from its own
  * arrival: a client that retries without waiting is refused for as long as it does, and only one
  * that waits out a Retry-After buys again. In process memory: a map lookup per purchase (none
- * while nothing is noted), bounded in size. Read on `rateClock`, the rate windows' clock.
+ * while nothing is noted), bounded in size. Read on the rate windows' clock (RateClock's in the app).
  */
 export class RetryNotBefore {
   private readonly until = new Map<string, NotBefore>();
 
+  constructor(private readonly clock: () => number) {}
+
   /** The refusal of a purchase sent too early, or undefined. */
-  refusal(userId: string, productId: string, now = rateClock.now()): EarlyRetryException | undefined {
+  refusal(userId: string, productId: string): EarlyRetryException | undefined {
     if (this.until.size === 0) return undefined;
+    const now = this.clock();
     const key = `${userId} ${productId}`;
     const entry = this.until.get(key);
     if (entry === undefined) return undefined;
@@ -273,7 +286,8 @@ export class RetryNotBefore {
   }
 
   /** Notes a refusal's Retry-After: no purchase of this product by this user before then. */
-  note(userId: string, productId: string, retryAfterS: number, now = rateClock.now()): void {
+  note(userId: string, productId: string, retryAfterS: number): void {
+    const now = this.clock();
     if (this.until.size >= MAX_NOT_BEFORE) this.dropLapsed(now);
     const key = `${userId} ${productId}`;
     const waitMs = retryAfterS * 1000;
