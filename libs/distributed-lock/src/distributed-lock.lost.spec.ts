@@ -66,13 +66,14 @@ describe('DistributedLock: a lost lease is reported; renewal, attempts and drift
     let extensions = 0;
     locks.on('extended', () => (extensions += 1));
     let held: { extend(): Promise<boolean> } | undefined;
-    await locks.using('renewed', { ttlMs: 300 }, async (_signal, lock) => {
+    // 900 ms: a starved CI process must not lose the lease before the two renewals come.
+    await locks.using('renewed', { ttlMs: 900 }, async (_signal, lock) => {
       held = lock;
       await until(() => extensions >= 2);
     });
     const atRelease = extensions;
     expect(await client.exists('lock:{renewed}')).toBe(0);
-    await sleep(400); // longer than a renewal period (ttl / 3)
+    await sleep(400); // longer than a renewal period (ttl / 3 = 300 ms)
     expect(extensions).toBe(atRelease);
     expect(await client.exists('lock:{renewed}')).toBe(0);
     expect(await held?.extend()).toBe(false);

@@ -16,8 +16,10 @@ describe('DistributedLock: the watchdog of using()', () => {
     const locks = new DistributedLock(redis.client());
     const extended: unknown[] = [];
     locks.on('extended', (e) => extended.push(e));
-    const result = await locks.using('long-work', { ttlMs: 400 }, async (signal, lock) => {
-      await sleep(1500);
+    // A ttl of 1 s, renewed every third of it: a CI run beside the other jest workers once starved
+    // this process past a 400 ms lease, and the watchdog rightly gave the lock up.
+    const result = await locks.using('long-work', { ttlMs: 1000 }, async (signal, lock) => {
+      await sleep(3500);
       expect(signal.aborted).toBe(false);
       expect(await redis.client().get('lock:{long-work}')).toBe(lock.token);
       return 'finished';
