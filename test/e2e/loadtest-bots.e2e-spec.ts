@@ -2,9 +2,8 @@ import { readFileSync } from 'node:fs';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { runLoadTest } from '../../scripts/loadtest';
 import type { PopulationsReport } from '../../scripts/loadtest/populations';
-import { startApp, AppHarness, TEST_JWT_SECRET } from '../support/app-harness';
+import { startApp, AppHarness, TEST_JWT_SECRET, listenOnLoopback } from '../support/app-harness';
 import { injectSender, withPg } from '../support/api-client';
-import { freePort } from '../support/free-port';
 import { testOutputDir } from '../support/test-output';
 import { WaitingRoomClient } from '../support/waiting-room-client';
 
@@ -37,9 +36,7 @@ describe('load test with a bot operator beside the people', () => {
       from.add(req.socket.remoteAddress ?? '?');
       seen.set(sub, from);
     });
-    const port = await freePort();
-    await harness.app.listen(port, '127.0.0.1');
-    url = `http://127.0.0.1:${port}`;
+    url = await listenOnLoopback(harness.app);
   });
   afterAll(() => harness?.close());
 

@@ -2,9 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runLoadTest } from '../../scripts/loadtest';
 import { parseHistory, PurchaseRecord } from '../../scripts/history/format';
-import { startApp, AppHarness, TEST_JWT_SECRET } from '../support/app-harness';
+import { startApp, AppHarness, TEST_JWT_SECRET, listenOnLoopback } from '../support/app-harness';
 import { withPg } from '../support/api-client';
-import { freePort } from '../support/free-port';
 import { runScript } from '../support/run-script';
 import { testOutputDir } from '../support/test-output';
 
@@ -21,9 +20,7 @@ describe('load test history against the real app', () => {
   let url: string;
   beforeAll(async () => {
     harness = await startApp({ RATE_LIMIT_PER_SECOND: '10000' });
-    const port = await freePort();
-    await harness.app.listen(port, '127.0.0.1');
-    url = `http://127.0.0.1:${port}`;
+    url = await listenOnLoopback(harness.app);
   });
   afterAll(() => harness?.close());
 

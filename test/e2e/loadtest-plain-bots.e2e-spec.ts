@@ -2,9 +2,8 @@ import { readFileSync } from 'node:fs';
 import { runLoadTest } from '../../scripts/loadtest';
 import { parseHistory } from '../../scripts/history/format';
 import type { PlainPopulationsReport } from '../../scripts/loadtest/plain-populations';
-import { startApp, AppHarness, TEST_JWT_SECRET } from '../support/app-harness';
+import { startApp, AppHarness, TEST_JWT_SECRET, listenOnLoopback } from '../support/app-harness';
 import { withPg } from '../support/api-client';
-import { freePort } from '../support/free-port';
 import { testOutputDir } from '../support/test-output';
 
 jest.setTimeout(120_000);
@@ -34,9 +33,7 @@ describe('load test without a waiting room: bots that retry at once beside peopl
   let url: string;
   beforeAll(async () => {
     harness = await startApp({ RATE_LIMIT_PER_SECOND: '1' });
-    const port = await freePort();
-    await harness.app.listen(port, '127.0.0.1');
-    url = `http://127.0.0.1:${port}`;
+    url = await listenOnLoopback(harness.app);
   });
   afterAll(() => harness?.close());
 

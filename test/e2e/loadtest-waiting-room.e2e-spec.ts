@@ -3,9 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runLoadTest } from '../../scripts/loadtest';
 import { parseHistory, QueueJoinRecord, QueuePollRecord } from '../../scripts/history/format';
-import { startApp, AppHarness, TEST_JWT_SECRET } from '../support/app-harness';
+import { startApp, AppHarness, TEST_JWT_SECRET, listenOnLoopback } from '../support/app-harness';
 import { injectSender, withPg } from '../support/api-client';
-import { freePort } from '../support/free-port';
 import { testOutputDir } from '../support/test-output';
 import { WaitingRoomClient } from '../support/waiting-room-client';
 
@@ -20,9 +19,7 @@ describe('load test through a waiting room', () => {
   let url: string;
   beforeAll(async () => {
     harness = await startApp({ RATE_LIMIT_PER_SECOND: '10000', QUEUE_SUMMARY_PER_SECOND_PER_ADDRESS: '100000', WAITING_ROOM_TICK_MS: '50' });
-    const port = await freePort();
-    await harness.app.listen(port, '127.0.0.1');
-    url = `http://127.0.0.1:${port}`;
+    url = await listenOnLoopback(harness.app);
   });
   afterAll(() => harness?.close());
 

@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { runLoadTest } from '../../scripts/loadtest';
 import { mintToken } from '../../scripts/loadtest/jwt';
 import { parseHistory, PurchaseRecord } from '../../scripts/history/format';
-import { startApp, AppHarness, TEST_JWT_SECRET } from '../support/app-harness';
+import { startApp, AppHarness, TEST_JWT_SECRET, listenOnLoopback } from '../support/app-harness';
 import { uniqueSku, withPg } from '../support/api-client';
-import { freePort } from '../support/free-port';
 import { runScript } from '../support/run-script';
 import { testOutputDir } from '../support/test-output';
 
@@ -22,9 +21,7 @@ describe('the load test on two worker threads', () => {
   let url: string;
   beforeAll(async () => {
     harness = await startApp({ RATE_LIMIT_PER_SECOND: '10000' });
-    const port = await freePort();
-    await harness.app.listen(port, '127.0.0.1');
-    url = `http://127.0.0.1:${port}`;
+    url = await listenOnLoopback(harness.app);
   });
   afterAll(() => harness?.close());
 

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { runLoadTest } from '../../scripts/loadtest';
-import { startApp, AppHarness, TEST_JWT_SECRET } from '../support/app-harness';
+import { startApp, AppHarness, TEST_JWT_SECRET, listenOnLoopback } from '../support/app-harness';
 import { withPg } from '../support/api-client';
-import { freePort } from '../support/free-port';
 import { runScript as runAnyScript } from '../support/run-script';
 import { testOutputDir } from '../support/test-output';
 
@@ -24,9 +23,7 @@ describe('operator scripts against a deployment that requires iss and aud', () =
   let url: string;
   beforeAll(async () => {
     harness = await startApp({ ...CLAIMS, RATE_LIMIT_PER_SECOND: '10000' });
-    const port = await freePort();
-    await harness.app.listen(port, '127.0.0.1');
-    url = `http://127.0.0.1:${port}`;
+    url = await listenOnLoopback(harness.app);
   });
   afterAll(() => harness?.close());
 

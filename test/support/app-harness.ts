@@ -2,6 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../apps/api/src/bootstrap';
 import { loadConfig } from '../../apps/api/src/config/app-config';
 import { setUpApiDocs } from '../../apps/api/src/http/api-docs';
+import { freePort } from './free-port';
 import { RedisServerProcess } from './redis-server';
 import { createTestDatabase, TestDatabase } from './test-database';
 
@@ -66,4 +67,14 @@ export async function startInstance(env: Record<string, string>, configure?: Con
   } finally {
     process.env = saved;
   }
+}
+
+/**
+ * Serves `app` over HTTP on a free loopback port, for clients that need a real socket (the load
+ * test, the operator scripts) rather than `inject`; resolves to its base URL.
+ */
+export async function listenOnLoopback(app: NestFastifyApplication): Promise<string> {
+  const port = await freePort();
+  await app.listen(port, '127.0.0.1');
+  return `http://127.0.0.1:${port}`;
 }
