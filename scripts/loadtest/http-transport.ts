@@ -33,8 +33,10 @@ export interface ClientSource {
 }
 
 /**
- * Requests over keep-alive connections, at most `maxSockets` per origin. Node's core client rather
- * than fetch: see the measurement in driver.ts.
+ * Requests over keep-alive connections, at most `maxSockets` per origin, through Node's core client:
+ * the admin calls, the stock reader and the waiting-room flows, whose populations bind their
+ * sockets to a source address. The purchase load uses the leaner SocketTransport (driver.ts says
+ * why); fetch cost about 1.1 ms per request here (docs/LOADTEST.md, "Why this load generator").
  */
 export class HttpTransport {
   private readonly agents = new Map<string, http.Agent>();
