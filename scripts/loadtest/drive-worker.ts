@@ -44,21 +44,24 @@ export const progressOf = (recorder: Recorder): ThreadProgress => ({
   unavailable: recorder.byStatus['503'] ?? 0,
 });
 
-/** The thread's purchase path run against a stand-in, with options shaped as `run` will shape them. */
-function rehearse(plan: ThreadPlan): Promise<void> {
+/** The thread's own drive options: its plan's, with a recorder from `startedAt`, its history and sender names. */
+function threadOptions(plan: ThreadPlan, startedAt: number): DriveOptions & { history?: PurchaseHistory } {
   const { productId, quantity } = plan.options;
   const senderPrefix = `w${plan.worker}.`;
-  const recorder = new Recorder(Date.now());
+  const recorder = new Recorder(startedAt);
   const history = plan.recordHistory ? new PurchaseHistory(productId, quantity, senderPrefix) : undefined;
-  return rehearsePurchases({ ...plan.options, recorder, history, senderPrefix });
+  return { ...plan.options, recorder, history, senderPrefix };
+}
+
+/** The thread's purchase path run against a stand-in, with options shaped as `run` will shape them. */
+function rehearse(plan: ThreadPlan): Promise<void> {
+  return rehearsePurchases(threadOptions(plan, Date.now()));
 }
 
 async function run(plan: ThreadPlan, startedAt: number): Promise<void> {
   const port = parentPort!;
-  const recorder = new Recorder(startedAt);
-  const { productId, quantity } = plan.options;
-  const senderPrefix = `w${plan.worker}.`;
-  const history = plan.recordHistory ? new PurchaseHistory(productId, quantity, senderPrefix) : undefined;
+  const options = threadOptions(plan, startedAt);
+  const { recorder, history } = options;
   const meter = new GeneratorMeter(startedAt);
   const ticker = setInterval(
     () => port.postMessage({ type: 'progress', progress: progressOf(recorder) } satisfies FromThread),
@@ -66,10 +69,7 @@ async function run(plan: ThreadPlan, startedAt: number): Promise<void> {
   );
   meter.start();
   try {
-    await drive(
-      { ...plan.options, recorder, history, senderPrefix },
-      new AttemptCounter(plan.options.requests ?? Infinity, plan.counter),
-    );
+    await drive(options, new AttemptCounter(plan.options.requests ?? Infinity, plan.counter));
   } finally {
     clearInterval(ticker);
   }
@@ -80,20 +80,10 @@ async function run(plan: ThreadPlan, startedAt: number): Promise<void> {
 
 if (parentPort && (workerData as { plan?: ThreadPlan } | undefined)?.plan) {
   const plan = (workerData as { plan: ThreadPlan }).plan;
+  const failed = (error: unknown) =>
+    parentPort!.postMessage({ type: 'failed', message: String((error as Error)?.stack ?? error) } satisfies FromThread);
   parentPort.once('message', ({ startedAt }: { startedAt: number }) => {
-    run(plan, startedAt).catch((error: unknown) =>
-      parentPort!.postMessage({
-        type: 'failed',
-        message: String((error as Error)?.stack ?? error),
-      } satisfies FromThread),
-    );
+    run(plan, startedAt).catch(failed);
   });
-  rehearse(plan).then(
-    () => parentPort!.postMessage({ type: 'ready' } satisfies FromThread),
-    (error: unknown) =>
-      parentPort!.postMessage({
-        type: 'failed',
-        message: String((error as Error)?.stack ?? error),
-      } satisfies FromThread),
-  );
+  rehearse(plan).then(() => parentPort!.postMessage({ type: 'ready' } satisfies FromThread), failed);
 }
